@@ -1,0 +1,83 @@
+// Loader for bpf/capture.bpf.c: the only code that includes the skeleton.
+// Used by record, snoop, top and the replay validator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/request.h"
+#include "core/result.h"
+#include "core/trace_format.h"
+
+namespace blkrr {
+
+struct CaptureConfig {
+  std::vector<DeviceSelection> devices;  // empty: every device
+  std::optional<uint32_t> tgid;          // -p PID (process id)
+  std::optional<std::string> comm;       // exact task name
+  std::optional<uint64_t> cgroup_id;     // cgroup v2 id (inode of the cgroup dir)
+  bool emit_events = true;        // one ring-buffer record per request (record, snoop, validator)
+  bool aggregate = false;         // in-kernel per {pid,comm,cgroup,dev,dir} counters (top)
+  bool queue_time = false;        // also track block_rq_insert (snoop -Q)
+  uint32_t ringbuf_mb = 64;
+};
+
+// Cumulative in-kernel counters for one {pid, comm, cgroup, device, direction}.
+struct AggKey {
+  uint32_t pid = 0;  // tgid of the task that created the requests
+  uint32_t tid = 0;
+  uint64_t cgroup_id = 0;
+  DevT dev = 0;  // partition the requests fell in (whole disk if none)
+  DevT disk = 0;
+  Op dir = Op::kRead;  // read, write, or other ops grouped as their op
+  std::array<char, 16> comm{};
+};
+struct AggValue {
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+  uint64_t disk_time_ns = 0;
+  uint64_t latency_ns = 0;  // sum of issue->completion (biotop's measure, for comparison)
+};
+struct AggEntry {
+  AggKey key;
+  AggValue value;
+};
+
+// Per whole-disk state of the adaptive algorithm, cumulative since attach.
+struct DeviceBusy {
+  DevT disk = 0;
+  uint64_t busy_ns = 0;  // sum of disk time charged on this device
+  uint64_t pending = 0;  // requests in flight now
+  uint64_t requests = 0;
+};
+
+class Capture {
+ public:
+  using EventFn = std::function<void(const Request&)>;
+
+  static Result<std::unique_ptr<Capture>> start(const CaptureConfig& cfg);
+  virtual ~Capture() = default;
+
+  // Wait up to timeout_ms for events and hand each finished request to fn.
+  // Returns the number of records delivered.
+  virtual Result<int> poll(int timeout_ms, const EventFn& fn) = 0;
+  // Detach, deliver what is still buffered, and emit every still-in-flight
+  // request as a record flagged kRecCompletionNotSeen.
+  virtual Status stop(const EventFn& fn) = 0;
+  // Drops and anomalies, by name (see docs/trace-format.md for the list).
+  virtual Counters counters() const = 0;
+  virtual Result<std::vector<AggEntry>> aggregates() const = 0;
+  virtual Result<std::vector<DeviceBusy>> device_busy() const = 0;
+  // True when the kernel has block_io_start (attribution to the creating task).
+  virtual bool has_io_start() const = 0;
+};
+
+// Why the capture cannot run here (not root, no BTF...), or ok.
+Status capture_preflight();
+
+}  // namespace blkrr

@@ -1,0 +1,75 @@
+// blkrr: block-I/O record and replay. Dispatches to subcommands and is the
+// only place where errors become messages and exit codes.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  blkrr::Result<int> (*run)(int, char**);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"record", blkrr::cli::cmd_record, "record block I/O of devices into a native trace (.blkrr)"},
+    {"top", blkrr::cli::cmd_top, "live per-process disk time, bytes and requests (iotop-style)"},
+    {"snoop", blkrr::cli::cmd_snoop, "one line per completed request (iosnoop-style)"},
+    {"convert", blkrr::cli::cmd_convert, "convert traces and loads between formats, filter, transform"},
+    {"replay", blkrr::cli::cmd_replay, "replay a load on a device with its original timing"},
+    {"validate", blkrr::cli::cmd_validate, "check a replay result against a block-layer trace"},
+    {"report", blkrr::cli::cmd_report, "plots and statistics of loads, traces and replays"},
+    {"devices", blkrr::cli::cmd_devices, "list block devices as blkrr sees them"},
+    {"dump", blkrr::cli::cmd_dump, "print a native trace as text or JSON"},
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "Usage: blkrr <command> [options]\n\n"
+               "Block-I/O record and replay for Linux (eBPF capture).\n\nCommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\nRun 'blkrr <command> --help' for the options of a command.\n\n"
+               "Examples:\n"
+               "  blkrr record -d sda -D 60 -o prod.blkrr    record sda for a minute\n"
+               "  blkrr top -o 1                              disk time per process every second\n"
+               "  blkrr convert prod.blkrr -o prod.load.gz    make a blkreplay load\n"
+               "  blkrr replay prod.load.gz /dev/sdX --validate -o run.replay.gz\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  std::string_view name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") {
+    usage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    std::printf("blkrr %s\n", BLKRR_VERSION);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (name != c.name) continue;
+    argv[1] = argv[0];  // the subcommand sees argv[0] = program, then its own args
+    std::string prog = std::string("blkrr ") + c.name;
+    argv[1] = prog.data();
+    auto r = c.run(argc - 1, argv + 1);
+    if (!r) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "blkrr %s: %s\n", c.name, r.error().message.c_str());
+      return r.error().exit_code;
+    }
+    return *r;
+  }
+  std::fprintf(stderr, "blkrr: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

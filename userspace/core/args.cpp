@@ -1,0 +1,233 @@
+#include "core/args.h"
+
+#include <cerrno>
+#include <charconv>
+#include <optional>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace blkrr {
+
+ArgParser::ArgParser(std::string prog, std::string synopsis, std::string description)
+    : prog_(std::move(prog)), synopsis_(std::move(synopsis)), description_(std::move(description)) {
+  opts_.push_back({'h', "help", "", "show this help", nullptr, nullptr});
+}
+
+void ArgParser::flag(char s, std::string l, bool* out, std::string help) {
+  opts_.push_back({s, std::move(l), "", std::move(help), nullptr, out});
+}
+
+void ArgParser::option(char s, std::string l, std::string metavar, std::string help, Setter set) {
+  opts_.push_back({s, std::move(l), std::move(metavar), std::move(help), std::move(set), nullptr});
+}
+
+void ArgParser::opt_string(char s, std::string l, std::string mv, std::string help,
+                           std::string* out) {
+  option(s, std::move(l), std::move(mv), std::move(help), [out](std::string_view v) -> Status {
+    *out = std::string(v);
+    return {};
+  });
+}
+
+void ArgParser::opt_strings(char s, std::string l, std::string mv, std::string help,
+                            std::vector<std::string>* out) {
+  option(s, std::move(l), std::move(mv), std::move(help), [out](std::string_view v) -> Status {
+    out->emplace_back(v);
+    return {};
+  });
+}
+
+void ArgParser::opt_u64(char s, std::string l, std::string mv, std::string help, uint64_t* out) {
+  option(s, std::move(l), std::move(mv), std::move(help), [out](std::string_view v) -> Status {
+    auto r = parse_u64(v);
+    if (!r) return r.error();
+    *out = *r;
+    return {};
+  });
+}
+
+void ArgParser::opt_double(char s, std::string l, std::string mv, std::string help, double* out) {
+  option(s, std::move(l), std::move(mv), std::move(help), [out](std::string_view v) -> Status {
+    auto r = parse_double(v);
+    if (!r) return r.error();
+    *out = *r;
+    return {};
+  });
+}
+
+void ArgParser::positionals(std::string metavar, std::vector<std::string>* out, size_t min_count,
+                            size_t max_count) {
+  pos_metavar_ = std::move(metavar);
+  pos_out_ = out;
+  pos_min_ = min_count;
+  pos_max_ = max_count;
+}
+
+const ArgParser::Opt* ArgParser::find_long(std::string_view name) const {
+  for (const auto& o : opts_)
+    if (o.long_name == name) return &o;
+  return nullptr;
+}
+
+const ArgParser::Opt* ArgParser::find_short(char c) const {
+  for (const auto& o : opts_)
+    if (c != 0 && o.short_name == c) return &o;
+  return nullptr;
+}
+
+Error ArgParser::usage_error(const std::string& msg) const {
+  return Error(prog_ + ": " + msg + "\nTry '" + prog_ + " --help'.", 2);
+}
+
+Result<bool> ArgParser::parse(int argc, char** argv) {
+  std::vector<std::string> pos;
+  bool only_pos = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (only_pos || a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) {
+      pos.emplace_back(a);
+      continue;
+    }
+    if (a == "--") {
+      only_pos = true;
+      continue;
+    }
+    auto apply = [&](const Opt* o, std::string_view shown, std::optional<std::string_view> inline_val)
+        -> Result<bool> {
+      if (o->long_name == "help") {
+        fputs(help().c_str(), stdout);
+        return false;
+      }
+      if (o->flag) {
+        if (inline_val) return usage_error("option " + std::string(shown) + " takes no value");
+        *o->flag = true;
+        return true;
+      }
+      std::string_view val;
+      if (inline_val) {
+        val = *inline_val;
+      } else {
+        if (i + 1 >= argc) return usage_error("option " + std::string(shown) + " needs a value (" + o->metavar + ")");
+        val = argv[++i];
+      }
+      auto st = o->set(val);
+      if (!st) return usage_error("bad value '" + std::string(val) + "' for " + std::string(shown) + ": " + st.error().message);
+      return true;
+    };
+    if (a[1] == '-') {
+      std::string_view body = a.substr(2);
+      std::optional<std::string_view> val;
+      if (auto eq = body.find('='); eq != std::string_view::npos) {
+        val = body.substr(eq + 1);
+        body = body.substr(0, eq);
+      }
+      const Opt* o = find_long(body);
+      if (!o) return usage_error("unknown option --" + std::string(body));
+      auto r = apply(o, a.substr(0, 2 + body.size()), val);
+      if (!r) return r.error();
+      if (!*r) return false;
+      continue;
+    }
+    // Short options, possibly combined.
+    for (size_t k = 1; k < a.size(); ++k) {
+      const Opt* o = find_short(a[k]);
+      if (!o) return usage_error(std::string("unknown option -") + a[k]);
+      std::string shown = std::string("-") + a[k];
+      if (!o->flag && o->long_name != "help") {
+        std::optional<std::string_view> val;
+        if (k + 1 < a.size()) val = a.substr(k + 1);
+        auto r = apply(o, shown, val);
+        if (!r) return r.error();
+        break;
+      }
+      auto r = apply(o, shown, std::nullopt);
+      if (!r) return r.error();
+      if (!*r) return false;
+    }
+  }
+  if (pos.size() < pos_min_) return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
+  if (pos.size() > pos_max_) return usage_error("unexpected argument '" + pos[pos_max_] + "'");
+  if (pos_out_) *pos_out_ = std::move(pos);
+  return true;
+}
+
+std::string ArgParser::help() const {
+  std::string h = "Usage: " + prog_ + " " + synopsis_ + "\n\n" + description_ + "\n\nOptions:\n";
+  for (const auto& o : opts_) {
+    std::string left = "  ";
+    left += o.short_name ? std::string("-") + o.short_name + ", " : "    ";
+    left += "--" + o.long_name;
+    if (!o.metavar.empty()) left += " " + o.metavar;
+    if (left.size() < 30) left.resize(30, ' ');
+    else left += "\n" + std::string(30, ' ');
+    h += left + o.help + "\n";
+  }
+  if (!examples_.empty()) h += "\nExamples:\n" + examples_ + (examples_.back() == '\n' ? "" : "\n");
+  return h;
+}
+
+Result<uint64_t> parse_u64(std::string_view s) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+    return Error("not a non-negative integer: '" + std::string(s) + "'");
+  return v;
+}
+
+Result<int64_t> parse_i64(std::string_view s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+    return Error("not an integer: '" + std::string(s) + "'");
+  return v;
+}
+
+Result<double> parse_double(std::string_view s) {
+  std::string tmp(s);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(tmp.c_str(), &end);
+  if (tmp.empty() || end != tmp.c_str() + tmp.size() || errno == ERANGE || !std::isfinite(v))
+    return Error("not a number: '" + tmp + "'");
+  return v;
+}
+
+Result<uint64_t> parse_size(std::string_view s) {
+  if (s.empty()) return Error("empty size");
+  uint64_t mult = 1;
+  char c = s.back();
+  switch (c) {
+    case 'k': case 'K': mult = 1ull << 10; break;
+    case 'm': case 'M': mult = 1ull << 20; break;
+    case 'g': case 'G': mult = 1ull << 30; break;
+    case 't': case 'T': mult = 1ull << 40; break;
+    default: break;
+  }
+  if (mult != 1) s.remove_suffix(1);
+  auto v = parse_u64(s);
+  if (!v) return Error("not a size: '" + std::string(s) + "' (use e.g. 512, 4k, 1M)");
+  return *v * mult;
+}
+
+Result<uint64_t> parse_duration_ns(std::string_view s) {
+  double mult = 1e9;
+  auto ends = [&](std::string_view suf) {
+    if (s.size() > suf.size() && s.substr(s.size() - suf.size()) == suf) {
+      s.remove_suffix(suf.size());
+      return true;
+    }
+    return false;
+  };
+  if (ends("ms")) mult = 1e6;
+  else if (ends("us")) mult = 1e3;
+  else if (ends("ns")) mult = 1;
+  else if (ends("s")) mult = 1e9;
+  else if (ends("m")) mult = 60e9;
+  else if (ends("h")) mult = 3600e9;
+  auto v = parse_double(s);
+  if (!v || *v < 0) return Error("not a duration: '" + std::string(s) + "' (use e.g. 10, 1.5s, 250ms)");
+  return static_cast<uint64_t>(std::llround(*v * mult));
+}
+
+}  // namespace blkrr

@@ -1,0 +1,72 @@
+// A small command-line parser shared by every blkrr subcommand, so that all of
+// them accept options the same way and print help the same way.
+//   -x VALUE, -xVALUE, --long VALUE, --long=VALUE, combined short flags (-sN),
+//   "--" ends options.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace blkrr {
+
+class ArgParser {
+ public:
+  using Setter = std::function<Status(std::string_view)>;
+
+  ArgParser(std::string prog, std::string synopsis, std::string description);
+
+  // Boolean switch.
+  void flag(char short_name, std::string long_name, bool* out, std::string help);
+  // Option with a value, converted by `set` (which returns an error for bad values).
+  void option(char short_name, std::string long_name, std::string metavar, std::string help,
+              Setter set);
+  void opt_string(char s, std::string l, std::string metavar, std::string help, std::string* out);
+  void opt_strings(char s, std::string l, std::string metavar, std::string help,
+                   std::vector<std::string>* out);  // repeatable
+  void opt_u64(char s, std::string l, std::string metavar, std::string help, uint64_t* out);
+  void opt_double(char s, std::string l, std::string metavar, std::string help, double* out);
+  // Positional arguments land here in order.
+  void positionals(std::string metavar, std::vector<std::string>* out, size_t min_count,
+                   size_t max_count);
+  void examples(std::string text) { examples_ = std::move(text); }
+
+  // Returns true to go on, false when --help was printed; Error on bad usage
+  // (exit code 2).
+  Result<bool> parse(int argc, char** argv);
+  std::string help() const;
+
+ private:
+  struct Opt {
+    char short_name;
+    std::string long_name;
+    std::string metavar;  // empty for flags
+    std::string help;
+    Setter set;
+    bool* flag = nullptr;
+  };
+  const Opt* find_long(std::string_view name) const;
+  const Opt* find_short(char c) const;
+  Error usage_error(const std::string& msg) const;
+
+  std::string prog_, synopsis_, description_, examples_;
+  std::vector<Opt> opts_;
+  std::string pos_metavar_;
+  std::vector<std::string>* pos_out_ = nullptr;
+  size_t pos_min_ = 0, pos_max_ = 0;
+};
+
+// Strict number parsing used by options and file parsers alike.
+Result<uint64_t> parse_u64(std::string_view s);
+Result<int64_t> parse_i64(std::string_view s);
+Result<double> parse_double(std::string_view s);
+// "512", "4k", "1M", "2G" (powers of 1024).
+Result<uint64_t> parse_size(std::string_view s);
+// "10", "1.5s", "250ms", "2m", "1h" -> nanoseconds.
+Result<uint64_t> parse_duration_ns(std::string_view s);
+
+}  // namespace blkrr

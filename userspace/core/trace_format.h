@@ -1,0 +1,120 @@
+// The native blkrr trace (.blkrr): magic + version, a JSON header, zlib
+// blocks of fixed-layout records (each with length and CRC), a JSON trailer
+// with the capture counters. See docs/trace-format.md.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/request.h"
+#include "core/result.h"
+
+namespace blkrr {
+
+constexpr uint16_t kTraceVersionMajor = 1;
+constexpr uint16_t kTraceVersionMinor = 0;
+
+struct TraceHeader {
+  std::string host;
+  std::string kernel_release;
+  std::string tool_version;
+  std::string command_line;
+  uint64_t mono_anchor_ns = 0;  // CLOCK_MONOTONIC at the same instant as...
+  uint64_t real_anchor_ns = 0;  // ...CLOCK_REALTIME (ns since the epoch)
+  std::vector<DeviceInfo> devices;
+  std::map<std::string, std::string> settings;  // filters and options in force
+};
+
+// Named counters (drops, lost completions, ...). Stored in the trailer.
+using Counters = std::map<std::string, uint64_t>;
+
+struct FileCloser {
+  void operator()(FILE* f) const {
+    if (f) fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<FILE, FileCloser>;
+
+class TraceWriter {
+ public:
+  struct Options {
+    uint32_t records_per_block = 8192;
+    int zlib_level = 6;
+  };
+  static Result<TraceWriter> create(const std::string& path, const TraceHeader& header,
+                                    Options opts);
+  static Result<TraceWriter> create(const std::string& path, const TraceHeader& header) {
+    return create(path, header, Options{});
+  }
+  TraceWriter(TraceWriter&&) noexcept = default;
+  TraceWriter& operator=(TraceWriter&&) noexcept = default;
+  ~TraceWriter();
+
+  Status append(const Request& r);
+  // Compress and write the pending records as one block and fflush(), so that
+  // a killed process keeps everything up to here.
+  Status flush();
+  // Flush, write the trailer with `counters` and close. Idempotent.
+  Status close(const Counters& counters);
+
+  uint64_t records_written() const { return records_; }
+  uint64_t bytes_written() const { return bytes_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  TraceWriter() = default;
+  Status write_raw(const void* p, size_t n);
+
+  std::string path_;
+  FilePtr f_;
+  Options opts_;
+  std::vector<Request> pending_;
+  std::vector<uint8_t> scratch_, packed_;
+  uint64_t records_ = 0, bytes_ = 0;
+  bool closed_ = false;
+};
+
+class TraceReader {
+ public:
+  static Result<TraceReader> open(const std::string& path);
+  TraceReader(TraceReader&&) noexcept = default;
+  TraceReader& operator=(TraceReader&&) noexcept = default;
+
+  const TraceHeader& header() const { return header_; }
+  // Next record; false at the end of the records. A truncated tail (crash,
+  // kill -9, full disk) ends the records with warning() set; a corrupt block
+  // is an Error naming its offset.
+  Result<bool> next(Request& out);
+  // Present once next() has returned false, if the file was closed properly.
+  const std::optional<Counters>& trailer() const { return trailer_; }
+  const std::string& warning() const { return warning_; }
+  uint64_t records_read() const { return records_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  TraceReader() = default;
+  Result<bool> load_block();
+
+  std::string path_;
+  FilePtr f_;
+  uint64_t file_size_ = 0;
+  TraceHeader header_;
+  std::vector<Request> block_;
+  size_t pos_ = 0;
+  std::vector<uint8_t> comp_, raw_;
+  std::optional<Counters> trailer_;
+  std::string warning_;
+  uint64_t records_ = 0;
+  bool done_ = false;
+};
+
+// Quick check used by format auto-detection.
+bool is_native_trace(const std::string& path);
+
+}  // namespace blkrr
