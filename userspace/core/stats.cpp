@@ -1,0 +1,64 @@
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace blkrr {
+
+double percentile_sorted(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  if (p <= 0) return sorted.front();
+  if (p >= 100) return sorted.back();
+  double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  auto lo = static_cast<size_t>(std::floor(rank));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = rank - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+Summary summarize(std::vector<double>& values) {
+  Summary s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  RunningStats rs;
+  for (double v : values) rs.add(v);
+  s.count = values.size();
+  s.min = values.front();
+  s.max = values.back();
+  s.mean = rs.mean();
+  s.stddev = rs.stddev();
+  s.p50 = percentile_sorted(values, 50);
+  s.p75 = percentile_sorted(values, 75);
+  s.p90 = percentile_sorted(values, 90);
+  s.p95 = percentile_sorted(values, 95);
+  s.p99 = percentile_sorted(values, 99);
+  s.p999 = percentile_sorted(values, 99.9);
+  return s;
+}
+
+nlohmann::json to_json(const Summary& s) {
+  return {{"count", s.count}, {"min", s.min},   {"median", s.p50}, {"mean", s.mean},
+          {"p75", s.p75},     {"p90", s.p90},   {"p95", s.p95},    {"p99", s.p99},
+          {"p99.9", s.p999},  {"max", s.max},   {"stddev", s.stddev}};
+}
+
+void RunningStats::add(double x) {
+  if (n_ == 0) {
+    min_ = max_ = x;
+  } else {
+    min_ = std::min(min_, x);
+    max_ = std::max(max_, x);
+  }
+  ++n_;
+  double d = x - mean_;
+  mean_ += d / static_cast<double>(n_);
+  m2_ += d * (x - mean_);
+}
+
+double RunningStats::stddev() const {
+  return n_ > 1 ? std::sqrt(m2_ / static_cast<double>(n_ - 1)) : 0.0;
+}
+
+}  // namespace blkrr
