@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/* blkrr capture: block-layer requests from issue to completion, attributed to
+ * the task that created them, with the adaptive disk time of each request.
+ * See docs/capture.md for the attribution rule, the counters and how kernel
+ * differences are detected (BTF/CO-RE only, never version numbers). */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "capture.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Configuration, set by the loader before load (rodata). */
+const volatile __u8 cfg_filter_dev = 0;
+const volatile __u8 cfg_filter_tgid = 0;
+const volatile __u32 cfg_tgid = 0;
+const volatile __u8 cfg_filter_comm = 0;
+const volatile char cfg_comm[BLKRR_COMM_LEN] = {};
+const volatile __u8 cfg_filter_cgroup = 0;
+const volatile __u64 cfg_cgroup_id = 0;
+const volatile __u8 cfg_emit = 1;
+const volatile __u8 cfg_aggregate = 0;
+const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
+
+struct devstate {
+  struct bpf_spin_lock lock;
+  __u32 pad;
+  struct blkrr_devstate_pub s;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 64 << 20); /* resized by the loader */
+} events SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, BLKRR_CNT_NR);
+  __type(key, __u32);
+  __type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, BLKRR_MAX_DISKS);
+  __type(key, __u32);
+  __type(value, struct blkrr_dev_sel);
+} sel_disks SEC(".maps");
+
+/* block_io_start -> issue; LRU because requests merged away are freed unissued. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 32768);
+  __type(key, __u64);
+  __type(value, struct blkrr_start);
+} starts SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, BLKRR_INFLIGHT_MAX); /* resizable by the loader */
+  __type(key, __u64);
+  __type(value, struct blkrr_inflight);
+} inflight SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, struct devstate);
+} devstate SEC(".maps");
+
+/* Written by the user-space sweeper only: cumulative number of in-flight
+ * entries of the disk it deleted. Applied to pending under the lock. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u64);
+} sweep_req SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, BLKRR_AGG_MAX);
+  __type(key, struct blkrr_agg_key);
+  __type(value, struct blkrr_agg_val);
+} agg SEC(".maps");
+
+/* Kernels before 5.17 keep the disk in the request. */
+struct request___old {
+  struct gendisk* rq_disk;
+} __attribute__((preserve_access_index));
+/* Kernels before 5.11: rq->part is a struct hd_struct (only its existence matters). */
+struct hd_struct___old {
+  int partno;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count(__u32 idx) {
+  __u64* v = bpf_map_lookup_elem(&counters, &idx);
+  if (v) *v += 1;
+}
+
+static __always_inline __u32 mkdev(int major, int minor) {
+  return ((__u32)major << 20) | ((__u32)minor & 0xfffff);
+}
+
+static __always_inline __u32 rq_disk_dev(struct request* rq) {
+  struct gendisk* disk;
+  if (bpf_core_field_exists(struct request___old, rq_disk))
+    disk = BPF_CORE_READ((struct request___old*)rq, rq_disk);
+  else
+    disk = BPF_CORE_READ(rq, q, disk);
+  if (!disk) return 0;
+  return mkdev(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+}
+
+/* Partition device number; 0 when the kernel's request points to an
+ * hd_struct (before 5.11): user space then finds it by sector. */
+static __always_inline __u32 rq_part_dev(struct request* rq, __u32 disk) {
+  if (bpf_core_type_exists(struct hd_struct___old)) return 0;
+  struct block_device* part = BPF_CORE_READ(rq, part);
+  if (!part) return disk;
+  return BPF_CORE_READ(part, bd_dev);
+}
+
+#define FLAG(kbit, out)                                                     \
+  if (bpf_core_enum_value_exists(enum req_flag_bits, kbit) &&               \
+      (cmd & (1u << (bpf_core_enum_value(enum req_flag_bits, kbit) & 31)))) \
+    f |= (out);
+
+static __always_inline void translate_op(__u32 cmd, __u8* op, __u16* flags) {
+  /* REQ_OP_BITS is the first flag bit, so the op mask follows from BTF too. */
+  __u32 op_bits = bpf_core_enum_value(enum req_flag_bits, __REQ_FAILFAST_DEV) & 31;
+  __u32 kop = cmd & ((1u << op_bits) - 1);
+  __u8 o = BLKRR_OP_OTHER;
+  __u16 f = 0;
+  if (kop == bpf_core_enum_value(enum req_op, REQ_OP_READ))
+    o = BLKRR_OP_READ;
+  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+    o = BLKRR_OP_WRITE;
+  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+    o = BLKRR_OP_FLUSH;
+  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+    o = BLKRR_OP_DISCARD;
+  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_SECURE_ERASE))
+    o = BLKRR_OP_SECURE_ERASE;
+  else if (bpf_core_enum_value_exists(enum req_op, REQ_OP_WRITE_ZEROES) &&
+           kop == bpf_core_enum_value(enum req_op, REQ_OP_WRITE_ZEROES))
+    o = BLKRR_OP_WRITE_ZEROES;
+  else if (bpf_core_enum_value_exists(enum req_op, REQ_OP_ZONE_APPEND) &&
+           kop == bpf_core_enum_value(enum req_op, REQ_OP_ZONE_APPEND))
+    o = BLKRR_OP_ZONE_APPEND;
+  FLAG(__REQ_SYNC, BLKRR_F_SYNC)
+  FLAG(__REQ_META, BLKRR_F_META)
+  FLAG(__REQ_FUA, BLKRR_F_FUA)
+  FLAG(__REQ_PREFLUSH, BLKRR_F_PREFLUSH)
+  FLAG(__REQ_RAHEAD, BLKRR_F_READAHEAD)
+  FLAG(__REQ_BACKGROUND, BLKRR_F_BACKGROUND)
+  FLAG(__REQ_NOMERGE, BLKRR_F_NOMERGE)
+  FLAG(__REQ_IDLE, BLKRR_F_IDLE)
+  FLAG(__REQ_PRIO, BLKRR_F_PRIO)
+  *op = o;
+  *flags = f;
+}
+
+static __always_inline void fill_task(struct blkrr_task* t) {
+  __u64 pt = bpf_get_current_pid_tgid();
+  t->pid = (__u32)pt;
+  t->tgid = pt >> 32;
+  t->cgroup_id = bpf_get_current_cgroup_id();
+  bpf_get_current_comm(t->comm, sizeof(t->comm));
+}
+
+static __always_inline __u8 task_matches(const struct blkrr_task* t) {
+  if (cfg_filter_tgid && t->tgid != cfg_tgid) return 0;
+  if (cfg_filter_cgroup && t->cgroup_id != cfg_cgroup_id) return 0;
+  if (cfg_filter_comm) {
+    for (int i = 0; i < BLKRR_COMM_LEN; i++) {
+      if (t->comm[i] != cfg_comm[i]) return 0;
+      if (!t->comm[i]) break;
+    }
+  }
+  return 1;
+}
+
+static __always_inline __u8 in_ranges(const struct blkrr_dev_sel* sel, __u64 sector) {
+  if (!sel || !sel->nr_ranges) return 1;
+  for (int i = 0; i < BLKRR_MAX_RANGES; i++) {
+    if (i >= sel->nr_ranges) break;
+    if (sector >= sel->ranges[i].start && sector < sel->ranges[i].end) return 1;
+  }
+  return 0;
+}
+
+static __always_inline __u8 disk_selected(__u32 disk, struct blkrr_dev_sel** sel) {
+  *sel = 0;
+  if (!cfg_filter_dev) return 1;
+  *sel = bpf_map_lookup_elem(&sel_disks, &disk);
+  return *sel != 0;
+}
+
+static __always_inline struct devstate* get_devstate(__u32 disk) {
+  struct devstate* ds = bpf_map_lookup_elem(&devstate, &disk);
+  if (ds) return ds;
+  struct devstate zero = {};
+  bpf_map_update_elem(&devstate, &disk, &zero, BPF_NOEXIST); /* may race: fine */
+  ds = bpf_map_lookup_elem(&devstate, &disk);
+  if (!ds) count(BLKRR_CNT_DEVSTATE_FULL);
+  return ds;
+}
+
+static __always_inline __u64 sweep_target(__u32 disk) {
+  __u64* v = bpf_map_lookup_elem(&sweep_req, &disk);
+  return v ? *v : 0;
+}
+
+/* Apply the user-space sweeper's corrections; called with the lock held. */
+static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target) {
+  if (target <= ds->s.sweep_applied) return 0;
+  __u64 d = target - ds->s.sweep_applied;
+  ds->s.pending = ds->s.pending > d ? ds->s.pending - d : 0;
+  ds->s.sweep_applied = target;
+  return 1;
+}
+
+/* A request left the device (completion or requeue): charge its disk time. */
+static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 completion) {
+  struct devstate* ds = get_devstate(disk);
+  if (!ds) return 0;
+  __u64 target = sweep_target(disk);
+  __u64 dt = 0;
+  __u8 clamped = 0, swept;
+  bpf_spin_lock(&ds->lock);
+  swept = apply_sweep(ds, target);
+  __u64 from = ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns
+                                                            : ds->s.busy_start_ns;
+  if (ds->s.pending) {
+    dt = now > from ? now - from : 0;
+    ds->s.pending -= 1;
+  } else {
+    clamped = 1; /* in flight at attach or already corrected: nothing to charge */
+  }
+  ds->s.last_complete_ns = now;
+  ds->s.busy_ns += dt;
+  if (completion) {
+    ds->s.requests += 1;
+    if (latency > ds->s.max_latency_ns) ds->s.max_latency_ns = latency;
+  }
+  bpf_spin_unlock(&ds->lock);
+  if (clamped) count(BLKRR_CNT_PENDING_CLAMPED);
+  if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
+  return dt;
+}
+
+/* One more request in flight on the disk. */
+static __always_inline void add_pending(__u32 disk, __u64 now) {
+  struct devstate* ds = get_devstate(disk);
+  if (!ds) return;
+  __u64 target = sweep_target(disk);
+  __u8 swept;
+  bpf_spin_lock(&ds->lock);
+  swept = apply_sweep(ds, target);
+  if (ds->s.pending == 0) ds->s.busy_start_ns = now;
+  ds->s.pending += 1;
+  bpf_spin_unlock(&ds->lock);
+  if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
+}
+
+/* A request whose completion was never seen left the in-flight set. */
+static __always_inline void drop_pending(__u32 disk) {
+  struct devstate* ds = get_devstate(disk);
+  if (!ds) return;
+  __u64 target = sweep_target(disk);
+  bpf_spin_lock(&ds->lock);
+  apply_sweep(ds, target);
+  if (ds->s.pending) ds->s.pending -= 1;
+  bpf_spin_unlock(&ds->lock);
+}
+
+static __always_inline __u64 wake_flags(void) {
+  if (!cfg_wake_bytes) return 0;
+  return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg_wake_bytes ? BPF_RB_FORCE_WAKEUP
+                                                                         : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_ns, __u64 dt,
+                                 __s32 error, __u8 rec_flags) {
+  struct blkrr_event* ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+  if (!ev) {
+    count(BLKRR_CNT_RINGBUF_FULL);
+    return;
+  }
+  ev->issue_ns = c->issue_ns;
+  ev->complete_ns = complete_ns;
+  ev->disk_time_ns = dt;
+  ev->sector = c->sector;
+  ev->cgroup_id = c->task.cgroup_id;
+  ev->bytes = c->bytes;
+  ev->disk = c->disk;
+  ev->part = c->part;
+  ev->pid = c->task.pid;
+  ev->tgid = c->task.tgid;
+  ev->error = error;
+  ev->flags = c->flags;
+  ev->op = c->op;
+  ev->rec_flags = c->rec_flags | rec_flags;
+  __builtin_memcpy(ev->comm, c->task.comm, BLKRR_COMM_LEN);
+  ev->pad = 0;
+  bpf_ringbuf_submit(ev, wake_flags());
+  count(BLKRR_CNT_EVENTS);
+}
+
+static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, __u64 lat) {
+  struct blkrr_agg_key k = {};
+  k.cgroup_id = c->task.cgroup_id;
+  k.tgid = c->task.tgid;
+  k.pid = c->task.pid;
+  k.part = c->part;
+  k.disk = c->disk;
+  k.op = c->op;
+  __builtin_memcpy(k.comm, c->task.comm, BLKRR_COMM_LEN);
+  struct blkrr_agg_val* v = bpf_map_lookup_elem(&agg, &k);
+  if (!v) {
+    struct blkrr_agg_val zero = {};
+    bpf_map_update_elem(&agg, &k, &zero, BPF_NOEXIST);
+    v = bpf_map_lookup_elem(&agg, &k);
+    if (!v) {
+      count(BLKRR_CNT_AGG_FULL);
+      return;
+    }
+  }
+  __sync_fetch_and_add(&v->requests, 1);
+  __sync_fetch_and_add(&v->bytes, c->bytes);
+  __sync_fetch_and_add(&v->disk_time_ns, dt);
+  __sync_fetch_and_add(&v->latency_ns, lat);
+}
+
+/* Submitter context: remember who created the request and whether it passes
+ * the task filters. */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(blkrr_io_start, struct request* rq) {
+  struct blkrr_dev_sel* sel;
+  __u32 disk = rq_disk_dev(rq);
+  if (!disk_selected(disk, &sel)) return 0;
+  struct blkrr_start st = {};
+  fill_task(&st.task);
+  st.match = task_matches(&st.task);
+  __u64 key = (__u64)rq;
+  bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blkrr_issue, struct request* rq) {
+  __u64 now = bpf_ktime_get_ns();
+  struct blkrr_dev_sel* sel;
+  __u32 disk = rq_disk_dev(rq);
+  if (!disk_selected(disk, &sel)) return 0;
+  count(BLKRR_CNT_ISSUES);
+
+  __u64 key = (__u64)rq;
+  struct blkrr_inflight e = {};
+  e.issue_ns = now;
+  e.sector = BPF_CORE_READ(rq, __sector);
+  e.bytes = BPF_CORE_READ(rq, __data_len);
+  e.disk = disk;
+  e.part = rq_part_dev(rq, disk);
+  translate_op(BPF_CORE_READ(rq, cmd_flags), &e.op, &e.flags);
+
+  __u8 match;
+  struct blkrr_start* st = bpf_map_lookup_elem(&starts, &key);
+  if (st) {
+    e.task = st->task;
+    e.disk_time_ns = st->disk_time_ns;
+    e.rec_flags = st->rec_flags;
+    match = st->match;
+    bpf_map_delete_elem(&starts, &key);
+  } else {
+    /* No block_io_start (older kernel, flush machinery, before attach). */
+    fill_task(&e.task);
+    e.rec_flags = BLKRR_R_TASK_FROM_ISSUE;
+    match = task_matches(&e.task);
+    count(BLKRR_CNT_TASK_FROM_ISSUE);
+  }
+  e.emit = match && in_ranges(sel, e.sector);
+
+  /* Issued again while still in flight: its completion never reached us. */
+  struct blkrr_inflight* o = bpf_map_lookup_elem(&inflight, &key);
+  if (o) {
+    struct blkrr_inflight old = *o;
+    if (bpf_map_delete_elem(&inflight, &key) == 0) {
+      drop_pending(old.disk);
+      count(BLKRR_CNT_NOT_SEEN_REISSUE);
+      if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
+    }
+  }
+  if (bpf_map_update_elem(&inflight, &key, &e, BPF_ANY)) {
+    count(BLKRR_CNT_INFLIGHT_FULL);
+    return 0;
+  }
+  add_pending(disk, now);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
+  __u64 now = bpf_ktime_get_ns();
+  __u64 key = (__u64)rq;
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  if (!e) {
+    struct blkrr_dev_sel* sel;
+    if (disk_selected(rq_disk_dev(rq), &sel)) count(BLKRR_CNT_NO_ISSUE);
+    return 0;
+  }
+  if (nr_bytes < BPF_CORE_READ(rq, __data_len)) {
+    e->rec_flags |= BLKRR_R_PARTIAL;
+    count(BLKRR_CNT_PARTIAL);
+    return 0;
+  }
+  struct blkrr_inflight c = *e;
+  /* Whoever deletes the entry owns the request (sweeper, re-issue, us). */
+  if (bpf_map_delete_elem(&inflight, &key)) return 0;
+  __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
+  __u64 dt = c.disk_time_ns + charge(c.disk, now, lat, 1);
+  count(BLKRR_CNT_COMPLETIONS);
+  if (!c.emit) return 0;
+  if (cfg_aggregate) aggregate(&c, dt, lat);
+  if (cfg_emit) emit(&c, now, dt, error, 0);
+  return 0;
+}
+
+/* The request goes back to the queue: it left the device (charged like a
+ * completion) and keeps its creator and disk time for the next issue. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(blkrr_requeue, struct request* rq) {
+  __u64 now = bpf_ktime_get_ns();
+  __u64 key = (__u64)rq;
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  if (!e) return 0;
+  struct blkrr_inflight c = *e;
+  if (bpf_map_delete_elem(&inflight, &key)) return 0;
+  count(BLKRR_CNT_REQUEUE);
+  __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
+  struct blkrr_start st = {};
+  st.task = c.task;
+  st.disk_time_ns = c.disk_time_ns + charge(c.disk, now, lat, 0);
+  st.match = c.emit;
+  st.rec_flags = c.rec_flags | BLKRR_R_REQUEUED;
+  bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+  return 0;
+}

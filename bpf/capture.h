@@ -1,0 +1,160 @@
+/* Structures shared by bpf/capture.bpf.c and the loader (userspace/capture).
+ * Plain C, no kernel or libc includes: both sides must see the same layout.
+ * Fixed-width types come from vmlinux.h on the BPF side and from
+ * <linux/types.h> in user space. */
+#ifndef BLKRR_BPF_CAPTURE_H
+#define BLKRR_BPF_CAPTURE_H
+
+#define BLKRR_COMM_LEN 16
+#define BLKRR_MAX_RANGES 8     /* selected partitions per disk */
+#define BLKRR_MAX_DISKS 64     /* selected disks (-d) */
+#define BLKRR_INFLIGHT_MAX 65536
+#define BLKRR_AGG_MAX 16384
+
+/* Indexes of the per-CPU counter array. Names in userspace/capture/counters.cpp. */
+enum blkrr_counter {
+  BLKRR_CNT_ISSUES = 0,            /* requests issued on selected devices */
+  BLKRR_CNT_COMPLETIONS,           /* final completions paired with an issue */
+  BLKRR_CNT_EVENTS,                /* records written to the ring buffer */
+  BLKRR_CNT_RINGBUF_FULL,          /* ring-buffer reserve failures (record lost) */
+  BLKRR_CNT_INFLIGHT_FULL,         /* in-flight map full at issue (request not tracked) */
+  BLKRR_CNT_NO_ISSUE,              /* completion without a seen issue */
+  BLKRR_CNT_PARTIAL,               /* partial completions (entry kept) */
+  BLKRR_CNT_REQUEUE,               /* requeues */
+  BLKRR_CNT_NOT_SEEN_REISSUE,      /* rq issued again while in flight: old one flagged */
+  BLKRR_CNT_TASK_FROM_ISSUE,       /* attributed to the task current at issue */
+  BLKRR_CNT_AGG_FULL,              /* aggregation map full */
+  BLKRR_CNT_DEVSTATE_FULL,         /* per-device state map full */
+  BLKRR_CNT_PENDING_CLAMPED,       /* completion while pending was already 0 */
+  BLKRR_CNT_SWEEP_APPLIED,         /* sweeper corrections applied to pending */
+  BLKRR_CNT_NR,
+};
+
+/* Translated operation and flags: values of blkrr::Op / blkrr::ReqFlag
+ * (userspace/core/request.h). */
+enum blkrr_op {
+  BLKRR_OP_READ = 0,
+  BLKRR_OP_WRITE = 1,
+  BLKRR_OP_FLUSH = 2,
+  BLKRR_OP_DISCARD = 3,
+  BLKRR_OP_SECURE_ERASE = 4,
+  BLKRR_OP_WRITE_ZEROES = 5,
+  BLKRR_OP_ZONE_APPEND = 6,
+  BLKRR_OP_OTHER = 7,
+};
+enum blkrr_req_flag {
+  BLKRR_F_SYNC = 1 << 0,
+  BLKRR_F_META = 1 << 1,
+  BLKRR_F_FUA = 1 << 2,
+  BLKRR_F_PREFLUSH = 1 << 3,
+  BLKRR_F_READAHEAD = 1 << 4,
+  BLKRR_F_BACKGROUND = 1 << 5,
+  BLKRR_F_NOMERGE = 1 << 6,
+  BLKRR_F_IDLE = 1 << 7,
+  BLKRR_F_PRIO = 1 << 8,
+};
+/* Values of blkrr::RecordFlag. */
+enum blkrr_rec_flag {
+  BLKRR_R_COMPLETION_NOT_SEEN = 1 << 0,
+  BLKRR_R_ISSUE_NOT_SEEN = 1 << 1,
+  BLKRR_R_PARTIAL = 1 << 2,
+  BLKRR_R_REQUEUED = 1 << 3,
+  BLKRR_R_TASK_FROM_ISSUE = 1 << 4,
+};
+
+/* Who created a request (block_io_start, submitter context). */
+struct blkrr_task {
+  __u64 cgroup_id;
+  __u32 pid;
+  __u32 tgid;
+  char comm[BLKRR_COMM_LEN];
+};
+
+/* Kept from block_io_start (or a requeue) until the request is issued. */
+struct blkrr_start {
+  struct blkrr_task task;
+  __u64 disk_time_ns; /* charged before a requeue */
+  __u8 match;         /* passes the filters */
+  __u8 rec_flags;
+  __u8 pad[6];
+};
+
+/* One request in flight, keyed by the kernel's struct request pointer. */
+struct blkrr_inflight {
+  struct blkrr_task task;
+  __u64 issue_ns;
+  __u64 sector;
+  __u64 disk_time_ns; /* charged before a requeue */
+  __u32 bytes;
+  __u32 disk;
+  __u32 part;
+  __u16 flags;
+  __u8 op;
+  __u8 rec_flags;
+  __u8 emit; /* 1: passes the filters, becomes a record */
+  __u8 pad[7];
+};
+
+/* Ring-buffer record: one finished (or given up) request. */
+struct blkrr_event {
+  __u64 issue_ns;
+  __u64 complete_ns; /* ~0 when not seen */
+  __u64 disk_time_ns;
+  __u64 sector;
+  __u64 cgroup_id;
+  __u32 bytes;
+  __u32 disk;
+  __u32 part;
+  __u32 pid;
+  __u32 tgid;
+  __s32 error;
+  __u16 flags;
+  __u8 op;
+  __u8 rec_flags;
+  char comm[BLKRR_COMM_LEN];
+  __u32 pad;
+};
+
+/* Device selection: a selected whole disk, optionally restricted to sector
+ * ranges (partitions). nr_ranges == 0: the whole disk. */
+struct blkrr_range {
+  __u64 start;
+  __u64 end; /* exclusive */
+};
+struct blkrr_dev_sel {
+  __u32 nr_ranges;
+  __u32 pad;
+  struct blkrr_range ranges[BLKRR_MAX_RANGES];
+};
+
+/* Adaptive disk time state of one whole disk; the lock field is the kernel's
+ * struct bpf_spin_lock (4 bytes) on the BPF side. */
+struct blkrr_devstate_pub {
+  __u64 pending;
+  __u64 last_complete_ns;
+  __u64 busy_start_ns;
+  __u64 busy_ns;          /* cumulative disk time charged */
+  __u64 requests;         /* completions charged */
+  __u64 max_latency_ns;   /* longest issue->completion seen */
+  __u64 sweep_applied;    /* sweeper corrections already applied */
+};
+
+/* Aggregation key/value for `blkrr top` (per creator, partition, direction). */
+struct blkrr_agg_key {
+  __u64 cgroup_id;
+  __u32 tgid;
+  __u32 pid;
+  __u32 part;
+  __u32 disk;
+  __u8 op;
+  __u8 pad[7];
+  char comm[BLKRR_COMM_LEN];
+};
+struct blkrr_agg_val {
+  __u64 requests;
+  __u64 bytes;
+  __u64 disk_time_ns;
+  __u64 latency_ns;
+};
+
+#endif
