@@ -1,0 +1,129 @@
+#include "core/device.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace blkrr {
+namespace {
+
+// A fake sysfs: loop0 (7:0), sda (8:0) with partition sda2 (8:2) at 2048.
+class FakeSysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("blkrr-sysfs-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    disk("devices/virtual/block/loop0", "7:0", 2048);
+    write("devices/virtual/block/loop0/loop/backing_file", "/dev/shm/x.img");
+    write("devices/virtual/block/loop0/queue/scheduler", "[none] mq-deadline");
+    disk("devices/pci0/block/sda", "8:0", 1000000);
+    write("devices/pci0/block/sda/device/model", "FAKEDISK  ");
+    write("devices/pci0/block/sda/queue/logical_block_size", "4096");
+    disk("devices/pci0/block/sda/sda2", "8:2", 5000);
+    write("devices/pci0/block/sda/sda2/partition", "2");
+    write("devices/pci0/block/sda/sda2/start", "2048");
+    link("class/block/loop0", "../../devices/virtual/block/loop0");
+    link("class/block/sda", "../../devices/pci0/block/sda");
+    link("class/block/sda2", "../../devices/pci0/block/sda/sda2");
+    link("dev/block/7:0", "../../devices/virtual/block/loop0");
+    link("dev/block/8:0", "../../devices/pci0/block/sda");
+    link("dev/block/8:2", "../../devices/pci0/block/sda/sda2");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write(const std::string& rel, const std::string& content) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << content << "\n";
+  }
+  void disk(const std::string& rel, const std::string& dev, uint64_t sectors) {
+    write(rel + "/dev", dev);
+    write(rel + "/size", std::to_string(sectors));
+  }
+  void link(const std::string& rel, const std::string& target) {
+    fs::create_directories((root_ / rel).parent_path());
+    fs::create_directory_symlink(target, root_ / rel);
+  }
+  std::string sys() const { return root_.string(); }
+  fs::path root_;
+};
+
+TEST_F(FakeSysfs, ResolvesNamesAndMajMin) {
+  auto a = resolve_device("loop0", sys());
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->disk, make_dev(7, 0));
+  EXPECT_EQ(a->disk_name, "loop0");
+  EXPECT_FALSE(a->part.has_value());
+  auto b = resolve_device("8:0", sys());
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->disk_name, "sda");
+}
+
+TEST_F(FakeSysfs, PartitionsResolveToDiskPlusRange) {
+  for (const char* spec : {"sda2", "8:2"}) {
+    auto p = resolve_device(spec, sys());
+    ASSERT_TRUE(p.ok()) << spec << ": " << p.error().message;
+    EXPECT_EQ(p->disk, make_dev(8, 0));
+    ASSERT_TRUE(p->part.has_value());
+    EXPECT_EQ(p->part->dev, make_dev(8, 2));
+    EXPECT_EQ(p->part->name, "sda2");
+    EXPECT_EQ(p->part->start_sector, 2048u);
+    EXPECT_EQ(p->part->nr_sectors, 5000u);
+  }
+}
+
+TEST_F(FakeSysfs, UnknownDevicesAreClearErrors) {
+  auto r = resolve_device("sdz", sys());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown block device 'sdz'"), std::string::npos);
+  EXPECT_FALSE(resolve_device("9:9", sys()).ok());
+  EXPECT_FALSE(resolve_device("/nonexistent/dev", sys()).ok());
+  EXPECT_FALSE(resolve_device("", sys()).ok());
+  EXPECT_FALSE(resolve_device("a/b", sys()).ok());
+}
+
+TEST_F(FakeSysfs, DescribesDevices) {
+  auto d = describe_device(make_dev(8, 0), sys());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->name, "sda");
+  EXPECT_EQ(d->size_bytes, 1000000u * 512);
+  EXPECT_EQ(d->model, "FAKEDISK");
+  EXPECT_EQ(d->logical_block_size, 4096u);
+  ASSERT_EQ(d->partitions.size(), 1u);
+  EXPECT_EQ(d->partitions[0].name, "sda2");
+  auto l = describe_device(make_dev(7, 0), sys());
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->model, "loop:/dev/shm/x.img");
+  EXPECT_EQ(l->scheduler, "none");
+  auto all = list_devices(sys());
+  ASSERT_EQ(all.size(), 2u);  // partitions are not listed as disks
+}
+
+TEST_F(FakeSysfs, NamerFindsPartitionOfSector) {
+  DeviceNamer n(sys());
+  EXPECT_EQ(n.name(make_dev(8, 2)), "sda2");
+  EXPECT_EQ(n.name(make_dev(99, 1)), "99:1");
+  EXPECT_EQ(n.partition_of(make_dev(8, 0), 2048), make_dev(8, 2));
+  EXPECT_EQ(n.partition_of(make_dev(8, 0), 2047), make_dev(8, 0));
+  EXPECT_EQ(n.partition_of(make_dev(8, 0), 2048 + 5000), make_dev(8, 0));
+}
+
+TEST(DeviceSafety, RegularFileWithoutSignature) {
+  std::string path = fs::temp_directory_path() / ("blkrr-safety-" + std::to_string(getpid()));
+  {
+    std::ofstream f(path);
+    f << std::string(1 << 20, '\0');
+  }
+  auto s = probe_device_safety(path);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_FALSE(s->is_block_device);
+  EXPECT_FALSE(s->mounted);
+  EXPECT_EQ(s->signature, "");
+  fs::remove(path);
+  EXPECT_FALSE(probe_device_safety(path).ok());
+}
+
+}  // namespace
+}  // namespace blkrr

@@ -1,0 +1,43 @@
+#include "core/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace blkrr {
+namespace {
+
+TEST(Stats, PercentilesInterpolateBetweenRanks) {
+  std::vector<double> v{1, 2, 3, 4};
+  EXPECT_DOUBLE_EQ(percentile_sorted(v, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile_sorted(v, 0), 1);
+  EXPECT_DOUBLE_EQ(percentile_sorted(v, 100), 4);
+  EXPECT_DOUBLE_EQ(percentile_sorted(v, 75), 3.25);
+  EXPECT_DOUBLE_EQ(percentile_sorted({}, 50), 0);
+}
+
+TEST(Stats, SummaryOfKnownValues) {
+  std::vector<double> v{9, 1, 5, 3, 7};
+  Summary s = summarize(v);
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  EXPECT_DOUBLE_EQ(s.p50, 5);
+  EXPECT_NEAR(s.stddev, 3.16227766, 1e-8);  // sqrt(10)
+  EXPECT_DOUBLE_EQ(s.p90, 8.2);
+  auto j = to_json(s);
+  EXPECT_DOUBLE_EQ(j["median"].get<double>(), 5);
+}
+
+TEST(Stats, RunningStatsMatchesBatch) {
+  RunningStats rs;
+  for (double x : {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}) rs.add(x);
+  EXPECT_DOUBLE_EQ(rs.mean(), 5);
+  EXPECT_NEAR(rs.stddev(), 2.138089935, 1e-8);
+  EXPECT_DOUBLE_EQ(rs.min(), 2);
+  EXPECT_DOUBLE_EQ(rs.max(), 9);
+}
+
+}  // namespace
+}  // namespace blkrr

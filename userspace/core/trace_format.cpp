@@ -1,0 +1,324 @@
+// Native trace format, version 1. Layout (all integers little-endian):
+//   "BLKRRTRC" u16 major u16 minor u32 header_len header_json u32 crc32(header_json)
+//   chunks: "BLKB" u32 nrec u32 raw_len u32 comp_len u32 crc32(comp) comp[comp_len]
+//           "TRLR" u32 json_len u32 crc32(json) json            (last chunk)
+// A block's raw payload is nrec fixed 84-byte records (record_codec.h),
+// byte-shuffled so that zlib sees similar bytes together.
+#include "core/trace_format.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "core/record_codec.h"
+
+namespace blkrr {
+namespace {
+
+constexpr char kMagic[8] = {'B', 'L', 'K', 'R', 'R', 'T', 'R', 'C'};
+constexpr uint32_t kBlockMagic = 0x424b4c42;    // "BLKB"
+constexpr uint32_t kTrailerMagic = 0x524c5254;  // "TRLR"
+constexpr uint32_t kMaxHeader = 64u << 20;
+constexpr uint32_t kMaxBlockRecords = 1u << 20;
+
+uint32_t crc(const void* p, size_t n) {
+  return static_cast<uint32_t>(crc32(0L, static_cast<const Bytef*>(p), static_cast<uInt>(n)));
+}
+
+void put32(std::vector<uint8_t>& v, uint32_t x) {
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+}
+uint32_t get32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+nlohmann::json header_to_json(const TraceHeader& h) {
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : h.devices) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& p : d.partitions)
+      parts.push_back({{"dev", dev_to_string(p.dev)}, {"name", p.name},
+                       {"start_sector", p.start_sector}, {"nr_sectors", p.nr_sectors}});
+    devs.push_back({{"dev", dev_to_string(d.dev)}, {"name", d.name}, {"size_bytes", d.size_bytes},
+                    {"logical_block_size", d.logical_block_size},
+                    {"physical_block_size", d.physical_block_size}, {"model", d.model},
+                    {"scheduler", d.scheduler}, {"partitions", parts}});
+  }
+  return {{"format", "blkrr-trace"},
+          {"host", h.host},
+          {"kernel_release", h.kernel_release},
+          {"tool_version", h.tool_version},
+          {"command_line", h.command_line},
+          {"clock", "CLOCK_MONOTONIC"},
+          {"mono_anchor_ns", h.mono_anchor_ns},
+          {"real_anchor_ns", h.real_anchor_ns},
+          {"devices", devs},
+          {"settings", h.settings}};
+}
+
+DevT parse_dev_string(const std::string& s) {
+  auto c = s.find(':');
+  if (c == std::string::npos) return 0;
+  return make_dev(static_cast<uint32_t>(std::stoul(s.substr(0, c))),
+                  static_cast<uint32_t>(std::stoul(s.substr(c + 1))));
+}
+
+Result<TraceHeader> header_from_json(const nlohmann::json& j) {
+  try {
+    TraceHeader h;
+    h.host = j.value("host", "");
+    h.kernel_release = j.value("kernel_release", "");
+    h.tool_version = j.value("tool_version", "");
+    h.command_line = j.value("command_line", "");
+    h.mono_anchor_ns = j.value("mono_anchor_ns", uint64_t{0});
+    h.real_anchor_ns = j.value("real_anchor_ns", uint64_t{0});
+    for (const auto& d : j.value("devices", nlohmann::json::array())) {
+      DeviceInfo di;
+      di.dev = parse_dev_string(d.value("dev", ""));
+      di.name = d.value("name", "");
+      di.size_bytes = d.value("size_bytes", uint64_t{0});
+      di.logical_block_size = d.value("logical_block_size", 512u);
+      di.physical_block_size = d.value("physical_block_size", 512u);
+      di.model = d.value("model", "");
+      di.scheduler = d.value("scheduler", "");
+      for (const auto& p : d.value("partitions", nlohmann::json::array())) {
+        PartitionInfo pi;
+        pi.dev = parse_dev_string(p.value("dev", ""));
+        pi.name = p.value("name", "");
+        pi.start_sector = p.value("start_sector", uint64_t{0});
+        pi.nr_sectors = p.value("nr_sectors", uint64_t{0});
+        di.partitions.push_back(pi);
+      }
+      h.devices.push_back(std::move(di));
+    }
+    if (j.contains("settings"))
+      for (const auto& [k, v] : j["settings"].items()) h.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    return h;
+  } catch (const std::exception& e) {
+    return Error(std::string("malformed header: ") + e.what());
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- writer
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHeader& header,
+                                        Options opts) {
+  TraceWriter w;
+  w.path_ = path;
+  w.opts_ = opts;
+  if (w.opts_.records_per_block == 0 || w.opts_.records_per_block > kMaxBlockRecords)
+    w.opts_.records_per_block = 8192;
+  w.f_.reset(std::fopen(path.c_str(), "wbx"));
+  if (!w.f_ && errno == EEXIST) w.f_.reset(std::fopen(path.c_str(), "wb"));
+  if (!w.f_)
+    return Error("cannot create trace '" + path + "': " + std::strerror(errno) +
+                 " (check the directory exists and is writable)");
+  std::string js = header_to_json(header).dump();
+  std::vector<uint8_t> buf(kMagic, kMagic + 8);
+  buf.push_back(kTraceVersionMajor & 0xff);
+  buf.push_back(kTraceVersionMajor >> 8);
+  buf.push_back(kTraceVersionMinor & 0xff);
+  buf.push_back(kTraceVersionMinor >> 8);
+  put32(buf, static_cast<uint32_t>(js.size()));
+  buf.insert(buf.end(), js.begin(), js.end());
+  put32(buf, crc(js.data(), js.size()));
+  auto st = w.write_raw(buf.data(), buf.size());
+  if (!st) return st.error();
+  if (std::fflush(w.f_.get()) != 0) return Error("writing trace '" + path + "': " + std::strerror(errno));
+  w.pending_.reserve(w.opts_.records_per_block);
+  return w;
+}
+
+TraceWriter::~TraceWriter() {
+  // Error paths that never reached close(): keep the records, omit the trailer
+  // (a reader reports the recording as not ended cleanly).
+  if (f_ && !closed_) (void)flush();
+}
+
+Status TraceWriter::write_raw(const void* p, size_t n) {
+  if (n && std::fwrite(p, 1, n, f_.get()) != n) {
+    int e = errno;
+    return Error("writing trace '" + path_ + "': " + std::strerror(e) +
+                 "; everything up to the last complete block is kept");
+  }
+  bytes_ += n;
+  return {};
+}
+
+Status TraceWriter::append(const Request& r) {
+  if (closed_) return Error("trace '" + path_ + "' is already closed");
+  pending_.push_back(r);
+  if (pending_.size() >= opts_.records_per_block) return flush();
+  return {};
+}
+
+Status TraceWriter::flush() {
+  if (!f_) return Error("trace '" + path_ + "' is not open");
+  if (pending_.empty()) {
+    if (std::fflush(f_.get()) != 0) return Error("writing trace '" + path_ + "': " + std::strerror(errno));
+    return {};
+  }
+  encode_records(pending_, scratch_);
+  uLongf comp_len = compressBound(static_cast<uLong>(scratch_.size()));
+  packed_.resize(20 + comp_len);
+  int zr = compress2(packed_.data() + 20, &comp_len, scratch_.data(), static_cast<uLong>(scratch_.size()),
+                     opts_.zlib_level);
+  if (zr != Z_OK) return Error("compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
+  std::vector<uint8_t> hdr;
+  put32(hdr, kBlockMagic);
+  put32(hdr, static_cast<uint32_t>(pending_.size()));
+  put32(hdr, static_cast<uint32_t>(scratch_.size()));
+  put32(hdr, static_cast<uint32_t>(comp_len));
+  put32(hdr, crc(packed_.data() + 20, comp_len));
+  std::memcpy(packed_.data(), hdr.data(), 20);
+  auto st = write_raw(packed_.data(), 20 + comp_len);
+  if (!st) return st;
+  records_ += pending_.size();
+  pending_.clear();
+  if (std::fflush(f_.get()) != 0)
+    return Error("writing trace '" + path_ + "': " + std::strerror(errno) +
+                 "; everything up to the last complete block is kept");
+  return {};
+}
+
+Status TraceWriter::close(const Counters& counters) {
+  if (closed_) return {};
+  auto st = flush();
+  if (!st) return st;
+  std::string js = nlohmann::json(counters).dump();
+  std::vector<uint8_t> buf;
+  put32(buf, kTrailerMagic);
+  put32(buf, static_cast<uint32_t>(js.size()));
+  put32(buf, crc(js.data(), js.size()));
+  buf.insert(buf.end(), js.begin(), js.end());
+  st = write_raw(buf.data(), buf.size());
+  if (!st) return st;
+  closed_ = true;
+  FILE* f = f_.release();
+  if (std::fclose(f) != 0) return Error("closing trace '" + path_ + "': " + std::strerror(errno));
+  return {};
+}
+
+// ---------------------------------------------------------------- reader
+
+bool is_native_trace(const std::string& path) {
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  char m[8];
+  return f && std::fread(m, 1, 8, f.get()) == 8 && std::memcmp(m, kMagic, 8) == 0;
+}
+
+Result<TraceReader> TraceReader::open(const std::string& path) {
+  TraceReader r;
+  r.path_ = path;
+  r.f_.reset(std::fopen(path.c_str(), "rb"));
+  if (!r.f_) return Error("cannot open trace '" + path + "': " + std::strerror(errno));
+  std::fseek(r.f_.get(), 0, SEEK_END);
+  r.file_size_ = static_cast<uint64_t>(std::ftell(r.f_.get()));
+  std::fseek(r.f_.get(), 0, SEEK_SET);
+  uint8_t pre[16];
+  if (std::fread(pre, 1, 16, r.f_.get()) != 16 || std::memcmp(pre, kMagic, 8) != 0)
+    return Error("'" + path + "' is not a blkrr trace (bad magic at offset 0)");
+  uint16_t major = static_cast<uint16_t>(pre[8] | pre[9] << 8);
+  uint16_t minor = static_cast<uint16_t>(pre[10] | pre[11] << 8);
+  if (major > kTraceVersionMajor)
+    return Error("'" + path + "' has trace format " + std::to_string(major) + "." + std::to_string(minor) +
+                 ", newer than this blkrr reads (" + std::to_string(kTraceVersionMajor) +
+                 ".x): upgrade blkrr");
+  if (major < kTraceVersionMajor)
+    return Error("'" + path + "' has trace format " + std::to_string(major) + "." + std::to_string(minor) +
+                 ", too old for this blkrr (reads " + std::to_string(kTraceVersionMajor) + ".x)");
+  uint32_t hlen = get32(pre + 12);
+  if (hlen > kMaxHeader || 16 + uint64_t{hlen} + 4 > r.file_size_)
+    return Error("'" + path + "': header at offset 16 is truncated or corrupt (length " +
+                 std::to_string(hlen) + ", file size " + std::to_string(r.file_size_) + ")");
+  std::string js(hlen, '\0');
+  uint8_t c4[4];
+  if (std::fread(js.data(), 1, hlen, r.f_.get()) != hlen || std::fread(c4, 1, 4, r.f_.get()) != 4)
+    return Error("'" + path + "': cannot read header at offset 16");
+  if (crc(js.data(), js.size()) != get32(c4))
+    return Error("'" + path + "': header at offset 16 is corrupt (checksum mismatch)");
+  auto j = nlohmann::json::parse(js, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error("'" + path + "': header at offset 16 is not valid JSON");
+  auto h = header_from_json(j);
+  if (!h) return h.error().context("'" + path + "'");
+  r.header_ = std::move(h.value());
+  return r;
+}
+
+Result<bool> TraceReader::load_block() {
+  block_.clear();
+  pos_ = 0;
+  while (block_.empty()) {
+    if (done_) return false;
+    auto off = static_cast<uint64_t>(std::ftell(f_.get()));
+    auto at = [&] { return " at offset " + std::to_string(off); };
+    auto truncated = [&](const std::string& what) -> Result<bool> {
+      warning_ = "'" + path_ + "' ends inside " + what + at() + " (recording cut off?): read " +
+                 std::to_string(records_) + " records; counters unavailable";
+      done_ = true;
+      return false;
+    };
+    if (off == file_size_) {
+      warning_ = "'" + path_ + "' has no trailer (recording did not end cleanly): read " +
+                 std::to_string(records_) + " records; counters unavailable";
+      done_ = true;
+      return false;
+    }
+    uint8_t h[20];
+    size_t got = std::fread(h, 1, 12, f_.get());
+    if (got < 12) return truncated("a chunk header");
+    uint32_t magic = get32(h);
+    if (magic == kTrailerMagic) {
+      uint32_t len = get32(h + 4);
+      if (off + 12 + len > file_size_) return truncated("the trailer");
+      std::string js(len, '\0');
+      if (std::fread(js.data(), 1, len, f_.get()) != len) return truncated("the trailer");
+      if (crc(js.data(), len) != get32(h + 8))
+        return Error("'" + path_ + "': corrupt trailer" + at() + " (checksum mismatch)");
+      auto j = nlohmann::json::parse(js, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
+      Counters c;
+      for (const auto& [k, v] : j.items())
+        if (v.is_number_unsigned() || v.is_number_integer()) c[k] = v.get<uint64_t>();
+      trailer_ = std::move(c);
+      done_ = true;
+      return false;
+    }
+    if (magic != kBlockMagic)
+      return Error("'" + path_ + "': corrupt data" + at() + " (unknown chunk; not a block or trailer)");
+    if (std::fread(h + 12, 1, 8, f_.get()) != 8) return truncated("a block header");
+    uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12), want = get32(h + 16);
+    if (nrec > kMaxBlockRecords || raw_len != nrec * kRecordSize)
+      return Error("'" + path_ + "': corrupt block header" + at() + " (" + std::to_string(nrec) +
+                   " records, " + std::to_string(raw_len) + " bytes)");
+    if (off + 20 + comp_len > file_size_) return truncated("a block");
+    comp_.resize(comp_len);
+    if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return truncated("a block");
+    if (crc(comp_.data(), comp_len) != want)
+      return Error("'" + path_ + "': corrupt block" + at() + " (checksum mismatch)");
+    raw_.resize(raw_len);
+    uLongf out_len = raw_len;
+    if (uncompress(raw_.data(), &out_len, comp_.data(), comp_len) != Z_OK || out_len != raw_len)
+      return Error("'" + path_ + "': corrupt block" + at() + " (does not decompress)");
+    decode_records(raw_, nrec, block_);
+  }
+  return true;
+}
+
+Result<bool> TraceReader::next(Request& out) {
+  if (pos_ >= block_.size()) {
+    auto r = load_block();
+    if (!r) return r.error();
+    if (!*r) return false;
+  }
+  out = block_[pos_++];
+  ++records_;
+  return true;
+}
+
+}  // namespace blkrr
