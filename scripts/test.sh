@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install, build and run the whole test suite: unit and integration tests
+# (integration tests need root, BPF and loop devices; elsewhere they skip with
+# a message), then the unit tests once more under AddressSanitizer + UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+
+echo "== build"
+bash scripts/build.sh
+echo "== tests (unit + integration)"
+ctest --test-dir build --output-on-failure -j 2 --timeout 600
+
+echo "== unit tests under AddressSanitizer + UBSan"
+BLKRR_BUILD_DIR=build-asan BLKRR_BUILD_TYPE=Debug bash scripts/build.sh -DBLKRR_SANITIZE=ON -DBLKRR_BENCH=OFF
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j 2 -L unit --timeout 600
