@@ -1,0 +1,244 @@
+#include "converters/source.h"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "converters/load_format.h"
+#include "converters/text_io.h"
+
+namespace blkrr {
+
+RequestSource::~RequestSource() = default;
+
+namespace {
+struct FormatName {
+  InputFormat f;
+  std::string_view name;
+};
+constexpr FormatName kFormats[] = {
+    {InputFormat::kAuto, "auto"},         {InputFormat::kNative, "native"},
+    {InputFormat::kLoad, "load"},         {InputFormat::kBlktrace, "blktrace"},
+    {InputFormat::kBlkparse, "blkparse"}, {InputFormat::kFioIolog, "fio"},
+    {InputFormat::kMsrCsv, "msr"},
+};
+
+bool file_exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+// First 4 bytes of a blktrace event: magic 0x65617400 | version (little endian).
+bool looks_like_blktrace(const std::string& path) {
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) return false;
+  unsigned char b[4];
+  if (std::fread(b, 1, 4, f.get()) != 4) return false;
+  uint32_t magic = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
+  return (magic & 0xffffff00u) == 0x65617400u;
+}
+
+bool looks_like_msr(std::string_view l) {
+  // Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
+  size_t commas = 0;
+  for (char c : l) commas += c == ',';
+  if (commas != 6) return false;
+  return l.find(",Read,") != std::string_view::npos ||
+         l.find(",Write,") != std::string_view::npos || l.rfind("Timestamp,", 0) == 0;
+}
+
+bool looks_like_blkparse(std::string_view l) {
+  // "  8,0    1        1     0.000000000  1234  Q   W 123 + 8 [fio]"
+  std::string_view t = trim(l);
+  size_t sp = t.find_first_of(" \t");
+  if (sp == std::string_view::npos) return false;
+  std::string_view dev = t.substr(0, sp);
+  size_t comma = dev.find(',');
+  if (comma == std::string_view::npos || comma == 0 || comma + 1 == dev.size()) return false;
+  for (size_t i = 0; i < dev.size(); ++i)
+    if (i != comma && (dev[i] < '0' || dev[i] > '9')) return false;
+  return t.find('.') != std::string_view::npos;
+}
+}  // namespace
+
+std::string_view input_format_name(InputFormat f) {
+  for (const auto& n : kFormats)
+    if (n.f == f) return n.name;
+  return "?";
+}
+
+std::optional<InputFormat> parse_input_format(std::string_view s) {
+  for (const auto& n : kFormats)
+    if (n.name == s) return n.f;
+  if (s == "blkrr") return InputFormat::kNative;
+  if (s == "iolog") return InputFormat::kFioIolog;
+  if (s == "csv") return InputFormat::kMsrCsv;
+  return std::nullopt;
+}
+
+Result<InputFormat> detect_format(const std::string& path) {
+  if (path != "-" && !file_exists(path))
+    return Error("cannot open " + path + ": " + std::strerror(ENOENT));
+  if (path != "-" && is_native_trace(path)) return InputFormat::kNative;
+  if (path != "-" && looks_like_blktrace(path)) return InputFormat::kBlktrace;
+  if (path == "-") return InputFormat::kLoad;  // stdin cannot be peeked: loads only
+  auto in = LineReader::open(path);
+  if (!in) return in.error();
+  std::string_view line;
+  for (int i = 0; i < 200; ++i) {
+    auto got = in->next(line);
+    if (!got) return got.error();
+    if (!*got) break;
+    std::string_view t = trim(line);
+    if (t.empty()) continue;
+    if (t.rfind("fio version ", 0) == 0) return InputFormat::kFioIolog;
+    if (t.find(';') != std::string_view::npos) return InputFormat::kLoad;
+    if (looks_like_msr(t)) return InputFormat::kMsrCsv;
+    if (looks_like_blkparse(t)) return InputFormat::kBlkparse;
+  }
+  return Error(path +
+               ": cannot tell the format (not a native trace, blktrace, blkparse text, fio iolog, "
+               "MSR CSV or blkreplay load); name it with --from");
+}
+
+namespace {
+// Reads several sources one after the other.
+class ChainSource : public RequestSource {
+ public:
+  explicit ChainSource(std::vector<std::unique_ptr<RequestSource>> parts)
+      : parts_(std::move(parts)) {
+    info_ = parts_.front()->info();
+    for (size_t i = 1; i < parts_.size(); ++i) {
+      const auto& pi = parts_[i]->info();
+      info_.paths.insert(info_.paths.end(), pi.paths.begin(), pi.paths.end());
+      info_.sorted_by_issue =
+          info_.sorted_by_issue && pi.sorted_by_issue && pi.format == info_.format;
+    }
+  }
+  Result<bool> next(Request& out) override {
+    while (cur_ < parts_.size()) {
+      auto r = parts_[cur_]->next(out);
+      if (!r || *r) return r;
+      ++cur_;
+    }
+    return false;
+  }
+  Counters counters() const override {
+    Counters sum;
+    for (const auto& p : parts_)
+      for (const auto& [k, v] : p->counters()) sum[k] += v;
+    return sum;
+  }
+
+ private:
+  std::vector<std::unique_ptr<RequestSource>> parts_;
+  size_t cur_ = 0;
+};
+
+// "NAME" -> NAME.blktrace.0, NAME.blktrace.1, ... when those exist.
+std::vector<std::string> expand_blktrace_base(const std::string& in) {
+  std::vector<std::string> out;
+  for (int cpu = 0; cpu < 4096; ++cpu) {
+    std::string p = in + ".blktrace." + std::to_string(cpu);
+    if (!file_exists(p)) {
+      if (cpu > 0 && out.empty()) break;
+      if (!out.empty() && cpu > static_cast<int>(out.size()) + 64) break;
+      continue;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
+                                                   const SourceOptions& opts) {
+  if (inputs.empty()) return Error("no input given");
+  std::vector<std::string> blktrace_paths;
+  std::vector<std::unique_ptr<RequestSource>> parts;
+  for (const auto& in : inputs) {
+    InputFormat f = opts.format;
+    std::vector<std::string> expanded;
+    if (in != "-" && !file_exists(in)) {
+      expanded = expand_blktrace_base(in);
+      if (expanded.empty()) return Error("cannot open " + in + ": no such file");
+      f = InputFormat::kBlktrace;
+    } else if (f == InputFormat::kAuto) {
+      auto d = detect_format(in);
+      if (!d) return d.error();
+      f = *d;
+    }
+    if (f == InputFormat::kBlktrace) {
+      if (expanded.empty()) expanded.push_back(in);
+      blktrace_paths.insert(blktrace_paths.end(), expanded.begin(), expanded.end());
+      continue;
+    }
+    Result<std::unique_ptr<RequestSource>> src = Error("");
+    switch (f) {
+      case InputFormat::kNative:
+        src = open_native_source(in, opts);
+        break;
+      case InputFormat::kLoad:
+        src = open_load_source(in, opts);
+        break;
+      //@@OTHER_FORMATS@@
+      default:
+        return Error(in + ": unknown input format");
+    }
+    if (!src) return src.error();
+    parts.push_back(std::move(*src));
+  }
+  if (!blktrace_paths.empty()) {
+    if (!parts.empty())
+      return Error("blktrace inputs cannot be mixed with inputs of other formats");
+    return Error("blktrace input is not readable by this build yet");
+  }
+  if (parts.size() == 1) return std::move(parts.front());
+  std::unique_ptr<RequestSource> chain = std::make_unique<ChainSource>(std::move(parts));
+  return chain;
+}
+
+// ---------------------------------------------------------------------------
+// blkreplay loads and replay results.
+
+namespace {
+class LoadSource : public RequestSource {
+ public:
+  explicit LoadSource(LoadReader r) : r_(std::move(r)) {
+    info_.format = InputFormat::kLoad;
+    info_.paths = {r_.path()};
+    info_.preamble = r_.preamble();
+    info_.has_completion = r_.kind() == LoadKind::kReplay;
+    // Replay results are in completion order.
+    info_.sorted_by_issue = r_.kind() == LoadKind::kLoad;
+  }
+  Result<bool> next(Request& out) override {
+    auto got = r_.next(rec_);
+    if (!got || !*got) return got;
+    out = load_to_request(rec_);
+    return true;
+  }
+  Counters counters() const override {
+    Counters c;
+    if (r_.skipped()) c["lines_skipped"] = r_.skipped();
+    for (const auto& [why, n] : r_.skip_reasons()) c["skipped: " + why] = n;
+    return c;
+  }
+
+ private:
+  LoadReader r_;
+  LoadRecord rec_;
+};
+}  // namespace
+
+Result<std::unique_ptr<RequestSource>> open_load_source(const std::string& path,
+                                                        const SourceOptions& opts) {
+  LoadReadOptions lo;
+  lo.skip_bad = opts.skip_bad;
+  auto r = LoadReader::open(path, lo);
+  if (!r) return r.error();
+  std::unique_ptr<RequestSource> s = std::make_unique<LoadSource>(std::move(*r));
+  return s;
+}
+
+}  // namespace blkrr

@@ -1,0 +1,86 @@
+// The generic input layer: every trace or load format as a stream of core
+// Requests, with format auto-detection. Used by `blkrr convert` and by the
+// replay engine to read loads and native traces.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/request.h"
+#include "core/result.h"
+#include "core/trace_format.h"
+
+namespace blkrr {
+
+enum class InputFormat { kAuto, kNative, kLoad, kBlktrace, kBlkparse, kFioIolog, kMsrCsv };
+
+std::string_view input_format_name(InputFormat f);  // "native", "load", "blktrace", ...
+std::optional<InputFormat> parse_input_format(std::string_view s);
+// Looks at the content (not the name) of `path`.
+Result<InputFormat> detect_format(const std::string& path);
+
+struct SourceOptions {
+  InputFormat format = InputFormat::kAuto;  // --from
+  bool skip_bad = false;                    // skip malformed lines, counted by reason
+  char blktrace_action = 'D';               // blktrace: 'Q' (queued) or 'D' (issued)
+  // Device to keep ("sda", "/dev/sda", "8:0", a partition; MSR: disk number).
+  // Empty: all. MSR and blktrace inputs with several devices need one.
+  std::string device;
+};
+
+// What a source knows about its input, available after open.
+struct SourceInfo {
+  InputFormat format = InputFormat::kLoad;
+  std::vector<std::string> paths;
+  // Timestamps are absolute clock readings (native, blktrace, blkparse, MSR),
+  // not times relative to the start of the load (loads, fio iologs).
+  bool absolute_time = false;
+  // Requests arrive sorted by issue time (false for native traces, which are
+  // written in completion order).
+  bool sorted_by_issue = true;
+  // The input carries completion times / latencies (native, MSR, replay results).
+  bool has_completion = false;
+  // Free text before the header of a load (its notice), kept on conversion.
+  std::vector<std::string> preamble;
+  // Header of a native trace.
+  std::optional<TraceHeader> trace_header;
+};
+
+class RequestSource {
+ public:
+  virtual ~RequestSource();
+  // Next request; false at the end. Errors name file and line (or offset).
+  virtual Result<bool> next(Request& out) = 0;
+  // Counters so far: "lines_skipped", "skipped: <reason>", and for native
+  // traces the capture trailer (lost requests etc.) once at the end.
+  virtual Counters counters() const { return {}; }
+  const SourceInfo& info() const { return info_; }
+
+ protected:
+  SourceInfo info_;
+};
+
+// Opens one or several inputs as one stream. Several blktrace per-CPU files
+// (or a blktrace base name "NAME" for NAME.blktrace.N) are merged by time;
+// inputs of other formats are read one after the other.
+Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
+                                                   const SourceOptions& opts);
+
+// Per-format openers (converters/source_*.cpp), used by open_source.
+Result<std::unique_ptr<RequestSource>> open_load_source(const std::string& path,
+                                                        const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_native_source(const std::string& path,
+                                                          const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_blktrace_source(const std::vector<std::string>& paths,
+                                                            const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_blkparse_source(const std::string& path,
+                                                            const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_fio_source(const std::string& path,
+                                                       const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_msr_source(const std::string& path,
+                                                       const SourceOptions& opts);
+
+}  // namespace blkrr

@@ -1,0 +1,81 @@
+// Native .blkrr traces as a RequestSource.
+#include <string>
+
+#include "converters/source.h"
+#include "core/args.h"
+
+namespace blkrr {
+
+namespace {
+// "8:0" -> dev_t; nullopt if not of that form.
+std::optional<DevT> parse_majmin(std::string_view s) {
+  size_t c = s.find(':');
+  if (c == std::string_view::npos) return std::nullopt;
+  auto ma = parse_u64(s.substr(0, c));
+  auto mi = parse_u64(s.substr(c + 1));
+  if (!ma || !mi) return std::nullopt;
+  return make_dev(static_cast<uint32_t>(*ma), static_cast<uint32_t>(*mi));
+}
+
+class NativeSource : public RequestSource {
+ public:
+  NativeSource(TraceReader r, std::optional<DevT> dev) : r_(std::move(r)), dev_(dev) {
+    info_.format = InputFormat::kNative;
+    info_.paths = {r_.path()};
+    info_.absolute_time = true;
+    info_.sorted_by_issue = false;  // written in completion order
+    info_.has_completion = true;
+    info_.trace_header = r_.header();
+  }
+  Result<bool> next(Request& out) override {
+    for (;;) {
+      auto got = r_.next(out);
+      if (!got) return got.error().context("reading " + r_.path());
+      if (!*got) return false;
+      if (dev_ && out.dev != *dev_ && out.part != *dev_) continue;
+      return true;
+    }
+  }
+  Counters counters() const override {
+    Counters c;
+    if (r_.trailer()) {
+      for (const auto& [k, v] : *r_.trailer()) c["capture: " + k] = v;
+    }
+    if (!r_.warning().empty()) c["truncated trace (" + r_.warning() + ")"] = 1;
+    return c;
+  }
+
+ private:
+  TraceReader r_;
+  std::optional<DevT> dev_;
+};
+}  // namespace
+
+Result<std::unique_ptr<RequestSource>> open_native_source(const std::string& path,
+                                                          const SourceOptions& opts) {
+  auto r = TraceReader::open(path);
+  if (!r) return r.error();
+  std::optional<DevT> dev;
+  if (!opts.device.empty()) {
+    dev = parse_majmin(opts.device);
+    if (!dev) {
+      std::string name = opts.device;
+      if (name.rfind("/dev/", 0) == 0) name = name.substr(5);
+      std::string known;
+      for (const auto& d : r->header().devices) {
+        if (d.name == name) dev = d.dev;
+        for (const auto& p : d.partitions)
+          if (p.name == name) dev = p.dev;
+        known += (known.empty() ? "" : ", ") + d.name + " (" + dev_to_string(d.dev) + ")";
+      }
+      if (!dev) {
+        return Error(path + ": the trace has no device '" + opts.device +
+                     "'; it has: " + (known.empty() ? "none" : known));
+      }
+    }
+  }
+  std::unique_ptr<RequestSource> s = std::make_unique<NativeSource>(std::move(*r), dev);
+  return s;
+}
+
+}  // namespace blkrr

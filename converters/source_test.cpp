@@ -1,0 +1,142 @@
+#include "converters/source.h"
+
+#include <gtest/gtest.h>
+
+#include "converters/test_util.h"
+
+namespace blkrr {
+namespace {
+
+using testing::data_path;
+using testing::TempDir;
+
+TraceHeader two_disk_header() {
+  TraceHeader h;
+  h.host = "h";
+  DeviceInfo a;
+  a.dev = make_dev(8, 0);
+  a.name = "sda";
+  a.partitions.push_back({make_dev(8, 2), "sda2", 2048, 1 << 20});
+  DeviceInfo b;
+  b.dev = make_dev(8, 16);
+  b.name = "sdb";
+  h.devices = {a, b};
+  return h;
+}
+
+std::string write_native(const TempDir& t, const std::vector<Request>& reqs) {
+  auto w = TraceWriter::create(t.file("t.blkrr"), two_disk_header());
+  EXPECT_TRUE(w.ok()) << (w.ok() ? "" : w.error().message);
+  for (const auto& r : reqs) EXPECT_TRUE(w->append(r).ok());
+  EXPECT_TRUE(w->close(Counters{{"lost_completions", 3}}).ok());
+  return t.file("t.blkrr");
+}
+
+std::vector<Request> sample_requests() {
+  std::vector<Request> v;
+  for (int i = 0; i < 5; ++i) {
+    Request r;
+    r.issue_ns = 1000000000ull + i * 1000;
+    r.complete_ns = r.issue_ns + 500;
+    r.sector = 100 + i;
+    r.bytes = 4096;
+    r.dev = i == 4 ? make_dev(8, 16) : make_dev(8, 0);
+    r.part = i == 1 ? make_dev(8, 2) : r.dev;
+    r.pid = 10 + i;
+    r.op = i % 2 ? Op::kWrite : Op::kRead;
+    r.set_comm("mysqld");
+    v.push_back(r);
+  }
+  return v;
+}
+
+TEST(Source, DetectsLoadAndNative) {
+  TempDir t;
+  EXPECT_EQ(*detect_format(data_path("linux-mysql.load.gz")), InputFormat::kLoad);
+  EXPECT_EQ(*detect_format(write_native(t, sample_requests())), InputFormat::kNative);
+  auto bad = detect_format(t.write("x.txt", "hello\nworld\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("--from"), std::string::npos);
+  auto missing = detect_format(t.file("nope"));
+  ASSERT_FALSE(missing.ok());
+}
+
+TEST(Source, LoadAsRequests) {
+  auto s = open_source({data_path("linux-mysql.load.gz")}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ((*s)->info().format, InputFormat::kLoad);
+  EXPECT_FALSE((*s)->info().absolute_time);
+  EXPECT_EQ((*s)->info().preamble.size(), 31u);
+  Request r;
+  ASSERT_TRUE(*(*s)->next(r));
+  EXPECT_EQ(r.issue_ns, 0u);
+  EXPECT_EQ(r.sector, 37766853u);
+  EXPECT_EQ(r.bytes, 64u * 512);
+  EXPECT_EQ(r.op, Op::kWrite);
+  uint64_t n = 1;
+  while (*(*s)->next(r)) ++n;
+  EXPECT_EQ(n, 80794u);
+  EXPECT_TRUE((*s)->counters().empty());
+}
+
+TEST(Source, SeveralLoadsAreConcatenated) {
+  auto s = open_source({data_path("linux-mysql.load.gz"), data_path("windows-mssql.load.gz")}, {});
+  ASSERT_TRUE(s.ok());
+  Request r;
+  uint64_t n = 0;
+  while (*(*s)->next(r)) ++n;
+  EXPECT_EQ(n, 80794u + 42976u);
+  EXPECT_EQ((*s)->info().paths.size(), 2u);
+}
+
+TEST(Source, NativeTraceAllFieldsAndTrailer) {
+  TempDir t;
+  auto reqs = sample_requests();
+  auto s = open_source({write_native(t, reqs)}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE((*s)->info().absolute_time);
+  EXPECT_FALSE((*s)->info().sorted_by_issue);
+  ASSERT_TRUE((*s)->info().trace_header.has_value());
+  Request r;
+  for (const auto& want : reqs) {
+    ASSERT_TRUE(*(*s)->next(r));
+    EXPECT_EQ(r.issue_ns, want.issue_ns);
+    EXPECT_EQ(r.complete_ns, want.complete_ns);
+    EXPECT_EQ(r.sector, want.sector);
+    EXPECT_EQ(r.pid, want.pid);
+    EXPECT_EQ(r.comm_view(), "mysqld");
+  }
+  EXPECT_FALSE(*(*s)->next(r));
+  EXPECT_EQ((*s)->counters().at("capture: lost_completions"), 3u);
+}
+
+TEST(Source, NativeDeviceSelection) {
+  TempDir t;
+  auto path = write_native(t, sample_requests());
+  auto count = [&](const std::string& dev) -> int {
+    SourceOptions o;
+    o.device = dev;
+    auto s = open_source({path}, o);
+    if (!s.ok()) return -1;
+    Request r;
+    int n = 0;
+    while (*(*s)->next(r)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(""), 5);
+  EXPECT_EQ(count("sda"), 4);
+  EXPECT_EQ(count("/dev/sdb"), 1);
+  EXPECT_EQ(count("8:16"), 1);
+  EXPECT_EQ(count("sda2"), 1);
+  EXPECT_EQ(count("sdz"), -1);
+}
+
+TEST(Source, FormatNames) {
+  EXPECT_EQ(parse_input_format("msr"), InputFormat::kMsrCsv);
+  EXPECT_EQ(parse_input_format("blkrr"), InputFormat::kNative);
+  EXPECT_FALSE(parse_input_format("xml").has_value());
+  EXPECT_EQ(input_format_name(InputFormat::kFioIolog), "fio");
+}
+
+}  // namespace
+}  // namespace blkrr

@@ -1,0 +1,359 @@
+#include "converters/text_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blkrr {
+
+namespace {
+constexpr size_t kReadChunk = 1 << 18;
+constexpr size_t kMaxLine = 1 << 20;
+
+std::string gz_message(gzFile_s* gz) {
+  int errnum = 0;
+  const char* msg = gzerror(gz, &errnum);
+  if (errnum == Z_ERRNO) return std::strerror(errno);
+  return msg ? msg : "unknown zlib error";
+}
+}  // namespace
+
+Result<LineReader> LineReader::open(const std::string& path) {
+  LineReader r;
+  r.path_ = path;
+  gzFile gz = nullptr;
+  if (path == "-") {
+    int fd = dup(0);
+    if (fd < 0) return Error("cannot read standard input: " + std::string(std::strerror(errno)));
+    gz = gzdopen(fd, "rb");
+    if (!gz) close(fd);
+  } else {
+    gz = gzopen(path.c_str(), "rb");
+  }
+  if (!gz) {
+    return Error("cannot open " + path + ": " + std::string(std::strerror(errno ? errno : ENOMEM)) +
+                 " (check the path and permissions)");
+  }
+  r.gz_.reset(gz);
+  gzbuffer(gz, 1 << 17);
+  r.buf_.resize(kReadChunk * 2);
+  return r;
+}
+
+Status LineReader::fill() {
+  // Move the unread tail to the front, then read more behind it.
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (buf_.size() - end_ < kReadChunk) buf_.resize(end_ + kReadChunk);
+  int n = gzread(gz_.get(), buf_.data() + end_, static_cast<unsigned>(buf_.size() - end_));
+  if (n < 0) {
+    return Error(path_ + ":" + std::to_string(line_ + 1) +
+                 ": cannot read: " + gz_message(gz_.get()) + " (damaged or truncated gzip file?)");
+  }
+  if (n == 0) {
+    // gzread returns 0 also for a truncated stream; gzerror tells which.
+    int errnum = 0;
+    gzerror(gz_.get(), &errnum);
+    if (errnum != Z_OK && errnum != Z_STREAM_END) {
+      return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " +
+                   gz_message(gz_.get()) + " (damaged or truncated gzip file?)");
+    }
+    eof_ = true;
+  }
+  end_ += static_cast<size_t>(n);
+  return {};
+}
+
+Result<bool> LineReader::next(std::string_view& line) {
+  for (;;) {
+    const char* start = buf_.data() + pos_;
+    const void* nl = std::memchr(start, '\n', end_ - pos_);
+    if (nl) {
+      size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
+      pos_ += len + 1;
+      if (len > 0 && start[len - 1] == '\r') --len;
+      line = std::string_view(start, len);
+      ++line_;
+      return true;
+    }
+    if (eof_) {
+      if (pos_ == end_) return false;
+      // Last line without a newline.
+      size_t len = end_ - pos_;
+      line = std::string_view(start, len);
+      if (len > 0 && start[len - 1] == '\r') line.remove_suffix(1);
+      pos_ = end_;
+      ++line_;
+      return true;
+    }
+    if (end_ - pos_ > kMaxLine) {
+      return Error(path_ + ":" + std::to_string(line_ + 1) +
+                   ": line longer than 1 MiB (is this a text file of the expected format?)");
+    }
+    BLKRR_TRY(fill());
+  }
+}
+
+bool is_gz_path(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+Result<OutFile> OutFile::create(const std::string& path, int gz_level) {
+  OutFile f;
+  f.path_ = path;
+  f.buf_.resize(kFlushAt * 2);
+  if (path == "-") {
+    f.fd_ = 1;
+    return f;
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Error("cannot create " + path + ": " + std::strerror(errno) +
+                 " (check the directory exists and is writable)");
+  }
+  if (is_gz_path(path)) {
+    if (gz_level < 1 || gz_level > 9) gz_level = 6;
+    char mode[4] = {'w', 'b', static_cast<char>('0' + gz_level), 0};
+    gzFile gz = gzdopen(fd, mode);
+    if (!gz) {
+      ::close(fd);
+      return Error("cannot start gzip output to " + path);
+    }
+    gzbuffer(gz, 1 << 18);
+    f.gz_.reset(gz);
+  } else {
+    f.fd_ = fd;
+    f.own_fd_ = true;
+  }
+  return f;
+}
+
+OutFile& OutFile::operator=(OutFile&& o) noexcept {
+  if (this != &o) {
+    if (!closed_ && (gz_ || fd_ >= 0)) (void)close();
+    path_ = std::move(o.path_);
+    gz_ = std::move(o.gz_);
+    fd_ = std::exchange(o.fd_, -1);
+    own_fd_ = std::exchange(o.own_fd_, false);
+    closed_ = std::exchange(o.closed_, true);
+    buf_ = std::move(o.buf_);
+    len_ = std::exchange(o.len_, 0);
+    written_ = o.written_;
+  }
+  return *this;
+}
+
+OutFile::~OutFile() {
+  if (!closed_) (void)close();
+}
+
+void OutFile::grow(size_t n) {
+  buf_.resize(std::max(buf_.size() * 2, len_ + n));
+}
+
+void OutFile::append(std::string_view s) {
+  char* p = reserve(s.size());
+  std::memcpy(p, s.data(), s.size());
+  len_ += s.size();
+}
+
+Status OutFile::flush() {
+  if (len_ == 0) return {};
+  if (gz_) {
+    int n = gzwrite(gz_.get(), buf_.data(), static_cast<unsigned>(len_));
+    if (n <= 0 || static_cast<size_t>(n) != len_) {
+      return Error("cannot write " + path_ + ": " + gz_message(gz_.get()) + " (disk full?)");
+    }
+  } else if (fd_ >= 0) {
+    size_t off = 0;
+    while (off < len_) {
+      ssize_t n = ::write(fd_, buf_.data() + off, len_ - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Error("cannot write " + path_ + ": " + std::strerror(errno) + " (disk full?)");
+      }
+      off += static_cast<size_t>(n);
+    }
+  } else {
+    return Error("write to closed output " + path_);
+  }
+  written_ += len_;
+  len_ = 0;
+  return {};
+}
+
+Status OutFile::close() {
+  if (closed_) return {};
+  Status st = flush();
+  closed_ = true;
+  if (gz_) {
+    int rc = gzclose(gz_.release());
+    if (st.ok() && rc != Z_OK) st = Error("cannot finish gzip output " + path_ + " (disk full?)");
+  }
+  if (own_fd_ && fd_ >= 0) {
+    if (::close(fd_) != 0 && st.ok())
+      st = Error("cannot close " + path_ + ": " + std::strerror(errno));
+  }
+  fd_ = -1;
+  return st;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+// Two digits at a time.
+constexpr char kDigits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+inline int count_digits(uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
+}
+
+// Writes exactly `n` digits of v (n = count_digits(v) or more, zero-padded).
+inline void put_digits(char* end, uint64_t v, int n) {
+  char* p = end;
+  while (v >= 100) {
+    unsigned i = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    *--p = kDigits2[i + 1];
+    *--p = kDigits2[i];
+  }
+  if (v >= 10) {
+    unsigned i = static_cast<unsigned>(v) * 2;
+    *--p = kDigits2[i + 1];
+    *--p = kDigits2[i];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  while (p > end - n) *--p = '0';
+}
+}  // namespace
+
+char* fmt_u64(char* p, uint64_t v) {
+  int n = count_digits(v);
+  put_digits(p + n, v, n);
+  return p + n;
+}
+
+char* fmt_i64(char* p, int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return fmt_u64(p, 0 - static_cast<uint64_t>(v));
+  }
+  return fmt_u64(p, static_cast<uint64_t>(v));
+}
+
+char* fmt_u64_w(char* p, uint64_t v, int width) {
+  int n = count_digits(v);
+  while (width > n) {
+    *p++ = ' ';
+    --width;
+  }
+  put_digits(p + n, v, n);
+  return p + n;
+}
+
+char* fmt_sec9(char* p, int64_t ns, int width) {
+  bool neg = ns < 0;
+  uint64_t u = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  uint64_t sec = u / 1000000000u, frac = u % 1000000000u;
+  int n = count_digits(sec) + 10 + (neg ? 1 : 0);
+  while (width > n) {
+    *p++ = ' ';
+    --width;
+  }
+  if (neg) *p++ = '-';
+  p = fmt_u64(p, sec);
+  *p++ = '.';
+  put_digits(p + 9, frac, 9);
+  return p + 9;
+}
+
+char* fmt_usec3(char* p, uint64_t ns) {
+  p = fmt_u64(p, ns / 1000);
+  *p++ = '.';
+  put_digits(p + 3, ns % 1000, 3);
+  return p + 3;
+}
+
+std::string_view trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
+
+bool parse_u64_field(std::string_view s, uint64_t& out) {
+  s = trim(s);
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    unsigned d = static_cast<unsigned>(c - '0');
+    if (d > 9) return false;
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
+
+bool parse_i64_field(std::string_view s, int64_t& out) {
+  s = trim(s);
+  bool neg = !s.empty() && s[0] == '-';
+  if (neg) s.remove_prefix(1);
+  uint64_t u = 0;
+  if (!parse_u64_field(s, u)) return false;
+  if (u > static_cast<uint64_t>(INT64_MAX)) return false;
+  out = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
+}
+
+bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits) {
+  s = trim(s);
+  bool neg = !s.empty() && s[0] == '-';
+  if (neg) s.remove_prefix(1);
+  size_t dot = s.find('.');
+  std::string_view ip = s.substr(0, dot);
+  std::string_view fp = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
+  if (ip.empty() && fp.empty()) return false;
+  uint64_t sec = 0;
+  if (!ip.empty()) {
+    if (ip.size() > 10) return false;  // > 300 years: not a trace time
+    for (char c : ip) {
+      unsigned d = static_cast<unsigned>(c - '0');
+      if (d > 9) return false;
+      sec = sec * 10 + d;
+    }
+  }
+  uint64_t frac = 0;
+  int nd = 0;
+  for (char c : fp) {
+    unsigned d = static_cast<unsigned>(c - '0');
+    if (d > 9) return false;
+    if (nd < 9) frac = frac * 10 + d;
+    ++nd;
+  }
+  if (dot != std::string_view::npos && fp.empty() && ip.empty()) return false;
+  for (int i = nd; i < 9; ++i) frac *= 10;
+  int64_t v = static_cast<int64_t>(sec * 1000000000ull + frac);
+  out_ns = neg ? -v : v;
+  if (frac_digits) *frac_digits = nd;
+  return true;
+}
+
+}  // namespace blkrr

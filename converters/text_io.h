@@ -1,0 +1,116 @@
+// Fast line-oriented text I/O for the converters: a buffered reader of gzip
+// or plain text (zlib detects which), a buffered writer that gzips when the
+// file name ends in ".gz", and hand-written number formatting/parsing for the
+// hot loops (no iostreams, no printf per record).
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace blkrr {
+
+struct GzCloser {
+  void operator()(gzFile_s* f) const {
+    if (f) gzclose(f);
+  }
+};
+using GzPtr = std::unique_ptr<gzFile_s, GzCloser>;
+
+// Reads lines from a gzip-compressed or plain file ("-" is standard input).
+class LineReader {
+ public:
+  static Result<LineReader> open(const std::string& path);
+  LineReader(LineReader&&) noexcept = default;
+  LineReader& operator=(LineReader&&) noexcept = default;
+
+  // Next line without its '\n' (a trailing '\r' is removed too). The view is
+  // valid until the next call. false at the end of the file; an Error for a
+  // damaged or truncated gzip stream or a line longer than 1 MiB.
+  Result<bool> next(std::string_view& line);
+  uint64_t line() const { return line_; }  // number of the line last returned
+  const std::string& path() const { return path_; }
+  // "file:line: " prefix for messages about the current line.
+  std::string where() const { return path_ + ":" + std::to_string(line_); }
+
+ private:
+  LineReader() = default;
+  Status fill();
+
+  std::string path_;
+  GzPtr gz_;
+  std::vector<char> buf_;
+  size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+  uint64_t line_ = 0;
+};
+
+// True if the path names gzip output (ends in ".gz").
+bool is_gz_path(const std::string& path);
+
+// Buffered output to a plain file, a gzip file (name ends in ".gz") or
+// standard output ("-").
+class OutFile {
+ public:
+  // gz_level: zlib level 1..9 for ".gz" files (ignored otherwise).
+  static Result<OutFile> create(const std::string& path, int gz_level = 6);
+  OutFile(OutFile&& o) noexcept { *this = std::move(o); }
+  OutFile& operator=(OutFile&& o) noexcept;
+  ~OutFile();
+
+  // Room for at least n more bytes; write there, then commit(end).
+  char* reserve(size_t n) {
+    if (buf_.size() - len_ < n) grow(n);
+    return buf_.data() + len_;
+  }
+  void commit(const char* end) { len_ = static_cast<size_t>(end - buf_.data()); }
+  void append(std::string_view s);
+  // Writes the buffer out when it is more than half full. Call once per record.
+  Status maybe_flush() { return len_ >= kFlushAt ? flush() : Status{}; }
+  Status flush();
+  Status close();  // idempotent
+  const std::string& path() const { return path_; }
+  uint64_t bytes_written() const { return written_; }
+
+ private:
+  static constexpr size_t kFlushAt = 1 << 19;
+  OutFile() = default;
+  void grow(size_t n);
+
+  std::string path_;
+  GzPtr gz_;
+  int fd_ = -1;
+  bool own_fd_ = false;
+  bool closed_ = false;
+  std::vector<char> buf_;
+  size_t len_ = 0;
+  uint64_t written_ = 0;
+};
+
+// ---- number formatting (p must have room for 24 more bytes) ----
+char* fmt_u64(char* p, uint64_t v);
+char* fmt_i64(char* p, int64_t v);
+// Right-aligned in `width` columns (like printf "%Nllu").
+char* fmt_u64_w(char* p, uint64_t v, int width);
+// Seconds with nine fractional digits from nanoseconds, right-aligned in
+// `width` columns (like printf "%W.9f" of ns/1e9, exact).
+char* fmt_sec9(char* p, int64_t ns, int width);
+// Microseconds with three fractional digits ("12.345"), exact.
+char* fmt_usec3(char* p, uint64_t ns);
+
+// ---- strict parsing of fields (whitespace around the field is trimmed) ----
+std::string_view trim(std::string_view s);
+bool parse_u64_field(std::string_view s, uint64_t& out);
+bool parse_i64_field(std::string_view s, int64_t& out);
+// Decimal seconds ("12.5", "3", "0.000000001", "-1.25") to nanoseconds;
+// digits beyond the ninth are truncated. frac_digits reports the width seen.
+bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits = nullptr);
+
+}  // namespace blkrr
