@@ -21,9 +21,9 @@ struct CaptureConfig {
   std::optional<uint32_t> tgid;          // -p PID (process id)
   std::optional<std::string> comm;       // exact task name
   std::optional<uint64_t> cgroup_id;     // cgroup v2 id (inode of the cgroup dir)
-  bool emit_events = true;        // one ring-buffer record per request (record, snoop, validator)
-  bool aggregate = false;         // in-kernel per {pid,comm,cgroup,dev,dir} counters (top)
-  bool queue_time = false;        // also track block_rq_insert (snoop -Q)
+  bool emit_events = true;  // one ring-buffer record per request (record, snoop, validator)
+  bool aggregate = false;   // in-kernel per {pid,comm,cgroup,dev,dir} counters (top)
+  bool queue_time = false;  // also track block_rq_insert (snoop -Q)
   uint32_t ringbuf_mb = 64;
 };
 

@@ -41,19 +41,28 @@ Result<int> cmd_devices(int argc, char** argv) {
     for (const auto& d : devs) {
       nlohmann::json parts = nlohmann::json::array();
       for (const auto& pt : d.partitions)
-        parts.push_back({{"name", pt.name}, {"dev", dev_to_string(pt.dev)}, {"start_sector", pt.start_sector},
+        parts.push_back({{"name", pt.name},
+                         {"dev", dev_to_string(pt.dev)},
+                         {"start_sector", pt.start_sector},
                          {"nr_sectors", pt.nr_sectors}});
-      out.push_back({{"name", d.name}, {"dev", dev_to_string(d.dev)}, {"size_bytes", d.size_bytes},
-                     {"logical_block_size", d.logical_block_size}, {"physical_block_size", d.physical_block_size},
-                     {"model", d.model}, {"scheduler", d.scheduler}, {"partitions", parts}});
+      out.push_back({{"name", d.name},
+                     {"dev", dev_to_string(d.dev)},
+                     {"size_bytes", d.size_bytes},
+                     {"logical_block_size", d.logical_block_size},
+                     {"physical_block_size", d.physical_block_size},
+                     {"model", d.model},
+                     {"scheduler", d.scheduler},
+                     {"partitions", parts}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-12s %-8s %14s %5s %5s %-12s %s\n", "NAME", "MAJ:MIN", "SIZE(bytes)", "LBS", "PBS", "SCHED", "MODEL");
+  std::printf("%-12s %-8s %14s %5s %5s %-12s %s\n", "NAME", "MAJ:MIN", "SIZE(bytes)", "LBS", "PBS",
+              "SCHED", "MODEL");
   for (const auto& d : devs) {
-    std::printf("%-12s %-8s %14" PRIu64 " %5u %5u %-12s %s\n", d.name.c_str(), dev_to_string(d.dev).c_str(),
-                d.size_bytes, d.logical_block_size, d.physical_block_size, d.scheduler.c_str(), d.model.c_str());
+    std::printf("%-12s %-8s %14" PRIu64 " %5u %5u %-12s %s\n", d.name.c_str(),
+                dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size,
+                d.physical_block_size, d.scheduler.c_str(), d.model.c_str());
     for (const auto& pt : d.partitions)
       std::printf("  %-10s %-8s %14" PRIu64 "  sectors %" PRIu64 "..%" PRIu64 "\n", pt.name.c_str(),
                   dev_to_string(pt.dev).c_str(), pt.nr_sectors * 512, pt.start_sector,

@@ -13,21 +13,22 @@ namespace blkrr::cli {
 namespace {
 
 nlohmann::json request_json(const Request& r) {
-  nlohmann::json j = {{"issue_ns", r.issue_ns},
-                      {"complete_ns", r.completed() ? nlohmann::json(r.complete_ns) : nlohmann::json()},
-                      {"latency_ns", r.completed() ? nlohmann::json(r.latency_ns()) : nlohmann::json()},
-                      {"disk_time_ns", r.disk_time_ns},
-                      {"dev", dev_to_string(r.dev)},
-                      {"part", dev_to_string(r.part)},
-                      {"sector", r.sector},
-                      {"bytes", r.bytes},
-                      {"op", op_name(r.op)},
-                      {"flags", flags_to_string(r.flags)},
-                      {"pid", r.pid},
-                      {"tgid", r.tgid},
-                      {"comm", std::string(r.comm_view())},
-                      {"cgroup_id", r.cgroup_id},
-                      {"error", r.error}};
+  nlohmann::json j = {
+      {"issue_ns", r.issue_ns},
+      {"complete_ns", r.completed() ? nlohmann::json(r.complete_ns) : nlohmann::json()},
+      {"latency_ns", r.completed() ? nlohmann::json(r.latency_ns()) : nlohmann::json()},
+      {"disk_time_ns", r.disk_time_ns},
+      {"dev", dev_to_string(r.dev)},
+      {"part", dev_to_string(r.part)},
+      {"sector", r.sector},
+      {"bytes", r.bytes},
+      {"op", op_name(r.op)},
+      {"flags", flags_to_string(r.flags)},
+      {"pid", r.pid},
+      {"tgid", r.tgid},
+      {"comm", std::string(r.comm_view())},
+      {"cgroup_id", r.cgroup_id},
+      {"error", r.error}};
   if (r.rec_flags) j["record_flags"] = rec_flags_to_string(r.rec_flags);
   return j;
 }
@@ -37,13 +38,17 @@ nlohmann::json request_json(const Request& r) {
 Result<int> cmd_dump(int argc, char** argv) {
   bool json = false, no_header = false;
   std::vector<std::string> pos;
-  ArgParser p("blkrr dump", "[--json] [--no-header] FILE.blkrr",
-              "Print a native trace: the header, one request per line, and the capture counters.\n"
-              "Times are seconds since the first record's issue (text) or raw CLOCK_MONOTONIC ns (JSON).");
-  p.flag('j', "json", &json, "JSON lines: a header object, one object per request, a counters object");
+  ArgParser p(
+      "blkrr dump", "[--json] [--no-header] FILE.blkrr",
+      "Print a native trace: the header, one request per line, and the capture counters.\n"
+      "Times are seconds since the first record's issue (text) or raw CLOCK_MONOTONIC ns (JSON).");
+  p.flag('j', "json", &json,
+         "JSON lines: a header object, one object per request, a counters object");
   p.flag('H', "no-header", &no_header, "records only (text mode)");
   p.positionals("FILE", &pos, 1, 1);
-  p.examples("  blkrr dump prod.blkrr | head\n  blkrr dump --json prod.blkrr | jq 'select(.comm==\"mysqld\")'");
+  p.examples(
+      "  blkrr dump prod.blkrr | head\n  blkrr dump --json prod.blkrr | jq "
+      "'select(.comm==\"mysqld\")'");
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();
   if (!*pr) return 0;
@@ -52,26 +57,34 @@ Result<int> cmd_dump(int argc, char** argv) {
   if (!rd) return rd.error();
   const TraceHeader& h = rd->header();
   if (json) {
-    nlohmann::json hj = {{"type", "header"}, {"host", h.host}, {"kernel_release", h.kernel_release},
-                         {"tool_version", h.tool_version}, {"command_line", h.command_line},
-                         {"mono_anchor_ns", h.mono_anchor_ns}, {"real_anchor_ns", h.real_anchor_ns},
+    nlohmann::json hj = {{"type", "header"},
+                         {"host", h.host},
+                         {"kernel_release", h.kernel_release},
+                         {"tool_version", h.tool_version},
+                         {"command_line", h.command_line},
+                         {"mono_anchor_ns", h.mono_anchor_ns},
+                         {"real_anchor_ns", h.real_anchor_ns},
                          {"settings", h.settings}};
     for (const auto& d : h.devices)
-      hj["devices"].push_back({{"dev", dev_to_string(d.dev)}, {"name", d.name}, {"size_bytes", d.size_bytes},
+      hj["devices"].push_back({{"dev", dev_to_string(d.dev)},
+                               {"name", d.name},
+                               {"size_bytes", d.size_bytes},
                                {"logical_block_size", d.logical_block_size},
-                               {"physical_block_size", d.physical_block_size}, {"model", d.model},
+                               {"physical_block_size", d.physical_block_size},
+                               {"model", d.model},
                                {"scheduler", d.scheduler}});
     std::printf("%s\n", hj.dump().c_str());
   } else if (!no_header) {
-    std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(), h.kernel_release.c_str(),
-                h.tool_version.c_str(), h.command_line.c_str());
+    std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(),
+                h.kernel_release.c_str(), h.tool_version.c_str(), h.command_line.c_str());
     for (const auto& d : h.devices)
-      std::printf("# device %s (%s) %" PRIu64 " bytes, lbs %u, pbs %u, model '%s', scheduler %s\n", d.name.c_str(),
-                  dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size, d.physical_block_size,
-                  d.model.c_str(), d.scheduler.c_str());
+      std::printf("# device %s (%s) %" PRIu64 " bytes, lbs %u, pbs %u, model '%s', scheduler %s\n",
+                  d.name.c_str(), dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size,
+                  d.physical_block_size, d.model.c_str(), d.scheduler.c_str());
     for (const auto& [k, v] : h.settings) std::printf("# setting %s = %s\n", k.c_str(), v.c_str());
-    std::printf("%-14s %-14s %-16s %7s %7s %-5s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)", "COMPLETE(s)", "COMM", "PID",
-                "TGID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)", "DTIME(us)", "NOTE");
+    std::printf("%-14s %-14s %-16s %7s %7s %-5s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
+                "COMPLETE(s)", "COMM", "PID", "TGID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
+                "DTIME(us)", "NOTE");
   }
   Request r;
   uint64_t t0 = 0;
@@ -89,19 +102,24 @@ Result<int> cmd_dump(int argc, char** argv) {
     char comp[32] = "-";
     if (r.completed()) std::snprintf(comp, sizeof comp, "%.9f", rel(r.complete_ns));
     std::string note = rec_flags_to_string(r.rec_flags);
-    if (r.error) note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
-    std::printf("%-14.9f %-14s %-16.*s %7u %7u %-5s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n", rel(r.issue_ns),
-                comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(), r.pid, r.tgid,
-                dev_to_string(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector, r.bytes,
-                static_cast<double>(r.latency_ns()) / 1e3, static_cast<double>(r.disk_time_ns) / 1e3, note.c_str());
+    if (r.error)
+      note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
+    std::printf("%-14.9f %-14s %-16.*s %7u %7u %-5s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
+                rel(r.issue_ns), comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(),
+                r.pid, r.tgid, dev_to_string(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
+                r.bytes, static_cast<double>(r.latency_ns()) / 1e3,
+                static_cast<double>(r.disk_time_ns) / 1e3, note.c_str());
   }
   if (!rd->warning().empty()) std::fprintf(stderr, "warning: %s\n", rd->warning().c_str());
   if (rd->trailer()) {
     if (json) {
-      std::printf("%s\n", nlohmann::json({{"type", "counters"}, {"counters", *rd->trailer()}}).dump().c_str());
+      std::printf(
+          "%s\n",
+          nlohmann::json({{"type", "counters"}, {"counters", *rd->trailer()}}).dump().c_str());
     } else {
       std::printf("# %" PRIu64 " requests\n", rd->records_read());
-      for (const auto& [k, v] : *rd->trailer()) std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
+      for (const auto& [k, v] : *rd->trailer())
+        std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
     }
   }
   return 0;

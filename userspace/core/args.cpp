@@ -93,8 +93,8 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
       only_pos = true;
       continue;
     }
-    auto apply = [&](const Opt* o, std::string_view shown, std::optional<std::string_view> inline_val)
-        -> Result<bool> {
+    auto apply = [&](const Opt* o, std::string_view shown,
+                     std::optional<std::string_view> inline_val) -> Result<bool> {
       if (o->long_name == "help") {
         fputs(help().c_str(), stdout);
         return false;
@@ -108,11 +108,15 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
       if (inline_val) {
         val = *inline_val;
       } else {
-        if (i + 1 >= argc) return usage_error("option " + std::string(shown) + " needs a value (" + o->metavar + ")");
+        if (i + 1 >= argc)
+          return usage_error("option " + std::string(shown) + " needs a value (" + o->metavar +
+                             ")");
         val = argv[++i];
       }
       auto st = o->set(val);
-      if (!st) return usage_error("bad value '" + std::string(val) + "' for " + std::string(shown) + ": " + st.error().message);
+      if (!st)
+        return usage_error("bad value '" + std::string(val) + "' for " + std::string(shown) + ": " +
+                           st.error().message);
       return true;
     };
     if (a[1] == '-') {
@@ -146,7 +150,8 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
       if (!*r) return false;
     }
   }
-  if (pos.size() < pos_min_) return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
+  if (pos.size() < pos_min_)
+    return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
   if (pos.size() > pos_max_) return usage_error("unexpected argument '" + pos[pos_max_] + "'");
   if (pos_out_) *pos_out_ = std::move(pos);
   return true;
@@ -159,8 +164,10 @@ std::string ArgParser::help() const {
     left += o.short_name ? std::string("-") + o.short_name + ", " : "    ";
     left += "--" + o.long_name;
     if (!o.metavar.empty()) left += " " + o.metavar;
-    if (left.size() < 30) left.resize(30, ' ');
-    else left += "\n" + std::string(30, ' ');
+    if (left.size() < 30)
+      left.resize(30, ' ');
+    else
+      left += "\n" + std::string(30, ' ');
     h += left + o.help + "\n";
   }
   if (!examples_.empty()) h += "\nExamples:\n" + examples_ + (examples_.back() == '\n' ? "" : "\n");
@@ -198,11 +205,24 @@ Result<uint64_t> parse_size(std::string_view s) {
   uint64_t mult = 1;
   char c = s.back();
   switch (c) {
-    case 'k': case 'K': mult = 1ull << 10; break;
-    case 'm': case 'M': mult = 1ull << 20; break;
-    case 'g': case 'G': mult = 1ull << 30; break;
-    case 't': case 'T': mult = 1ull << 40; break;
-    default: break;
+    case 'k':
+    case 'K':
+      mult = 1ull << 10;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1ull << 20;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1ull << 30;
+      break;
+    case 't':
+    case 'T':
+      mult = 1ull << 40;
+      break;
+    default:
+      break;
   }
   if (mult != 1) s.remove_suffix(1);
   auto v = parse_u64(s);
@@ -219,14 +239,21 @@ Result<uint64_t> parse_duration_ns(std::string_view s) {
     }
     return false;
   };
-  if (ends("ms")) mult = 1e6;
-  else if (ends("us")) mult = 1e3;
-  else if (ends("ns")) mult = 1;
-  else if (ends("s")) mult = 1e9;
-  else if (ends("m")) mult = 60e9;
-  else if (ends("h")) mult = 3600e9;
+  if (ends("ms"))
+    mult = 1e6;
+  else if (ends("us"))
+    mult = 1e3;
+  else if (ends("ns"))
+    mult = 1;
+  else if (ends("s"))
+    mult = 1e9;
+  else if (ends("m"))
+    mult = 60e9;
+  else if (ends("h"))
+    mult = 3600e9;
   auto v = parse_double(s);
-  if (!v || *v < 0) return Error("not a duration: '" + std::string(s) + "' (use e.g. 10, 1.5s, 250ms)");
+  if (!v || *v < 0)
+    return Error("not a duration: '" + std::string(s) + "' (use e.g. 10, 1.5s, 250ms)");
   return static_cast<uint64_t>(std::llround(*v * mult));
 }
 

@@ -69,10 +69,12 @@ std::vector<PartitionInfo> partitions_of(const fs::path& disk_dir) {
   std::vector<PartitionInfo> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(disk_dir, ec)) {
-    if (e.is_directory(ec) && is_partition_dir(e.path())) out.push_back(partition_from_dir(e.path()));
+    if (e.is_directory(ec) && is_partition_dir(e.path()))
+      out.push_back(partition_from_dir(e.path()));
   }
-  std::sort(out.begin(), out.end(),
-            [](const PartitionInfo& a, const PartitionInfo& b) { return a.start_sector < b.start_sector; });
+  std::sort(out.begin(), out.end(), [](const PartitionInfo& a, const PartitionInfo& b) {
+    return a.start_sector < b.start_sector;
+  });
   return out;
 }
 
@@ -85,7 +87,8 @@ Result<DeviceSelection> selection_from_dir(const fs::path& dir, std::string_view
     disk_dir = dir.parent_path();
   }
   auto d = parse_majmin(read_line(disk_dir / "dev"));
-  if (!d) return Error("device '" + std::string(spec) + "': cannot read " + (disk_dir / "dev").string());
+  if (!d)
+    return Error("device '" + std::string(spec) + "': cannot read " + (disk_dir / "dev").string());
   sel.disk = *d;
   sel.disk_name = disk_dir.filename().string();
   return sel;
@@ -100,7 +103,8 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
   if (!dev && spec[0] == '/') {
     struct stat st {};
     if (stat(spec.c_str(), &st) != 0)
-      return Error("device '" + spec + "': " + std::strerror(errno) + " (give /dev/NAME, NAME or MAJ:MIN)");
+      return Error("device '" + spec + "': " + std::strerror(errno) +
+                   " (give /dev/NAME, NAME or MAJ:MIN)");
     if (!S_ISBLK(st.st_mode)) return Error("'" + spec + "' is not a block device");
     dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
   }
@@ -125,8 +129,10 @@ Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
   info.name = dir->filename().string();
   if (auto d = parse_majmin(read_line(*dir / "dev"))) info.dev = *d;
   info.size_bytes = read_u64(*dir / "size") * 512;
-  info.logical_block_size = static_cast<uint32_t>(read_u64(*dir / "queue" / "logical_block_size", 512));
-  info.physical_block_size = static_cast<uint32_t>(read_u64(*dir / "queue" / "physical_block_size", 512));
+  info.logical_block_size =
+      static_cast<uint32_t>(read_u64(*dir / "queue" / "logical_block_size", 512));
+  info.physical_block_size =
+      static_cast<uint32_t>(read_u64(*dir / "queue" / "physical_block_size", 512));
   info.model = read_line(*dir / "device" / "model");
   if (info.model.empty()) {
     std::string backing = read_line(*dir / "loop" / "backing_file");
@@ -152,7 +158,8 @@ std::vector<DeviceInfo> list_devices(const std::string& sysfs) {
     if (!d) continue;
     if (auto info = describe_device(*d, sysfs)) out.push_back(std::move(info.value()));
   }
-  std::sort(out.begin(), out.end(), [](const DeviceInfo& a, const DeviceInfo& b) { return a.dev < b.dev; });
+  std::sort(out.begin(), out.end(),
+            [](const DeviceInfo& a, const DeviceInfo& b) { return a.dev < b.dev; });
   return out;
 }
 
@@ -193,7 +200,8 @@ std::string probe_value(blkid_probe pr, const char* name) {
 Result<DeviceSafety> probe_device_safety(const std::string& path) {
   DeviceSafety s;
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return Error("cannot open '" + path + "': " + std::strerror(errno));
+  if (stat(path.c_str(), &st) != 0)
+    return Error("cannot open '" + path + "': " + std::strerror(errno));
   s.is_block_device = S_ISBLK(st.st_mode);
   if (s.is_block_device) {
     DevT dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
@@ -246,8 +254,10 @@ Result<DeviceSafety> probe_device_safety(const std::string& path) {
     std::string type = probe_value(pr.get(), "TYPE");
     std::string usage = probe_value(pr.get(), "USAGE");
     std::string pttype = probe_value(pr.get(), "PTTYPE");
-    if (!pttype.empty()) s.signature = "partition table " + pttype;
-    else if (!type.empty()) s.signature = (usage.empty() ? "signature" : usage) + " " + type;
+    if (!pttype.empty())
+      s.signature = "partition table " + pttype;
+    else if (!type.empty())
+      s.signature = (usage.empty() ? "signature" : usage) + " " + type;
   } else if (rc < 0) {
     return Error("libblkid failed to probe '" + path + "'");
   }

@@ -53,7 +53,8 @@ void compute_disk_times(std::vector<Request>& reqs) {
 }
 
 uint64_t union_length(std::vector<Interval> iv) {
-  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(iv.begin(), iv.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
   uint64_t total = 0;
   bool open = false;
   uint64_t cs = 0, ce = 0;

@@ -80,9 +80,9 @@ TEST(DiskTime, PendingNeverGoesBelowZero) {
 TEST(DiskTime, StaleEntryDroppedKeepsIdleGapUncharged) {
   DiskTimeTracker t;
   t.issue(0);
-  t.issue(0);             // this one's completion is never seen
+  t.issue(0);  // this one's completion is never seen
   EXPECT_EQ(t.complete(10), 10u);
-  t.drop_stale();         // detected and dropped: device idle again
+  t.drop_stale();  // detected and dropped: device idle again
   t.issue(100);
   EXPECT_EQ(t.complete(110), 10u);  // not 100
 }

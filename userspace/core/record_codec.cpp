@@ -5,12 +5,17 @@
 namespace blkrr {
 namespace {
 
-uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
-int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ (v < 0 ? ~0ull : 0ull);
+}
+int64_t unzigzag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
 
 template <class T>
 void put(uint8_t* p, T v) {
-  for (size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
+  for (size_t i = 0; i < sizeof(T); ++i)
+    p[i] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
 }
 template <class T>
 T get(const uint8_t* p) {
@@ -30,7 +35,8 @@ void encode_records(const std::vector<Request>& in, std::vector<uint8_t>& out) {
     uint8_t* p = rec.data() + i * kRecordSize;
     put<uint64_t>(p + 0, zigzag(static_cast<int64_t>(r.issue_ns - prev_issue)));
     prev_issue = r.issue_ns;
-    put<uint64_t>(p + 8, r.completed() ? zigzag(static_cast<int64_t>(r.complete_ns - r.issue_ns)) + 1 : 0);
+    put<uint64_t>(p + 8,
+                  r.completed() ? zigzag(static_cast<int64_t>(r.complete_ns - r.issue_ns)) + 1 : 0);
     put<uint64_t>(p + 16, r.disk_time_ns);
     put<uint64_t>(p + 24, r.sector);
     put<uint64_t>(p + 32, r.cgroup_id);

@@ -26,20 +26,23 @@ struct OpInfo {
   char letter;
 };
 constexpr OpInfo kOps[] = {
-    {Op::kRead, "read", 'R'},           {Op::kWrite, "write", 'W'},
-    {Op::kFlush, "flush", 'F'},         {Op::kDiscard, "discard", 'D'},
-    {Op::kSecureErase, "secure-erase", 'E'}, {Op::kWriteZeroes, "write-zeroes", 'Z'},
-    {Op::kZoneAppend, "zone-append", 'A'},   {Op::kOther, "other", '?'},
+    {Op::kRead, "read", 'R'},
+    {Op::kWrite, "write", 'W'},
+    {Op::kFlush, "flush", 'F'},
+    {Op::kDiscard, "discard", 'D'},
+    {Op::kSecureErase, "secure-erase", 'E'},
+    {Op::kWriteZeroes, "write-zeroes", 'Z'},
+    {Op::kZoneAppend, "zone-append", 'A'},
+    {Op::kOther, "other", '?'},
 };
 struct FlagInfo {
   uint16_t bit;
   std::string_view name;
 };
 constexpr FlagInfo kFlags[] = {
-    {kFlagSync, "sync"},           {kFlagMeta, "meta"},   {kFlagFua, "fua"},
-    {kFlagPreflush, "preflush"},   {kFlagReadahead, "readahead"},
-    {kFlagBackground, "background"}, {kFlagNoMerge, "nomerge"}, {kFlagIdle, "idle"},
-    {kFlagPrio, "prio"},
+    {kFlagSync, "sync"},         {kFlagMeta, "meta"},           {kFlagFua, "fua"},
+    {kFlagPreflush, "preflush"}, {kFlagReadahead, "readahead"}, {kFlagBackground, "background"},
+    {kFlagNoMerge, "nomerge"},   {kFlagIdle, "idle"},           {kFlagPrio, "prio"},
 };
 }  // namespace
 
@@ -79,14 +82,30 @@ std::string rwbs(Op op, uint16_t flags) {
   std::string s;
   if (flags & kFlagPreflush) s += 'F';
   switch (op) {
-    case Op::kWrite: s += 'W'; break;
-    case Op::kRead: s += 'R'; break;
-    case Op::kDiscard: s += 'D'; break;
-    case Op::kSecureErase: s += "DE"; break;
-    case Op::kFlush: s += 'F'; break;
-    case Op::kWriteZeroes: s += "WZ"; break;
-    case Op::kZoneAppend: s += "ZA"; break;
-    case Op::kOther: s += 'N'; break;
+    case Op::kWrite:
+      s += 'W';
+      break;
+    case Op::kRead:
+      s += 'R';
+      break;
+    case Op::kDiscard:
+      s += 'D';
+      break;
+    case Op::kSecureErase:
+      s += "DE";
+      break;
+    case Op::kFlush:
+      s += 'F';
+      break;
+    case Op::kWriteZeroes:
+      s += "WZ";
+      break;
+    case Op::kZoneAppend:
+      s += "ZA";
+      break;
+    case Op::kOther:
+      s += 'N';
+      break;
   }
   if (flags & kFlagFua) s += 'F';
   if (flags & kFlagReadahead) s += 'A';

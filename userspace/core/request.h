@@ -46,28 +46,34 @@ enum RecordFlag : uint8_t {
 
 // Device numbers are kept in the kernel's internal encoding (major << 20 | minor).
 using DevT = uint32_t;
-constexpr DevT make_dev(uint32_t major, uint32_t minor) { return (major << 20) | (minor & 0xfffff); }
-constexpr uint32_t dev_major(DevT d) { return d >> 20; }
-constexpr uint32_t dev_minor(DevT d) { return d & 0xfffff; }
+constexpr DevT make_dev(uint32_t major, uint32_t minor) {
+  return (major << 20) | (minor & 0xfffff);
+}
+constexpr uint32_t dev_major(DevT d) {
+  return d >> 20;
+}
+constexpr uint32_t dev_minor(DevT d) {
+  return d & 0xfffff;
+}
 std::string dev_to_string(DevT d);  // "7:0"
 
 constexpr uint64_t kNoTime = ~0ull;  // completion time unknown
 
 struct Request {
-  uint64_t issue_ns = 0;       // CLOCK_MONOTONIC of block_rq_issue (or load start time)
+  uint64_t issue_ns = 0;           // CLOCK_MONOTONIC of block_rq_issue (or load start time)
   uint64_t complete_ns = kNoTime;  // CLOCK_MONOTONIC of the final completion
-  uint64_t disk_time_ns = 0;   // adaptive disk time charged to this request
-  uint64_t sector = 0;         // start sector (512 B) on the whole disk
+  uint64_t disk_time_ns = 0;       // adaptive disk time charged to this request
+  uint64_t sector = 0;             // start sector (512 B) on the whole disk
   uint64_t cgroup_id = 0;
   uint32_t bytes = 0;
-  DevT dev = 0;                // whole disk
-  DevT part = 0;               // partition the request fell in (== dev if none)
-  uint32_t pid = 0;            // thread id of the task that created the request
-  uint32_t tgid = 0;           // process id
-  int32_t error = 0;           // negative errno of the completion, 0 = ok
+  DevT dev = 0;       // whole disk
+  DevT part = 0;      // partition the request fell in (== dev if none)
+  uint32_t pid = 0;   // thread id of the task that created the request
+  uint32_t tgid = 0;  // process id
+  int32_t error = 0;  // negative errno of the completion, 0 = ok
   Op op = Op::kRead;
-  uint16_t flags = 0;          // ReqFlag bits
-  uint8_t rec_flags = 0;       // RecordFlag bits
+  uint16_t flags = 0;           // ReqFlag bits
+  uint8_t rec_flags = 0;        // RecordFlag bits
   std::array<char, 16> comm{};  // NUL-padded task name
 
   bool completed() const { return complete_ns != kNoTime; }
@@ -77,8 +83,8 @@ struct Request {
   void set_comm(std::string_view s);
 };
 
-std::string_view op_name(Op op);         // "read", "write", "flush", ...
-char op_letter(Op op);                   // R W F D E Z A ?
+std::string_view op_name(Op op);                 // "read", "write", "flush", ...
+char op_letter(Op op);                           // R W F D E Z A ?
 std::optional<Op> parse_op(std::string_view s);  // accepts names and letters
 std::string flags_to_string(uint16_t flags);     // "sync,meta" or ""
 // blktrace-style RWBS string, e.g. "WS", "FWFS", "RA", "D".

@@ -28,7 +28,8 @@ TEST(Request, FlagsDecode) {
   EXPECT_EQ(rwbs(Op::kFlush, kFlagPreflush), "FF");
   EXPECT_EQ(rwbs(Op::kWrite, kFlagPreflush | kFlagFua | kFlagSync), "FWFS");
   EXPECT_EQ(rwbs(Op::kRead, kFlagReadahead), "RA");
-  EXPECT_EQ(rec_flags_to_string(kRecCompletionNotSeen | kRecPartial), "completion-not-seen,partial");
+  EXPECT_EQ(rec_flags_to_string(kRecCompletionNotSeen | kRecPartial),
+            "completion-not-seen,partial");
 }
 
 TEST(Request, CommIsTruncatedAndTerminated) {

@@ -61,13 +61,15 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
-inline Error make_error(std::string msg, int code = 1) { return Error(std::move(msg), code); }
+inline Error make_error(std::string msg, int code = 1) {
+  return Error(std::move(msg), code);
+}
 
 }  // namespace blkrr
 
 // Propagate an error from an expression returning Result<...>.
-#define BLKRR_TRY(expr)                        \
-  do {                                         \
-    auto blkrr_try_r_ = (expr);                \
+#define BLKRR_TRY(expr)                             \
+  do {                                              \
+    auto blkrr_try_r_ = (expr);                     \
     if (!blkrr_try_r_) return blkrr_try_r_.error(); \
   } while (0)

@@ -39,9 +39,9 @@ Summary summarize(std::vector<double>& values) {
 }
 
 nlohmann::json to_json(const Summary& s) {
-  return {{"count", s.count}, {"min", s.min},   {"median", s.p50}, {"mean", s.mean},
-          {"p75", s.p75},     {"p90", s.p90},   {"p95", s.p95},    {"p99", s.p99},
-          {"p99.9", s.p999},  {"max", s.max},   {"stddev", s.stddev}};
+  return {{"count", s.count}, {"min", s.min}, {"median", s.p50},   {"mean", s.mean},
+          {"p75", s.p75},     {"p90", s.p90}, {"p95", s.p95},      {"p99", s.p99},
+          {"p99.9", s.p999},  {"max", s.max}, {"stddev", s.stddev}};
 }
 
 void RunningStats::add(double x) {

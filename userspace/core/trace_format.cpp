@@ -40,12 +40,18 @@ nlohmann::json header_to_json(const TraceHeader& h) {
   for (const auto& d : h.devices) {
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& p : d.partitions)
-      parts.push_back({{"dev", dev_to_string(p.dev)}, {"name", p.name},
-                       {"start_sector", p.start_sector}, {"nr_sectors", p.nr_sectors}});
-    devs.push_back({{"dev", dev_to_string(d.dev)}, {"name", d.name}, {"size_bytes", d.size_bytes},
+      parts.push_back({{"dev", dev_to_string(p.dev)},
+                       {"name", p.name},
+                       {"start_sector", p.start_sector},
+                       {"nr_sectors", p.nr_sectors}});
+    devs.push_back({{"dev", dev_to_string(d.dev)},
+                    {"name", d.name},
+                    {"size_bytes", d.size_bytes},
                     {"logical_block_size", d.logical_block_size},
-                    {"physical_block_size", d.physical_block_size}, {"model", d.model},
-                    {"scheduler", d.scheduler}, {"partitions", parts}});
+                    {"physical_block_size", d.physical_block_size},
+                    {"model", d.model},
+                    {"scheduler", d.scheduler},
+                    {"partitions", parts}});
   }
   return {{"format", "blkrr-trace"},
           {"host", h.host},
@@ -95,7 +101,8 @@ Result<TraceHeader> header_from_json(const nlohmann::json& j) {
       h.devices.push_back(std::move(di));
     }
     if (j.contains("settings"))
-      for (const auto& [k, v] : j["settings"].items()) h.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : j["settings"].items())
+        h.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
     return h;
   } catch (const std::exception& e) {
     return Error(std::string("malformed header: ") + e.what());
@@ -129,7 +136,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
   put32(buf, crc(js.data(), js.size()));
   auto st = w.write_raw(buf.data(), buf.size());
   if (!st) return st.error();
-  if (std::fflush(w.f_.get()) != 0) return Error("writing trace '" + path + "': " + std::strerror(errno));
+  if (std::fflush(w.f_.get()) != 0)
+    return Error("writing trace '" + path + "': " + std::strerror(errno));
   w.pending_.reserve(w.opts_.records_per_block);
   return w;
 }
@@ -160,15 +168,17 @@ Status TraceWriter::append(const Request& r) {
 Status TraceWriter::flush() {
   if (!f_) return Error("trace '" + path_ + "' is not open");
   if (pending_.empty()) {
-    if (std::fflush(f_.get()) != 0) return Error("writing trace '" + path_ + "': " + std::strerror(errno));
+    if (std::fflush(f_.get()) != 0)
+      return Error("writing trace '" + path_ + "': " + std::strerror(errno));
     return {};
   }
   encode_records(pending_, scratch_);
   uLongf comp_len = compressBound(static_cast<uLong>(scratch_.size()));
   packed_.resize(20 + comp_len);
-  int zr = compress2(packed_.data() + 20, &comp_len, scratch_.data(), static_cast<uLong>(scratch_.size()),
-                     opts_.zlib_level);
-  if (zr != Z_OK) return Error("compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
+  int zr = compress2(packed_.data() + 20, &comp_len, scratch_.data(),
+                     static_cast<uLong>(scratch_.size()), opts_.zlib_level);
+  if (zr != Z_OK)
+    return Error("compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
   std::vector<uint8_t> hdr;
   put32(hdr, kBlockMagic);
   put32(hdr, static_cast<uint32_t>(pending_.size()));
@@ -226,12 +236,13 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   uint16_t major = static_cast<uint16_t>(pre[8] | pre[9] << 8);
   uint16_t minor = static_cast<uint16_t>(pre[10] | pre[11] << 8);
   if (major > kTraceVersionMajor)
-    return Error("'" + path + "' has trace format " + std::to_string(major) + "." + std::to_string(minor) +
-                 ", newer than this blkrr reads (" + std::to_string(kTraceVersionMajor) +
-                 ".x): upgrade blkrr");
+    return Error("'" + path + "' has trace format " + std::to_string(major) + "." +
+                 std::to_string(minor) + ", newer than this blkrr reads (" +
+                 std::to_string(kTraceVersionMajor) + ".x): upgrade blkrr");
   if (major < kTraceVersionMajor)
-    return Error("'" + path + "' has trace format " + std::to_string(major) + "." + std::to_string(minor) +
-                 ", too old for this blkrr (reads " + std::to_string(kTraceVersionMajor) + ".x)");
+    return Error("'" + path + "' has trace format " + std::to_string(major) + "." +
+                 std::to_string(minor) + ", too old for this blkrr (reads " +
+                 std::to_string(kTraceVersionMajor) + ".x)");
   uint32_t hlen = get32(pre + 12);
   if (hlen > kMaxHeader || 16 + uint64_t{hlen} + 4 > r.file_size_)
     return Error("'" + path + "': header at offset 16 is truncated or corrupt (length " +
@@ -243,7 +254,8 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   if (crc(js.data(), js.size()) != get32(c4))
     return Error("'" + path + "': header at offset 16 is corrupt (checksum mismatch)");
   auto j = nlohmann::json::parse(js, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error("'" + path + "': header at offset 16 is not valid JSON");
+  if (j.is_discarded() || !j.is_object())
+    return Error("'" + path + "': header at offset 16 is not valid JSON");
   auto h = header_from_json(j);
   if (!h) return h.error().context("'" + path + "'");
   r.header_ = std::move(h.value());
@@ -281,7 +293,8 @@ Result<bool> TraceReader::load_block() {
       if (crc(js.data(), len) != get32(h + 8))
         return Error("'" + path_ + "': corrupt trailer" + at() + " (checksum mismatch)");
       auto j = nlohmann::json::parse(js, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
+      if (j.is_discarded() || !j.is_object())
+        return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
       Counters c;
       for (const auto& [k, v] : j.items())
         if (v.is_number_unsigned() || v.is_number_integer()) c[k] = v.get<uint64_t>();
@@ -290,9 +303,11 @@ Result<bool> TraceReader::load_block() {
       return false;
     }
     if (magic != kBlockMagic)
-      return Error("'" + path_ + "': corrupt data" + at() + " (unknown chunk; not a block or trailer)");
+      return Error("'" + path_ + "': corrupt data" + at() +
+                   " (unknown chunk; not a block or trailer)");
     if (std::fread(h + 12, 1, 8, f_.get()) != 8) return truncated("a block header");
-    uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12), want = get32(h + 16);
+    uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12),
+             want = get32(h + 16);
     if (nrec > kMaxBlockRecords || raw_len != nrec * kRecordSize)
       return Error("'" + path_ + "': corrupt block header" + at() + " (" + std::to_string(nrec) +
                    " records, " + std::to_string(raw_len) + " bytes)");

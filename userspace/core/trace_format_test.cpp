@@ -13,7 +13,8 @@ namespace blkrr {
 namespace {
 
 std::string tmp_path(const std::string& name) {
-  return (fs::temp_directory_path() / ("blkrr-tf-" + std::to_string(getpid()) + "-" + name)).string();
+  return (fs::temp_directory_path() / ("blkrr-tf-" + std::to_string(getpid()) + "-" + name))
+      .string();
 }
 
 TraceHeader sample_header() {
@@ -98,7 +99,7 @@ std::vector<Request> read_all(TraceReader& r) {
 TEST(TraceFormat, RoundTripKeepsEveryField) {
   std::string p = tmp_path("rt");
   auto reqs = random_requests(20000, 1);
-  reqs[7].complete_ns = reqs[7].issue_ns - 10;  // odd data survives too
+  reqs[7].complete_ns = reqs[7].issue_ns - 10;   // odd data survives too
   reqs[8].issue_ns = reqs[7].issue_ns - 100000;  // out of issue order (completion order)
   {
     auto w = TraceWriter::create(p, sample_header(), {.records_per_block = 3000, .zlib_level = 6});
@@ -144,7 +145,8 @@ class Damaged : public ::testing::Test {
   void SetUp() override {
     path_ = tmp_path("dmg");
     reqs_ = random_requests(10000, 3);
-    auto w = TraceWriter::create(path_, sample_header(), {.records_per_block = 1000, .zlib_level = 6});
+    auto w =
+        TraceWriter::create(path_, sample_header(), {.records_per_block = 1000, .zlib_level = 6});
     ASSERT_TRUE(w.ok());
     for (const auto& r : reqs_) ASSERT_TRUE(w->append(r).ok());
     ASSERT_TRUE(w->close({{"x", 1}}).ok());
@@ -152,7 +154,9 @@ class Damaged : public ::testing::Test {
     bytes_.assign(std::istreambuf_iterator<char>(in), {});
   }
   void TearDown() override { fs::remove(path_); }
-  void rewrite(const std::string& b) { std::ofstream(path_, std::ios::binary | std::ios::trunc) << b; }
+  void rewrite(const std::string& b) {
+    std::ofstream(path_, std::ios::binary | std::ios::trunc) << b;
+  }
   std::string path_, bytes_;
   std::vector<Request> reqs_;
 };
