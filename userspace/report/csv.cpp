@@ -1,0 +1,64 @@
+#include "report/csv.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace blkrr::report {
+
+Result<CsvFile> CsvFile::create(const std::string& path, const std::vector<std::string>& columns) {
+  CsvFile c;
+  c.path_ = path;
+  c.f_.reset(std::fopen(path.c_str(), "w"));
+  if (!c.f_) return Error("cannot create " + path + ": " + std::strerror(errno));
+  for (size_t i = 0; i < columns.size(); ++i)
+    std::fprintf(c.f_.get(), "%s%s", i ? "," : "", columns[i].c_str());
+  std::fputc('\n', c.f_.get());
+  return c;
+}
+
+std::string fmt_num(double v) {
+  char buf[64];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+void CsvFile::row(std::initializer_list<double> values) {
+  bool first = true;
+  for (double v : values) {
+    if (!first) std::fputc(',', f_.get());
+    std::fputs(fmt_num(v).c_str(), f_.get());
+    first = false;
+  }
+  std::fputc('\n', f_.get());
+  ++rows_;
+}
+
+void CsvFile::row(const std::vector<double>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) std::fputc(',', f_.get());
+    std::fputs(fmt_num(values[i]).c_str(), f_.get());
+  }
+  std::fputc('\n', f_.get());
+  ++rows_;
+}
+
+void CsvFile::text_row(const std::vector<std::string>& cells) {
+  for (size_t i = 0; i < cells.size(); ++i)
+    std::fprintf(f_.get(), "%s%s", i ? "," : "", cells[i].c_str());
+  std::fputc('\n', f_.get());
+  ++rows_;
+}
+
+Status CsvFile::close() {
+  if (!f_) return {};
+  bool bad = std::ferror(f_.get()) != 0;
+  bool close_failed = std::fclose(f_.release()) != 0;
+  if (bad || close_failed) return Error("writing " + path_ + " failed (disk full?)");
+  return {};
+}
+
+}  // namespace blkrr::report

@@ -1,0 +1,56 @@
+// One report input, read into compact Samples: a blkreplay load, a replay
+// result, a native trace (with per-process accounting) or any other input
+// format blkrr converts. Memory: 40 bytes per read/write request plus one
+// ProcInfo per process; every other request type is only counted.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "report/sample.h"
+
+namespace blkrr::report {
+
+enum class DataKind { kLoad, kTrace, kReplay };
+const char* kind_name(DataKind k);  // "load", "trace", "replay"
+
+struct ProcInfo {
+  uint32_t tgid = 0;
+  std::string comm;
+  uint64_t requests = 0, bytes = 0, disk_time_ns = 0;
+};
+
+struct Dataset {
+  std::string path;   // input file
+  std::string label;  // short name used in plots and file names
+  DataKind kind = DataKind::kLoad;
+  std::vector<Sample> samples;    // in file order (replay results: completion order)
+  std::vector<ProcInfo> procs;    // native traces; Sample::proc indexes it
+  std::vector<std::string> info;  // preamble and INFO:/WARN:/SUMMARY: lines
+  uint64_t other_requests = 0;    // flushes, discards, ... (not in samples)
+  bool fake = false;              // dry run or replay without O_DIRECT
+  std::optional<double> wraparound_factor;
+
+  bool has_latency() const;
+  bool has_delay() const;
+};
+
+// Reads any input blkrr understands. `label` empty: derived from the file name.
+Result<Dataset> load_dataset(const std::string& path, const std::string& label);
+
+// Scans the preamble/info lines for the FAKE marker and the wraparound factor.
+void apply_info_markers(Dataset& d);
+
+// The saved form (DIR/data/LABEL.requests.csv.gz): '#' lines with the kind,
+// markers, info lines and processes, then one CSV row per sample. `--bins`
+// re-reports from it without the original input.
+Status save_dataset(const Dataset& d, const std::string& path);
+Result<Dataset> load_saved_dataset(const std::string& path);
+
+// A label made of [A-Za-z0-9._-] from a file name ("run1.replay.gz" -> "run1").
+std::string label_from_path(const std::string& path);
+
+}  // namespace blkrr::report

@@ -1,0 +1,228 @@
+#include "report/plot.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace blkrr::report {
+
+namespace {
+const char* kReads[] = {"#0000ff", "#00a0e0", "#6a3d9a", "#008080", "#4060c0", "#00c0a0"};
+const char* kWrites[] = {"#ff0000", "#ff8c00", "#c00060", "#a05000", "#e04080", "#c0a000"};
+const char* kNeutral[] = {"#000000", "#2ca02c", "#808080", "#8c564b", "#9467bd", "#17becf"};
+constexpr size_t kPalette = 6;
+
+std::string fmt_width(double w) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", w);
+  return b;
+}
+
+std::string quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("''") : std::string(1, c);
+  return o + "'";
+}
+
+bool file_exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+}  // namespace
+
+std::string read_color(size_t i) {
+  return kReads[i % kPalette];
+}
+std::string write_color(size_t i) {
+  return kWrites[i % kPalette];
+}
+std::string neutral_color(size_t i) {
+  return kNeutral[i % kPalette];
+}
+
+std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
+  std::string s = "# blkrr report: " + p.title + "\n# re-plot: cd REPORT_DIR && gnuplot plots/" +
+                  p.name + ".gp\n";
+  s += "set terminal " + terminal + " size 1200,800" +
+       (terminal == "pngcairo" ? " font 'sans,11'" : "") + "\n";
+  s += "set output " + quote("plots/" + p.name + ".png") + "\n";
+  s += "set datafile separator ','\nset grid\nset key top right noenhanced box opaque\n";
+  s += "set title " + quote(p.title) + " noenhanced\n";
+  s += "set xlabel " + quote(p.xlabel) + " noenhanced\n";
+  s += "set ylabel " + quote(p.ylabel) + " noenhanced\n";
+  if (p.logx) s += "set logscale x\n";
+  if (p.logy) s += "set logscale y\n";
+  double y = 0.97;
+  int tag = 1;
+  for (const auto& n : p.notes) {
+    s += "set label " + std::to_string(tag++) + " " + quote(n) + " at screen 0.01," +
+         std::to_string(y) + " left noenhanced front\n";
+    y -= 0.03;
+  }
+  if (p.fake)
+    s += "set label " + std::to_string(tag++) +
+         " 'FAKE RESULT' at graph 0.5,0.5 center rotate by 25 font ',64' textcolor rgb "
+         "'#60ff0000' front\n";
+  s += p.extra;
+  if (!p.extra.empty() && p.extra.back() != '\n') s += "\n";
+  s += "plot ";
+  for (size_t i = 0; i < p.series.size(); ++i) {
+    const Series& x = p.series[i];
+    if (i) s += ", \\\n     ";
+    s += quote(x.file) + " skip 1 using " + x.using_ + " with " + x.style;
+    if (x.style == "points")
+      s += " pt " + std::to_string(x.point_type) + " ps " + fmt_width(x.width);
+    else
+      s += " lw " + fmt_width(x.width) + (x.dashed ? " dt 2" : "");
+    s += " lc rgb " + quote(x.color) + " title " + quote(x.title);
+  }
+  s += "\nunset output\n";
+  return s;
+}
+
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string ps = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t b = 0;
+  while (b <= ps.size()) {
+    size_t e = ps.find(':', b);
+    if (e == std::string::npos) e = ps.size();
+    std::string cand = (e > b ? ps.substr(b, e - b) : ".") + "/" + name;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    b = e + 1;
+  }
+  return "";
+}
+
+namespace {
+
+// Runs `prog args...` in `dir` with stdout/stderr appended to `log`; returns the pid.
+pid_t spawn_in(const std::string& dir, const std::string& prog,
+               const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  if (::chdir(dir.c_str()) != 0) ::_exit(126);
+  int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) {
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::close(fd);
+  }
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(prog.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(prog.c_str(), argv.data());
+  ::_exit(127);
+}
+
+int wait_status(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+Status write_text(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return Error("cannot create " + path + ": " + std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) return Error("writing " + path + " failed (disk full?)");
+  return {};
+}
+
+}  // namespace
+
+Result<RenderResult> render_plots(const std::string& dir, const std::vector<PlotSpec>& plots,
+                                  const std::string& gnuplot, int jobs) {
+  RenderResult rr;
+  std::string prog = find_program(gnuplot);
+  std::string terminal = "pngcairo";
+  std::string log = "plots/gnuplot.log";
+  ::unlink((dir + "/" + log).c_str());
+  if (!prog.empty()) {
+    // Prefer the cairo terminal; fall back to libgd's png.
+    pid_t pid = spawn_in(dir, prog, {"-e", "set terminal pngcairo"}, "/dev/null");
+    if (pid < 0 || wait_status(pid) != 0) terminal = "png";
+  }
+  for (const auto& p : plots)
+    BLKRR_TRY(write_text(dir + "/plots/" + p.name + ".gp", gnuplot_script(p, terminal)));
+  if (prog.empty()) {
+    rr.message = "gnuplot ('" + gnuplot +
+                 "') was not found: no PNG plots were drawn. The data (data/*.csv) and the scripts "
+                 "(plots/*.gp) are written; install gnuplot (e.g. apt-get install gnuplot-nox) and "
+                 "run 'cd " +
+                 dir + " && gnuplot plots/NAME.gp', or re-run 'blkrr report'.";
+    return rr;
+  }
+  jobs = std::clamp(jobs, 1, 8);
+  std::vector<std::string> scripts;
+  for (int j = 0; j < jobs; ++j) {
+    std::string body;
+    for (size_t i = static_cast<size_t>(j); i < plots.size(); i += static_cast<size_t>(jobs))
+      body += "load " + quote("plots/" + plots[i].name + ".gp") + "\n";
+    if (body.empty()) continue;
+    std::string name = "plots/all-" + std::to_string(j) + ".gp";
+    BLKRR_TRY(write_text(dir + "/" + name, body));
+    scripts.push_back(name);
+  }
+  std::vector<pid_t> pids;
+  for (const auto& s : scripts) pids.push_back(spawn_in(dir, prog, {s}, log));
+  bool failed = false;
+  for (pid_t pid : pids) failed |= pid < 0 || wait_status(pid) != 0;
+  for (const auto& s : scripts) ::unlink((dir + "/" + s).c_str());
+  rr.ran = true;
+  for (const auto& p : plots) rr.produced += file_exists(dir + "/plots/" + p.name + ".png");
+  if (failed || rr.produced != plots.size())
+    rr.message = "gnuplot reported problems (" + std::to_string(rr.produced) + " of " +
+                 std::to_string(plots.size()) + " plots drawn); see " + dir + "/" + log;
+  return rr;
+}
+
+Thinner::Thinner(double x0, double x1, bool logx, double y0, double y1, bool logy, int w, int h)
+    : x0_(x0),
+      x1_(x1),
+      y0_(y0),
+      y1_(y1),
+      logx_(logx),
+      logy_(logy),
+      w_(w),
+      h_(h),
+      used_(static_cast<size_t>(w) * static_cast<size_t>(h), false) {
+  if (logx_) {
+    x0_ = std::log(std::max(x0_, 1e-300));
+    x1_ = std::log(std::max(x1_, 1e-300));
+  }
+  if (logy_) {
+    y0_ = std::log(std::max(y0_, 1e-300));
+    y1_ = std::log(std::max(y1_, 1e-300));
+  }
+}
+
+int Thinner::cell(double v, double lo, double hi, bool log, int n) const {
+  if (log) v = std::log(std::max(v, 1e-300));
+  if (!(hi > lo)) return 0;
+  double f = (v - lo) / (hi - lo) * n;
+  return std::clamp(static_cast<int>(f), 0, n - 1);
+}
+
+bool Thinner::keep(double x, double y) {
+  size_t c = static_cast<size_t>(cell(y, y0_, y1_, logy_, h_)) * static_cast<size_t>(w_) +
+             static_cast<size_t>(cell(x, x0_, x1_, logx_, w_));
+  if (used_[c]) return false;
+  used_[c] = true;
+  return true;
+}
+
+}  // namespace blkrr::report

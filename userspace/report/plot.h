@@ -1,0 +1,74 @@
+// Plots as gnuplot scripts over CSV data files, rendered by gnuplot running as
+// a child process. Layout under the report directory: data/*.csv (the data),
+// plots/NAME.gp (one script per plot, runnable as `cd DIR && gnuplot
+// plots/NAME.gp`), plots/NAME.png.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace blkrr::report {
+
+// Colours: reads blue, writes red; further datasets get related shades.
+std::string read_color(size_t dataset);
+std::string write_color(size_t dataset);
+std::string neutral_color(size_t dataset);  // totals, originals, demanded
+
+struct Series {
+  std::string title;
+  std::string file;              // relative to the report directory, e.g. "data/x.csv"
+  std::string using_;            // gnuplot "using" clause, e.g. "1:2"
+  std::string style = "points";  // points, lines, steps, linespoints, impulses
+  std::string color = "#000000";
+  int point_type = 7;
+  double width = 1.5;  // line width, or point size for points
+  bool dashed = false;
+};
+
+struct PlotSpec {
+  std::string name;  // file stem
+  std::string title, xlabel, ylabel;
+  bool logx = false, logy = false;
+  bool fake = false;               // stamp "FAKE RESULT"
+  std::vector<std::string> notes;  // printed at the top left (e.g. wraparound factor)
+  std::vector<Series> series;
+  std::string extra;  // additional gnuplot commands (ranges, tics)
+};
+
+// The gnuplot script of one plot; `terminal` is "pngcairo" or "png".
+std::string gnuplot_script(const PlotSpec& p, const std::string& terminal);
+
+struct RenderResult {
+  bool ran = false;     // gnuplot was found and run
+  std::string message;  // why not, or the error log location
+  size_t produced = 0;  // PNG files present afterwards
+};
+
+// Writes plots/NAME.gp for every plot and, when gnuplot can be found
+// (`gnuplot` is a command name or path), runs it with the report directory
+// as working directory, in `jobs` parallel processes.
+Result<RenderResult> render_plots(const std::string& dir, const std::vector<PlotSpec>& plots,
+                                  const std::string& gnuplot, int jobs);
+
+// Locates a program like the shell would ("" when not found).
+std::string find_program(const std::string& name);
+
+// Keeps at most one point per cell of a w x h grid over the plot area, so a
+// scatter plot of millions of requests is drawn from what is visible.
+class Thinner {
+ public:
+  Thinner(double x0, double x1, bool logx, double y0, double y1, bool logy, int w = 1200,
+          int h = 800);
+  bool keep(double x, double y);
+
+ private:
+  int cell(double v, double lo, double hi, bool log, int n) const;
+  double x0_, x1_, y0_, y1_;
+  bool logx_, logy_;
+  int w_, h_;
+  std::vector<bool> used_;
+};
+
+}  // namespace blkrr::report
