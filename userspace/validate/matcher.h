@@ -1,0 +1,22 @@
+// The matching engine of the validator: which block-layer requests served
+// which replayed requests, allowing splits and merges. Pure computation, no
+// BPF: the live validator and `blkrr validate` both end here.
+#pragma once
+
+#include <vector>
+
+#include "core/request.h"
+#include "validate/model.h"
+
+namespace blkrr::validate {
+
+// Compares `replayed` with the block-layer requests `observed` (sectors on the
+// whole disk, same clock) and fills the report. `losses` comes from the
+// capture counters (losses_from_counters); the per-record parts (completions
+// not seen, issue not seen) are counted here. Runs in O((n + m) log k) time,
+// k being the number of replayed requests whose time windows overlap.
+Report match_requests(const std::vector<ReplayedRequest>& replayed,
+                      const std::vector<Request>& observed, const Losses& losses,
+                      const MatchOptions& opts);
+
+}  // namespace blkrr::validate

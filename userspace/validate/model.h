@@ -1,0 +1,159 @@
+// Inputs and output of the replay validator: what the replayer did, what the
+// block layer did, and the report comparing the two. See docs/validate.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/request.h"
+#include "core/stats.h"
+#include "core/trace_format.h"
+
+namespace blkrr::validate {
+
+// What happened to one request of the load in the replay.
+enum class ReplayStatus : uint8_t {
+  kDone,        // submitted and completed without error
+  kFailed,      // submitted, completed with an error or a short transfer
+  kDropped,     // deliberately not submitted (--cmode drop): expected missing
+  kNotStarted,  // never submitted (replay interrupted): not checked
+};
+const char* status_name(ReplayStatus s);
+
+// One request as the replayer submitted it. Sectors are on the whole disk
+// (the partition offset applied); times are on the clock of the block-layer
+// records (CLOCK_MONOTONIC for the live validator).
+struct ReplayedRequest {
+  uint64_t id = 0;  // sequence number of the request in the load (shown in reports)
+  uint64_t sector = 0;
+  uint32_t sectors = 0;  // 0 for a flush
+  Op op = Op::kRead;
+  ReplayStatus status = ReplayStatus::kDone;
+  uint64_t submit_ns = 0;
+  uint64_t complete_ns = kNoTime;  // kNoTime: completion time unknown
+
+  bool submitted() const {
+    return status == ReplayStatus::kDone || status == ReplayStatus::kFailed;
+  }
+};
+
+struct MatchOptions {
+  // A block-layer request serves a replayed request only if it was issued in
+  // [submit - pre_slack, complete + post_slack] and completed before
+  // complete + post_slack.
+  uint64_t pre_slack_ns = 1'000'000;
+  uint64_t post_slack_ns = 1'000'000;
+  // Window length after submit when the replayer's completion time is unknown.
+  uint64_t open_window_ns = 1'000'000'000;
+  // False when the device has no volatile write cache: the kernel then ends
+  // flushes without sending a request, so unseen flushes are expected.
+  bool flush_reaches_device = true;
+  // Completion records the capture missed make the verdict "unknown" even
+  // when the replayer saw those requests complete.
+  bool strict_completions = false;
+  size_t max_listed = 1000;  // cap of each list in the report (counts stay exact)
+  bool per_request = false;  // keep the latency pair of every covered request
+};
+
+struct RequestRef {
+  uint64_t id = 0;
+  uint64_t sector = 0;
+  uint32_t sectors = 0;
+  Op op = Op::kRead;
+  ReplayStatus status = ReplayStatus::kDone;
+};
+
+enum class AlterKind : uint8_t {
+  kOp,      // the block layer saw these sectors with another operation
+  kShort,   // only part of the sectors reached the block layer
+  kLarger,  // fully served, but by a request that also carried foreign sectors
+};
+const char* alter_name(AlterKind k);
+
+struct AlteredRequest {
+  RequestRef req;
+  AlterKind kind = AlterKind::kOp;
+  Op seen_op = Op::kRead;
+  uint64_t seen_sector = 0;  // extent of the block-layer requests involved
+  uint32_t seen_sectors = 0;
+  uint32_t covered_sectors = 0;  // sectors of the request they served
+};
+
+struct ForeignIo {
+  uint64_t sector = 0;
+  uint32_t sectors = 0;
+  Op op = Op::kRead;
+  uint32_t pid = 0;  // process id (tgid)
+  std::string comm;
+  uint64_t issue_ns = 0;
+};
+
+struct ForeignProcess {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+};
+
+struct LatencyPair {
+  uint64_t id = 0;
+  uint64_t replay_ns = 0;  // completion seen by the replayer - submission
+  uint64_t block_ns = 0;   // last block-layer completion - first issue
+};
+
+// Events the capture lost, which can hide requests from the validator.
+struct Losses {
+  uint64_t ringbuf_full = 0;                // records the kernel could not queue
+  uint64_t inflight_full = 0;               // issues the kernel could not track
+  uint64_t completion_without_issue = 0;    // issues never seen
+  uint64_t issue_not_seen_records = 0;      // records flagged "issue not seen"
+  uint64_t completion_not_seen = 0;         // records without completion (all)
+  uint64_t completion_not_seen_served = 0;  // ... of which served replayed requests
+  uint64_t reader_lost = 0;                 // records lost in user space
+  bool counters_missing = false;            // the trace carries no loss counters
+  bool strict_completions = false;
+  // Losses that may hide a request (see docs/validate.md for the rule).
+  bool hides_requests() const;
+};
+
+enum class Verdict { kComplete, kIncomplete, kUnknown };
+const char* verdict_name(Verdict v);
+
+struct Report {
+  // Replayed requests by status.
+  uint64_t replayed = 0, submitted = 0, done = 0, failed = 0, dropped = 0, not_started = 0;
+  uint64_t covered = 0;  // submitted requests whose every sector the block layer served
+  uint64_t missing_count = 0, altered_count = 0, expected_missing_count = 0;
+  uint64_t flushes_absorbed = 0;  // flushes ended by the kernel (no write cache), not counted
+  // Block-layer requests.
+  uint64_t observed = 0, matched_block = 0, foreign_count = 0, foreign_bytes = 0;
+  uint64_t partly_foreign = 0;  // served replayed requests and carried foreign sectors
+  uint64_t split_requests = 0, split_pieces = 0;   // requests served by >= 2 block requests
+  uint64_t merged_block = 0, merged_requests = 0;  // block requests serving >= 2 requests
+  std::vector<RequestRef> missing, expected_missing;
+  std::vector<AlteredRequest> altered;
+  std::vector<ForeignIo> foreign;
+  std::vector<ForeignProcess> foreign_by_process;  // most requests first
+  // Latencies of covered requests, microseconds.
+  Summary replay_latency_us, block_latency_us, overhead_us;
+  uint64_t latency_unknown = 0;          // covered, but a block completion time was not seen
+  std::vector<LatencyPair> per_request;  // only with MatchOptions::per_request
+  Losses losses;
+  Verdict verdict = Verdict::kUnknown;
+  std::string verdict_reason;
+  std::vector<std::string> notes;  // time alignment, assumptions, warnings
+  MatchOptions options;
+
+  double completeness_pct() const {
+    return submitted ? 100.0 * static_cast<double>(covered) / static_cast<double>(submitted)
+                     : 100.0;
+  }
+};
+
+// Reads the loss counters of a capture (Capture::counters() or the trailer of
+// a native trace) into `l`.
+void losses_from_counters(const Counters& c, Losses& l);
+
+}  // namespace blkrr::validate

@@ -1,0 +1,197 @@
+#include "validate/report_io.h"
+
+#include <cctype>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+
+namespace blkrr::validate {
+namespace {
+
+nlohmann::json ref_json(const RequestRef& r) {
+  return {{"id", r.id},
+          {"sector", r.sector},
+          {"sectors", r.sectors},
+          {"op", std::string(op_name(r.op))},
+          {"status", status_name(r.status)}};
+}
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+std::string ref_text(const RequestRef& r) {
+  return fmt("#%" PRIu64 " %s sector %" PRIu64 " +%u", r.id, std::string(op_name(r.op)).c_str(),
+             r.sector, r.sectors);
+}
+
+std::string bytes_text(uint64_t b) {
+  if (b >= (10ull << 20)) return fmt("%.1f MiB", static_cast<double>(b) / (1 << 20));
+  if (b >= (10ull << 10)) return fmt("%.1f KiB", static_cast<double>(b) / (1 << 10));
+  return fmt("%" PRIu64 " B", b);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r) {
+  using nlohmann::json;
+  json j;
+  j["verdict"] = verdict_name(r.verdict);
+  j["verdict_reason"] = r.verdict_reason;
+  j["completeness_pct"] = r.completeness_pct();
+  j["requests"] = {{"replayed", r.replayed},
+                   {"submitted", r.submitted},
+                   {"done", r.done},
+                   {"failed", r.failed},
+                   {"dropped", r.dropped},
+                   {"not_started", r.not_started},
+                   {"covered", r.covered},
+                   {"missing", r.missing_count},
+                   {"altered", r.altered_count},
+                   {"expected_missing", r.expected_missing_count},
+                   {"flushes_absorbed", r.flushes_absorbed}};
+  j["block_requests"] = {{"observed", r.observed},
+                         {"matched", r.matched_block},
+                         {"foreign", r.foreign_count},
+                         {"foreign_bytes", r.foreign_bytes},
+                         {"partly_foreign", r.partly_foreign}};
+  j["splits"] = {{"requests", r.split_requests}, {"pieces", r.split_pieces}};
+  j["merges"] = {{"block_requests", r.merged_block}, {"requests", r.merged_requests}};
+  json miss = json::array(), exp = json::array(), alt = json::array(), fo = json::array(),
+       fp = json::array();
+  for (const auto& m : r.missing) miss.push_back(ref_json(m));
+  for (const auto& m : r.expected_missing) {
+    json e = ref_json(m);
+    e["reason"] = "dropped by the replay (--cmode drop)";
+    exp.push_back(e);
+  }
+  for (const auto& a : r.altered) {
+    json e = ref_json(a.req);
+    e["kind"] = alter_name(a.kind);
+    e["seen_op"] = std::string(op_name(a.seen_op));
+    e["seen_sector"] = a.seen_sector;
+    e["seen_sectors"] = a.seen_sectors;
+    e["covered_sectors"] = a.covered_sectors;
+    alt.push_back(e);
+  }
+  for (const auto& f : r.foreign)
+    fo.push_back({{"sector", f.sector},
+                  {"sectors", f.sectors},
+                  {"op", std::string(op_name(f.op))},
+                  {"pid", f.pid},
+                  {"comm", f.comm},
+                  {"issue_ns", f.issue_ns}});
+  for (const auto& p : r.foreign_by_process)
+    fp.push_back({{"pid", p.pid}, {"comm", p.comm}, {"requests", p.requests}, {"bytes", p.bytes}});
+  j["missing"] = miss;
+  j["expected_missing"] = exp;
+  j["altered"] = alt;
+  j["foreign"] = fo;
+  j["foreign_by_process"] = fp;
+  j["lists_capped_at"] = r.options.max_listed;
+  j["latency_us"] = {{"replay", blkrr::to_json(r.replay_latency_us)},
+                     {"block", blkrr::to_json(r.block_latency_us)},
+                     {"overhead", blkrr::to_json(r.overhead_us)},
+                     {"unknown", r.latency_unknown}};
+  if (r.options.per_request) {
+    json pr = json::array();
+    for (const auto& p : r.per_request) pr.push_back({p.id, p.replay_ns, p.block_ns});
+    j["per_request"] = {{"columns", {"id", "replay_ns", "block_ns"}}, {"rows", pr}};
+  }
+  const Losses& l = r.losses;
+  j["losses"] = {{"ringbuf_reserve_failed", l.ringbuf_full},
+                 {"inflight_map_full", l.inflight_full},
+                 {"completion_without_issue", l.completion_without_issue},
+                 {"issue_not_seen_records", l.issue_not_seen_records},
+                 {"completion_not_seen", l.completion_not_seen},
+                 {"completion_not_seen_served", l.completion_not_seen_served},
+                 {"records_lost_in_user_space", l.reader_lost},
+                 {"counters_missing", l.counters_missing},
+                 {"hides_requests", l.hides_requests()}};
+  j["settings"] = {{"pre_slack_ns", r.options.pre_slack_ns},
+                   {"post_slack_ns", r.options.post_slack_ns},
+                   {"open_window_ns", r.options.open_window_ns},
+                   {"flush_reaches_device", r.options.flush_reaches_device},
+                   {"strict_completions", r.options.strict_completions}};
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string format_text(const Report& r, size_t list_lines) {
+  std::string s;
+  std::string verdict = verdict_name(r.verdict);
+  for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  s += fmt("validate: %s  %.3f%% of %" PRIu64
+           " submitted requests served by the block layer (%" PRIu64 " covered)\n",
+           verdict.c_str(), r.completeness_pct(), r.submitted, r.covered);
+  s += "  " + r.verdict_reason + "\n";
+  s += fmt("  missing %" PRIu64 ", altered %" PRIu64 ", dropped (expected missing) %" PRIu64
+           ", not started %" PRIu64 ", failed %" PRIu64 "\n",
+           r.missing_count, r.altered_count, r.expected_missing_count, r.not_started, r.failed);
+  s += fmt("  block layer: %" PRIu64 " requests, %" PRIu64 " foreign (%s), %" PRIu64
+           " partly foreign\n",
+           r.observed, r.foreign_count, bytes_text(r.foreign_bytes).c_str(), r.partly_foreign);
+  s += fmt("  splits: %" PRIu64 " requests in %" PRIu64 " pieces; merges: %" PRIu64
+           " block requests serving %" PRIu64 " requests\n",
+           r.split_requests, r.split_pieces, r.merged_block, r.merged_requests);
+  if (r.flushes_absorbed)
+    s += fmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",
+             r.flushes_absorbed);
+  if (r.block_latency_us.count) {
+    s += fmt("  latency us     median      p99    p99.9      max\n");
+    auto row = [&](const char* n, const Summary& x) {
+      s += fmt("    %-9s %9.1f %8.1f %8.1f %8.1f\n", n, x.p50, x.p99, x.p999, x.max);
+    };
+    row("replay", r.replay_latency_us);
+    row("block", r.block_latency_us);
+    row("overhead", r.overhead_us);
+  }
+  if (r.latency_unknown)
+    s += fmt("  latency unknown (completion not captured): %" PRIu64 " requests\n",
+             r.latency_unknown);
+  const Losses& l = r.losses;
+  s +=
+      fmt("  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64 ", issue not seen %" PRIu64
+          ", completion not seen %" PRIu64 " (%" PRIu64 " of them served replayed requests)%s\n",
+          l.ringbuf_full, l.inflight_full, l.completion_without_issue + l.issue_not_seen_records,
+          l.completion_not_seen, l.completion_not_seen_served,
+          l.counters_missing ? ", loss counters missing" : "");
+  auto list = [&](const char* title, size_t total, auto&& each) {
+    if (total == 0) return;
+    s += fmt("  %s (%zu):\n", title, total);
+    each();
+  };
+  list("missing", r.missing_count, [&] {
+    for (size_t i = 0; i < r.missing.size() && i < list_lines; i++)
+      s += "    " + ref_text(r.missing[i]) + "\n";
+  });
+  list("altered", r.altered_count, [&] {
+    for (size_t i = 0; i < r.altered.size() && i < list_lines; i++) {
+      const auto& a = r.altered[i];
+      s += fmt("    %s: %s, seen %s sector %" PRIu64 " +%u\n", ref_text(a.req).c_str(),
+               alter_name(a.kind), std::string(op_name(a.seen_op)).c_str(), a.seen_sector,
+               a.seen_sectors);
+    }
+  });
+  list("dropped by the replay, expected missing", r.expected_missing_count, [&] {
+    for (size_t i = 0; i < r.expected_missing.size() && i < list_lines; i++)
+      s += "    " + ref_text(r.expected_missing[i]) + "\n";
+  });
+  list("foreign I/O by process", r.foreign_by_process.size(), [&] {
+    for (size_t i = 0; i < r.foreign_by_process.size() && i < list_lines; i++) {
+      const auto& p = r.foreign_by_process[i];
+      s += fmt("    %s[%u]: %" PRIu64 " requests, %s\n", p.comm.c_str(), p.pid, p.requests,
+               bytes_text(p.bytes).c_str());
+    }
+  });
+  for (const auto& n : r.notes) s += "  note: " + n + "\n";
+  return s;
+}
+
+}  // namespace blkrr::validate
