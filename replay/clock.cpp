@@ -1,0 +1,51 @@
+#include "replay/clock.h"
+
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <cerrno>
+
+namespace blkrr::replay {
+
+namespace {
+uint64_t read_clock(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
+uint64_t monotonic_now_ns() {
+  return read_clock(CLOCK_MONOTONIC);
+}
+
+MonotonicClock::MonotonicClock() {
+  // The default 50 us timer slack would make every sleep late by up to 50 us.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+}
+
+uint64_t MonotonicClock::now_ns() {
+  return read_clock(CLOCK_MONOTONIC);
+}
+
+uint64_t MonotonicClock::realtime_ns() {
+  return read_clock(CLOCK_REALTIME);
+}
+
+void MonotonicClock::sleep_until(uint64_t t) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(t / 1'000'000'000ull);
+  ts.tv_nsec = static_cast<long>(t % 1'000'000'000ull);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+void MonotonicClock::relax(uint64_t) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+}  // namespace blkrr::replay

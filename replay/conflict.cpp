@@ -1,0 +1,56 @@
+#include "replay/conflict.h"
+
+#include <string>
+
+namespace blkrr::replay {
+
+Result<ConflictMode> parse_cmode(std::string_view s) {
+  if (s == "conflicts") return ConflictMode::kConflicts;
+  if (s == "drop") return ConflictMode::kDrop;
+  if (s == "partial") return ConflictMode::kPartial;
+  if (s == "ordering") return ConflictMode::kOrdering;
+  return Error("unknown cmode '" + std::string(s) + "' (use conflicts, drop, partial or ordering)",
+               2);
+}
+
+std::string_view cmode_name(ConflictMode m) {
+  switch (m) {
+    case ConflictMode::kConflicts:
+      return "conflicts";
+    case ConflictMode::kDrop:
+      return "drop";
+    case ConflictMode::kPartial:
+      return "partial";
+    case ConflictMode::kOrdering:
+      return "ordering";
+  }
+  return "?";
+}
+
+Result<int> parse_strong(std::string_view s) {
+  if (s == "0") return 0;
+  if (s == "1") return 1;
+  if (s == "2") return 2;
+  return Error("--strong must be 0, 1 or 2, got '" + std::string(s) + "'", 2);
+}
+
+void ExtentSet::insert(uint64_t id, uint64_t start, uint64_t end, bool write) {
+  by_start_[{start, id}] = Entry{end, write};
+  if (end - start > max_len_) max_len_ = end - start;
+}
+
+void ExtentSet::erase(uint64_t id, uint64_t start) {
+  by_start_.erase({start, id});
+}
+
+bool ExtentSet::conflicts(uint64_t start, uint64_t end, bool write, int strong) const {
+  if (by_start_.empty() || end <= start) return false;
+  uint64_t from = start > max_len_ ? start - max_len_ : 0;
+  for (auto it = by_start_.lower_bound({from, 0}); it != by_start_.end(); ++it) {
+    if (it->first.first >= end) break;
+    if (it->second.end > start && kinds_conflict(strong, write, it->second.write)) return true;
+  }
+  return false;
+}
+
+}  // namespace blkrr::replay

@@ -1,0 +1,64 @@
+#include "replay/conflict.h"
+
+#include <gtest/gtest.h>
+
+namespace blkrr::replay {
+namespace {
+
+TEST(Conflict, StrongLevels) {
+  // strong 0: write/write only
+  EXPECT_TRUE(kinds_conflict(0, true, true));
+  EXPECT_FALSE(kinds_conflict(0, true, false));
+  EXPECT_FALSE(kinds_conflict(0, false, false));
+  // strong 1: any write involved
+  EXPECT_TRUE(kinds_conflict(1, true, false));
+  EXPECT_TRUE(kinds_conflict(1, false, true));
+  EXPECT_FALSE(kinds_conflict(1, false, false));
+  // strong 2: any overlap
+  EXPECT_TRUE(kinds_conflict(2, false, false));
+}
+
+TEST(ExtentSet, OverlapAndAdjacency) {
+  ExtentSet s;
+  s.insert(1, 100, 108, true);
+  EXPECT_TRUE(s.conflicts(104, 112, true, 0));
+  EXPECT_TRUE(s.conflicts(96, 101, true, 0));
+  EXPECT_FALSE(s.conflicts(108, 116, true, 2));  // adjacent, not overlapping
+  EXPECT_FALSE(s.conflicts(92, 100, true, 2));
+  EXPECT_FALSE(s.conflicts(104, 112, false, 0));  // read vs write at strong 0
+  EXPECT_TRUE(s.conflicts(104, 112, false, 1));
+}
+
+TEST(ExtentSet, LongExtentFoundFromFarAway) {
+  ExtentSet s;
+  s.insert(1, 0, 10'000, false);
+  s.insert(2, 5000, 5008, false);
+  EXPECT_TRUE(s.conflicts(9000, 9008, true, 1));  // inside the long one only
+  s.erase(1, 0);
+  EXPECT_FALSE(s.conflicts(9000, 9008, true, 1));
+  EXPECT_TRUE(s.conflicts(5004, 5005, true, 1));
+  s.erase(2, 5000);
+  EXPECT_TRUE(s.empty());
+}
+
+TEST(ExtentSet, SameStartDifferentIds) {
+  ExtentSet s;
+  s.insert(1, 50, 58, false);
+  s.insert(2, 50, 58, true);
+  EXPECT_EQ(s.size(), 2u);
+  EXPECT_TRUE(s.conflicts(50, 51, true, 0));
+  s.erase(2, 50);
+  EXPECT_FALSE(s.conflicts(50, 51, true, 0));
+  EXPECT_TRUE(s.conflicts(50, 51, true, 1));
+}
+
+TEST(Conflict, Parse) {
+  EXPECT_EQ(*parse_cmode("drop"), ConflictMode::kDrop);
+  EXPECT_EQ(*parse_cmode("partial"), ConflictMode::kPartial);
+  EXPECT_FALSE(parse_cmode("bogus").ok());
+  EXPECT_EQ(*parse_strong("2"), 2);
+  EXPECT_FALSE(parse_strong("3").ok());
+}
+
+}  // namespace
+}  // namespace blkrr::replay

@@ -1,0 +1,114 @@
+#include "replay/planner.h"
+
+#include <string>
+
+namespace blkrr::replay {
+
+namespace {
+constexpr size_t kMaxReorder = 1u << 20;  // bounds memory whatever the input does
+}
+
+Planner::Planner(RequestSource& src, const Schedule& sched, DeviceMap& map,
+                 uint64_t reorder_window_ns)
+    : src_(src),
+      sched_(sched),
+      map_(map),
+      reorder_(!src.info().sorted_by_issue),
+      window_ns_(reorder_window_ns),
+      absolute_(src.info().absolute_time) {}
+
+Result<bool> Planner::next_in_order(Request& out) {
+  if (!reorder_) {
+    auto r = src_.next(out);
+    if (r.ok() && *r) ++c_.read;
+    return r;
+  }
+  while (!src_done_) {
+    if (!heap_.empty() &&
+        (heap_.size() >= kMaxReorder || heap_.top().second.issue_ns + window_ns_ <= max_issue_))
+      break;
+    Request q;
+    auto r = src_.next(q);
+    if (!r) return r.error();
+    if (!*r) {
+      src_done_ = true;
+      break;
+    }
+    ++c_.read;
+    if (q.issue_ns > max_issue_) max_issue_ = q.issue_ns;
+    heap_.emplace(arrivals_++, q);
+  }
+  if (heap_.empty()) return false;
+  out = heap_.top().second;
+  heap_.pop();
+  if (out.issue_ns < last_emitted_) {
+    ++c_.out_of_order;
+    out.issue_ns = last_emitted_;
+  }
+  last_emitted_ = out.issue_ns;
+  return true;
+}
+
+Result<bool> Planner::next(PlannedRequest& out) {
+  for (;;) {
+    Request q;
+    auto r = next_in_order(q);
+    if (!r) return r.error();
+    if (!*r) return false;
+    const uint64_t seq = seq_++;
+    if (!have_base_) {
+      have_base_ = true;
+      base_ = absolute_ ? q.issue_ns : 0;
+    }
+    const uint64_t load_ns = q.issue_ns > base_ ? q.issue_ns - base_ : 0;
+    switch (sched_.classify(load_ns)) {
+      case WindowPos::kBefore:
+        ++c_.before_window;
+        continue;
+      case WindowPos::kAfter:
+        c_.after_window = 1;
+        return false;
+      case WindowPos::kInside:
+        break;
+    }
+    PlannedRequest p;
+    p.seq = seq;
+    p.load_ns = load_ns;
+    p.due_ns = sched_.due_offset_ns(load_ns);
+    p.orig_sector = q.sector;
+    p.orig_sectors = (q.bytes + 511) / 512;
+    p.op = q.op;
+    p.pid = q.pid;
+    if (q.op == Op::kFlush) {
+      ++c_.planned_flushes;
+    } else if (q.op == Op::kRead || q.op == Op::kWrite) {
+      MappedExtent m;
+      auto o = map_.map(p.orig_sector, p.orig_sectors, m,
+                        "request " + std::to_string(seq) + " of the load");
+      if (!o) return o.error();
+      if (*o == DeviceMap::Outcome::kSkipped) {
+        ++c_.skipped_map;
+        continue;
+      }
+      p.sector = m.sector;
+      p.sectors = m.sectors;
+      if (q.op == Op::kRead) {
+        ++c_.planned_reads;
+        c_.planned_bytes_read += uint64_t{m.sectors} * 512;
+      } else {
+        ++c_.planned_writes;
+        c_.planned_bytes_written += uint64_t{m.sectors} * 512;
+      }
+    } else {
+      ++c_.unsupported_ops;
+      continue;
+    }
+    if (c_.planned == 0) c_.first_load_ns = load_ns;
+    c_.last_load_ns = load_ns;
+    ++c_.planned;
+    out = p;
+    return true;
+  }
+}
+
+}  // namespace blkrr::replay

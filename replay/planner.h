@@ -1,0 +1,70 @@
+// Turns the input stream into planned requests: issue-time order (native
+// traces are written in completion order), load time, window, supported
+// operations, device mapping and due time.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "converters/source.h"
+#include "replay/device_map.h"
+#include "replay/record.h"
+#include "replay/schedule.h"
+
+namespace blkrr::replay {
+
+struct PlanCounters {
+  uint64_t read = 0;             // requests read from the input
+  uint64_t before_window = 0;    // skipped: before --start
+  uint64_t after_window = 0;     // 1 when reading stopped at the end of the window
+  uint64_t unsupported_ops = 0;  // skipped: discard, secure erase, ... (only read, write, flush)
+  uint64_t skipped_map = 0;      // skipped by the device mapping (alignment, too large)
+  uint64_t out_of_order = 0;     // arrived later than the reorder window allowed; started late
+  uint64_t planned = 0;          // handed to the replayer
+  uint64_t planned_reads = 0, planned_writes = 0, planned_flushes = 0;
+  uint64_t planned_bytes_read = 0, planned_bytes_written = 0;
+  uint64_t first_load_ns = 0, last_load_ns = 0;  // of planned requests
+};
+
+class Planner {
+ public:
+  // `reorder_window_ns`: how far out of issue order the input may be (used
+  // when the source says it is not sorted by issue time).
+  Planner(RequestSource& src, const Schedule& sched, DeviceMap& map,
+          uint64_t reorder_window_ns = 10'000'000'000ull);
+
+  Result<bool> next(PlannedRequest& out);
+  const PlanCounters& counters() const { return c_; }
+  // Load time of a request as the planner sees it (for the first request: 0
+  // when the input uses absolute clock readings).
+  uint64_t base_ns() const { return base_; }
+
+ private:
+  Result<bool> next_in_order(Request& out);
+  struct Later {
+    bool operator()(const std::pair<uint64_t, Request>& a,
+                    const std::pair<uint64_t, Request>& b) const {
+      if (a.second.issue_ns != b.second.issue_ns) return a.second.issue_ns > b.second.issue_ns;
+      return a.first > b.first;
+    }
+  };
+
+  RequestSource& src_;
+  const Schedule& sched_;
+  DeviceMap& map_;
+  bool reorder_;
+  uint64_t window_ns_;
+  bool absolute_;
+  bool have_base_ = false;
+  uint64_t base_ = 0;
+  uint64_t seq_ = 0;
+  bool src_done_ = false;
+  uint64_t arrivals_ = 0, max_issue_ = 0, last_emitted_ = 0;
+  std::priority_queue<std::pair<uint64_t, Request>, std::vector<std::pair<uint64_t, Request>>,
+                      Later>
+      heap_;
+  PlanCounters c_;
+};
+
+}  // namespace blkrr::replay

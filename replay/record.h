@@ -1,0 +1,57 @@
+// What the replay did with each request of the load, and the interface for
+// whoever consumes that (result file, statistics, a validator).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "core/request.h"
+
+namespace blkrr::replay {
+
+// One request of the load, planned for the device.
+struct PlannedRequest {
+  uint64_t seq = 0;      // index of the request in the load (0 = first)
+  uint64_t load_ns = 0;  // recorded time since the start of the load
+  uint64_t due_ns = 0;   // due time after the start instant (timing policy applied)
+  uint64_t orig_sector = 0;
+  uint32_t orig_sectors = 0;
+  uint64_t sector = 0;   // submitted sector on the device (after wrap/scale/align)
+  uint32_t sectors = 0;  // submitted length
+  Op op = Op::kRead;     // kRead, kWrite or kFlush
+  uint32_t pid = 0;      // original process (native traces), 0 if unknown
+  bool is_write() const { return op == Op::kWrite; }
+};
+
+enum ReplayFlag : uint8_t {
+  kReplayPushedBack = 1u << 0,  // waited on the push-back list for a conflict (--cmode partial)
+  kReplayWaited = 1u << 1,      // waited for earlier requests (ordering policy or --cmode ordering)
+  kReplayConflict = 1u << 2,    // overlapped a request in flight or waiting
+  kReplayDropped = 1u << 3,     // not submitted (--cmode drop)
+  kReplayError = 1u << 4,       // completed with an error or a short transfer
+  kReplayNotStarted = 1u << 5,  // still waiting when the replay was interrupted
+};
+
+struct ReplayRecord {
+  PlannedRequest req;
+  uint64_t submit_ns = 0;    // after the start instant (0 if never submitted)
+  uint64_t complete_ns = 0;  // after the start instant
+  int32_t result = 0;        // bytes transferred or -errno
+  uint8_t flags = 0;
+
+  bool submitted() const { return (flags & (kReplayDropped | kReplayNotStarted)) == 0; }
+  int64_t delay_ns() const {
+    return static_cast<int64_t>(submit_ns) - static_cast<int64_t>(req.due_ns);
+  }
+  uint64_t latency_ns() const { return complete_ns - submit_ns; }
+};
+
+// Receives records in completion order (dropped and never-started requests
+// included, flagged), in batches, on one thread at a time.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void on_records(std::span<const ReplayRecord> records) = 0;
+};
+
+}  // namespace blkrr::replay

@@ -1,0 +1,412 @@
+#include "replay/replayer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace blkrr::replay {
+
+namespace {
+constexpr uint64_t kMaxWaitNs = 50'000'000;  // re-check the stop flag at least this often
+
+IoKind kind_of(Op op) {
+  if (op == Op::kWrite) return IoKind::kWrite;
+  if (op == Op::kFlush) return IoKind::kFlush;
+  return IoKind::kRead;
+}
+}  // namespace
+
+Replayer::Replayer(const ReplayConfig& cfg, Clock& clock, Engine& engine, BufferPool& buffers,
+                   Planner& planner, RecordBus& bus)
+    : cfg_(cfg),
+      clock_(clock),
+      engine_(engine),
+      buffers_(buffers),
+      planner_(planner),
+      bus_(bus),
+      order_(cfg.order),
+      verify_(cfg.run_id) {
+  if (cfg_.queue_depth == 0) cfg_.queue_depth = 1;
+  batch_.reserve(cfg_.max_batch);
+}
+
+Status Replayer::fetch_head() {
+  if (head_ || src_done_ || parked_.size() >= cfg_.max_waiting) return {};
+  PlannedRequest p;
+  auto r = planner_.next(p);
+  if (!r) return r.error();
+  if (!*r) {
+    src_done_ = true;
+    return {};
+  }
+  head_ = p;
+  head_flags_ = 0;
+  return {};
+}
+
+void Replayer::park(const PlannedRequest& r, uint8_t flags) {
+  parked_.push_back(Parked{r, flags});
+  if (has_extent(r)) parked_ext_.insert(r.seq, r.sector, r.sector + r.sectors, r.is_write());
+  ++parked_pids_[r.pid];
+  dirty_ = true;
+}
+
+void Replayer::unpark_bookkeeping(const Parked& p) {
+  if (has_extent(p.req)) parked_ext_.erase(p.req.seq, p.req.sector);
+  auto it = parked_pids_.find(p.req.pid);
+  if (it != parked_pids_.end() && --it->second == 0) parked_pids_.erase(it);
+}
+
+Result<Replayer::Admit> Replayer::admit_head() {
+  PlannedRequest& r = *head_;
+  uint8_t& f = head_flags_;
+  if (cfg_.order == OrderMode::kGlobal && (in_flight_ > 0 || !parked_.empty())) {
+    f |= kReplayWaited;
+    return Admit::kHeld;
+  }
+  if (cfg_.order == OrderMode::kPerProcess &&
+      (!order_.may_start(r.pid) || parked_pids_.count(r.pid) != 0)) {
+    f |= kReplayWaited;
+    park(r, f);
+    return Admit::kParked;
+  }
+  if (has_extent(r) &&
+      (inflight_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong) ||
+       parked_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong))) {
+    f |= kReplayConflict;
+    switch (cfg_.cmode) {
+      case ConflictMode::kConflicts:
+        break;
+      case ConflictMode::kDrop:
+        f |= kReplayDropped;
+        emit_unstarted(r, f);
+        return Admit::kDropped;
+      case ConflictMode::kPartial:
+        f |= kReplayPushedBack;
+        park(r, f);
+        return Admit::kParked;
+      case ConflictMode::kOrdering:
+        f |= kReplayWaited;
+        if (in_flight_ > 0 || !parked_.empty()) return Admit::kHeld;
+        break;
+    }
+  } else if ((f & kReplayConflict) && cfg_.cmode == ConflictMode::kOrdering &&
+             (in_flight_ > 0 || !parked_.empty())) {
+    return Admit::kHeld;  // total order: wait for everything before it
+  }
+  BLKRR_TRY(start(r, f, Purpose::kLoad));
+  return Admit::kStarted;
+}
+
+Status Replayer::start(const PlannedRequest& r, uint8_t flags, Purpose purpose) {
+  uint64_t id;
+  if (free_.empty()) {
+    id = slots_.size();
+    slots_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+  }
+  Slot& s = slots_[id];
+  s.req = r;
+  s.flags = flags;
+  s.purpose = purpose;
+  const IoKind kind = kind_of(r.op);
+  const uint32_t bytes = r.sectors * 512u;
+  IoOp op{id, kind, r.sector * 512, bytes, nullptr, -1};
+  if (kind != IoKind::kFlush) {
+    auto b = buffers_.get(id, kind, bytes);
+    if (!b) return b.error();
+    op.buf = b->data;
+    op.buf_index = b->fixed_index;
+    s.buf = b->data;
+    inflight_ext_.insert(id, r.sector, r.sector + r.sectors, kind == IoKind::kWrite);
+  }
+  if (cfg_.vmode != VerifyMode::kNone) {
+    if (kind == IoKind::kWrite) verify_.begin_write(r.seq, r.sector, r.sectors, s.buf);
+    if (kind == IoKind::kRead) s.snapshot = verify_.begin_read();
+  }
+  if (purpose == Purpose::kLoad) {
+    order_.on_start(r.pid);
+    last_due_ = r.due_ns;
+  }
+  batch_.push_back(op);
+  ++in_flight_;
+  if (in_flight_ > res_.max_in_flight) res_.max_in_flight = in_flight_;
+  return {};
+}
+
+Status Replayer::flush_batch() {
+  if (batch_.empty()) return {};
+  auto s = engine_.submit(batch_);
+  batch_.clear();
+  return s;
+}
+
+Status Replayer::release_parked() {
+  if (!dirty_ || parked_.empty()) return {};
+  dirty_ = false;
+  scan_ext_.clear();
+  blocked_pids_.clear();
+  bool earlier_blocked = false;
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    if (in_flight_ >= cfg_.queue_depth) {
+      dirty_ = true;  // come back when there is room
+      break;
+    }
+    Parked& p = *it;
+    const PlannedRequest& r = p.req;
+    bool blocked = false;
+    if (cfg_.order == OrderMode::kPerProcess)
+      blocked = blocked_pids_.count(r.pid) != 0 || !order_.may_start(r.pid);
+    if (cfg_.order == OrderMode::kGlobal) blocked = in_flight_ > 0 || earlier_blocked;
+    if (!blocked && has_extent(r) &&
+        (inflight_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong) ||
+         scan_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong))) {
+      p.flags |= kReplayConflict;
+      switch (cfg_.cmode) {
+        case ConflictMode::kConflicts:
+          break;
+        case ConflictMode::kDrop: {
+          p.flags |= kReplayDropped;
+          unpark_bookkeeping(p);
+          emit_unstarted(r, p.flags);
+          it = parked_.erase(it);
+          continue;
+        }
+        case ConflictMode::kPartial:
+          p.flags |= kReplayPushedBack;
+          blocked = true;
+          break;
+        case ConflictMode::kOrdering:
+          p.flags |= kReplayWaited;
+          blocked = in_flight_ > 0 || earlier_blocked;
+          break;
+      }
+    }
+    if (blocked) {
+      earlier_blocked = true;
+      if (has_extent(r)) scan_ext_.insert(r.seq, r.sector, r.sector + r.sectors, r.is_write());
+      blocked_pids_.insert(r.pid);
+      ++it;
+      continue;
+    }
+    unpark_bookkeeping(p);
+    BLKRR_TRY(start(r, p.flags, Purpose::kLoad));
+    it = parked_.erase(it);
+  }
+  return {};
+}
+
+void Replayer::emit(const ReplayRecord& rec) {
+  const uint8_t f = rec.flags;
+  if (f & kReplayDropped) ++res_.dropped;
+  if (f & kReplayNotStarted) ++res_.not_started;
+  if (f & kReplayPushedBack) ++res_.pushed_back;
+  if (f & kReplayWaited) ++res_.waited;
+  if (f & kReplayConflict) ++res_.conflicts;
+  bus_.push(rec);
+}
+
+void Replayer::emit_unstarted(const PlannedRequest& r, uint8_t flags) {
+  ReplayRecord rec;
+  rec.req = r;
+  rec.flags = flags;
+  emit(rec);
+}
+
+Status Replayer::handle(std::vector<IoCompletion>& done) {
+  for (const IoCompletion& c : done) {
+    Slot& s = slots_[c.id];
+    const PlannedRequest& r = s.req;
+    const IoKind kind = kind_of(r.op);
+    const int32_t want = static_cast<int32_t>(r.sectors * 512u);
+    const bool ok = kind == IoKind::kFlush ? c.result >= 0 : c.result == want;
+    if (kind != IoKind::kFlush) inflight_ext_.erase(c.id, r.sector);
+    --in_flight_;
+    dirty_ = true;
+    if (s.purpose == Purpose::kLoad) {
+      ReplayRecord rec;
+      rec.req = r;
+      rec.submit_ns = rel(c.submit_ns);
+      rec.complete_ns = rel(c.complete_ns);
+      rec.result = c.result;
+      rec.flags = s.flags;
+      if (!ok) {
+        rec.flags |= kReplayError;
+        if (res_.errors++ == 0) {
+          res_.first_error = std::string(op_name(r.op)) + " of " + std::to_string(r.sectors) +
+                             " sectors at sector " + std::to_string(r.sector) + " (request " +
+                             std::to_string(r.seq) + ") returned " +
+                             (c.result < 0 ? std::string(std::strerror(-c.result))
+                                           : std::to_string(c.result) + " bytes");
+        }
+      } else if (kind == IoKind::kRead) {
+        ++res_.reads_done;
+        res_.bytes_read += static_cast<uint64_t>(want);
+      } else if (kind == IoKind::kWrite) {
+        ++res_.writes_done;
+        res_.bytes_written += static_cast<uint64_t>(want);
+      } else {
+        ++res_.flushes_done;
+      }
+      if (res_.completed++ == 0 || rec.submit_ns < res_.first_submit_ns)
+        res_.first_submit_ns = rec.submit_ns;
+      res_.last_submit_ns = std::max(res_.last_submit_ns, rec.submit_ns);
+      res_.last_complete_ns = std::max(res_.last_complete_ns, rec.complete_ns);
+      last_delay_ = rec.delay_ns();
+      order_.on_complete(r.pid);
+      if (cfg_.vmode != VerifyMode::kNone) {
+        if (kind == IoKind::kWrite) verify_.end_write(r.seq, r.sector, r.sectors, ok);
+        if (kind == IoKind::kRead && ok)
+          verify_.check_read(VerifyPass::kRead, r.seq, r.sector, r.sectors, s.buf, s.snapshot,
+                             res_.verify_error_list);
+        trim_verify_errors();
+      }
+      emit(rec);
+      const PlannedRequest again = r;
+      free_.push_back(c.id);
+      if (cfg_.vmode == VerifyMode::kParanoia && kind == IoKind::kWrite && ok) {
+        PlannedRequest check = again;
+        check.op = Op::kRead;
+        ++res_.verify_reads;
+        BLKRR_TRY(start(check, 0, Purpose::kParanoia));
+      }
+    } else {
+      if (!ok) {
+        ++res_.verify_read_errors;
+      } else {
+        verify_.check_read(
+            s.purpose == Purpose::kFinal ? VerifyPass::kFinal : VerifyPass::kParanoia, r.seq,
+            r.sector, r.sectors, s.buf, s.snapshot, res_.verify_error_list);
+        trim_verify_errors();
+      }
+      free_.push_back(c.id);
+    }
+  }
+  done.clear();
+  return {};
+}
+
+void Replayer::trim_verify_errors() {
+  if (res_.verify_error_list.size() <= cfg_.max_verify_errors_kept) return;
+  verify_errors_dropped_ += res_.verify_error_list.size() - cfg_.max_verify_errors_kept;
+  res_.verify_error_list.resize(cfg_.max_verify_errors_kept);
+}
+
+void Replayer::report_progress(uint64_t now) {
+  if (!cfg_.on_progress || now < next_progress_) return;
+  next_progress_ = now + cfg_.progress_interval_ns;
+  Progress p;
+  p.elapsed_ns = rel(now);
+  p.due_ns = last_due_;
+  p.completed = res_.completed;
+  p.in_flight = in_flight_;
+  p.last_delay_ns = last_delay_;
+  cfg_.on_progress(p);
+}
+
+Status Replayer::final_verify() {
+  const uint32_t lbs = std::max<uint32_t>(1, cfg_.logical_block / 512);
+  const uint32_t max_len = std::max<uint32_t>(256 / lbs, 1) * lbs;
+  auto extents = verify_.known_extents(max_len);
+  for (auto [sector, len] : extents) {
+    while (in_flight_ >= cfg_.queue_depth) {
+      BLKRR_TRY(flush_batch());
+      BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
+      BLKRR_TRY(handle(done_));
+    }
+    PlannedRequest r;
+    r.op = Op::kRead;
+    uint64_t s = sector / lbs * lbs;
+    uint64_t e = (sector + len + lbs - 1) / lbs * lbs;
+    r.sector = s;
+    r.sectors = static_cast<uint32_t>(e - s);
+    ++res_.verify_reads;
+    BLKRR_TRY(start(r, 0, Purpose::kFinal));
+    if (batch_.size() >= cfg_.max_batch) BLKRR_TRY(flush_batch());
+  }
+  BLKRR_TRY(flush_batch());
+  while (in_flight_ > 0) {
+    BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
+    BLKRR_TRY(handle(done_));
+  }
+  return {};
+}
+
+Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
+  BLKRR_TRY(fetch_head());  // the first read (and gzip start-up) happens before the clock starts
+  start_ = cfg_.start_instant_ns ? *cfg_.start_instant_ns : clock_.now_ns() + cfg_.lead_ns;
+  res_.start_instant_ns = start_;
+  next_progress_ = start_ + cfg_.progress_interval_ns;
+  bool stopping = false;
+  for (;;) {
+    BLKRR_TRY(engine_.poll(done_));
+    BLKRR_TRY(handle(done_));
+    if (!stopping && stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      stopping = true;
+      res_.interrupted = true;
+    }
+    if (stopping) {
+      BLKRR_TRY(flush_batch());
+      if (in_flight_ == 0) break;
+      BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
+      BLKRR_TRY(handle(done_));
+      continue;
+    }
+    BLKRR_TRY(release_parked());
+    BLKRR_TRY(fetch_head());
+    uint64_t now = clock_.now_ns();
+    bool held = false;
+    while (head_ && in_flight_ < cfg_.queue_depth) {
+      if (now < start_ + head_->due_ns) break;
+      auto a = admit_head();
+      if (!a) return a.error();
+      if (*a == Admit::kHeld) {
+        held = true;
+        break;
+      }
+      head_.reset();
+      if (batch_.size() >= cfg_.max_batch) BLKRR_TRY(flush_batch());
+      BLKRR_TRY(fetch_head());
+      now = clock_.now_ns();
+    }
+    BLKRR_TRY(flush_batch());
+    report_progress(now);
+    if (!head_ && src_done_ && parked_.empty() && in_flight_ == 0) break;
+    if (head_ && !held && in_flight_ < cfg_.queue_depth) {
+      const uint64_t due = start_ + head_->due_ns;
+      now = clock_.now_ns();
+      if (now >= due) continue;
+      if (due - now > cfg_.spin_ns) {
+        BLKRR_TRY(engine_.wait(done_, std::min(due - cfg_.spin_ns, now + kMaxWaitNs)));
+        BLKRR_TRY(handle(done_));
+      } else {
+        clock_.relax(due);
+      }
+      continue;
+    }
+    if (in_flight_ == 0) {
+      if (dirty_) continue;  // parked requests may go now
+      return Error("replay stalled with " + std::to_string(parked_.size()) +
+                   " requests parked and none in flight (internal error; please report)");
+    }
+    BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
+    BLKRR_TRY(handle(done_));
+  }
+  if (stopping) {
+    for (const Parked& p : parked_) emit_unstarted(p.req, p.flags | kReplayNotStarted);
+    parked_.clear();
+    if (head_) emit_unstarted(*head_, head_flags_ | kReplayNotStarted);
+    head_.reset();
+  } else if (cfg_.vmode == VerifyMode::kFinalVerify) {
+    BLKRR_TRY(final_verify());
+  }
+  bus_.flush();
+  trim_verify_errors();
+  res_.verify_errors = verify_errors_dropped_ + res_.verify_error_list.size();
+  res_.sectors_verified = verify_.sectors_checked();
+  res_.sectors_unverifiable = verify_.sectors_unverifiable();
+  return res_;
+}
+
+}  // namespace blkrr::replay

@@ -1,0 +1,141 @@
+// The replay loop: one thread that keeps an absolute schedule from one start
+// instant, applies the ordering and conflict policies, hands due requests to
+// the engine in batches and reaps completions without ever blocking while a
+// request is due.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "replay/buffers.h"
+#include "replay/clock.h"
+#include "replay/conflict.h"
+#include "replay/engine.h"
+#include "replay/ordering.h"
+#include "replay/planner.h"
+#include "replay/record.h"
+#include "replay/record_bus.h"
+#include "replay/verify_state.h"
+
+namespace blkrr::replay {
+
+struct Progress {
+  uint64_t elapsed_ns = 0;  // since the start instant
+  uint64_t due_ns = 0;      // due time of the last request started
+  uint64_t completed = 0;
+  uint64_t in_flight = 0;
+  int64_t last_delay_ns = 0;  // delay of the last completed request
+};
+
+struct ReplayConfig {
+  OrderMode order = OrderMode::kNone;
+  ConflictMode cmode = ConflictMode::kPartial;
+  int strong = 1;
+  VerifyMode vmode = VerifyMode::kNone;
+  uint64_t run_id = 0;
+  uint32_t queue_depth = 128;                // requests in flight at most
+  uint32_t logical_block = 512;              // for final-verify reads
+  uint64_t spin_ns = 100'000;                // sleep until this long before a deadline, then spin
+  uint64_t lead_ns = 2'000'000;              // start instant = now + lead (unless start_instant_ns)
+  std::optional<uint64_t> start_instant_ns;  // --start-at, on the replay clock
+  uint32_t max_waiting = 65536;              // requests parked on the push-back / ordering list
+  uint32_t max_batch = 32;                   // operations per submission call
+  uint64_t progress_interval_ns = 1'000'000'000;
+  std::function<void(const Progress&)> on_progress;  // called from the replay thread
+  size_t max_verify_errors_kept = 1000;
+};
+
+struct ReplayResult {
+  uint64_t start_instant_ns = 0;                                           // on the replay clock
+  uint64_t first_submit_ns = 0, last_submit_ns = 0, last_complete_ns = 0;  // after start
+  uint64_t completed = 0, errors = 0, dropped = 0, pushed_back = 0, waited = 0, conflicts = 0;
+  uint64_t not_started = 0;  // still waiting when interrupted
+  uint64_t max_in_flight = 0;
+  uint64_t reads_done = 0, writes_done = 0, flushes_done = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+  std::string first_error;                            // first failed request, readable
+  uint64_t verify_reads = 0, verify_read_errors = 0;  // paranoia + final passes
+  uint64_t verify_errors = 0;
+  std::vector<VerifyError> verify_error_list;  // the first max_verify_errors_kept
+  uint64_t sectors_verified = 0, sectors_unverifiable = 0;
+  bool interrupted = false;
+};
+
+class Replayer {
+ public:
+  Replayer(const ReplayConfig& cfg, Clock& clock, Engine& engine, BufferPool& buffers,
+           Planner& planner, RecordBus& bus);
+
+  // Runs until the load is done or *stop becomes true (then finishes what is
+  // in flight and records what never started).
+  Result<ReplayResult> run(const std::atomic<bool>* stop);
+
+ private:
+  enum class Purpose : uint8_t { kLoad, kParanoia, kFinal };
+  struct Slot {
+    PlannedRequest req;
+    uint8_t* buf = nullptr;
+    uint64_t snapshot = 0;
+    uint8_t flags = 0;
+    Purpose purpose = Purpose::kLoad;
+  };
+  struct Parked {
+    PlannedRequest req;
+    uint8_t flags = 0;
+  };
+  enum class Admit { kStarted, kHeld, kParked, kDropped };
+
+  Status fetch_head();
+  Result<Admit> admit_head();
+  void trim_verify_errors();
+  Status start(const PlannedRequest& r, uint8_t flags, Purpose purpose);
+  void park(const PlannedRequest& r, uint8_t flags);
+  void unpark_bookkeeping(const Parked& p);
+  Status release_parked();
+  Status flush_batch();
+  Status handle(std::vector<IoCompletion>& done);
+  void emit(const ReplayRecord& rec);
+  void emit_unstarted(const PlannedRequest& r, uint8_t flags);
+  Status final_verify();
+  void report_progress(uint64_t now);
+  uint64_t rel(uint64_t t) const { return t > start_ ? t - start_ : 0; }
+  bool has_extent(const PlannedRequest& r) const { return r.sectors > 0 && r.op != Op::kFlush; }
+
+  ReplayConfig cfg_;
+  Clock& clock_;
+  Engine& engine_;
+  BufferPool& buffers_;
+  Planner& planner_;
+  RecordBus& bus_;
+  OrderTracker order_;
+  VerifyState verify_;
+
+  uint64_t start_ = 0;
+  std::optional<PlannedRequest> head_;
+  uint8_t head_flags_ = 0;
+  bool src_done_ = false;
+  std::list<Parked> parked_;
+  ExtentSet parked_ext_, inflight_ext_, scan_ext_;
+  std::unordered_map<uint32_t, uint32_t> parked_pids_;
+  std::unordered_set<uint32_t> blocked_pids_;
+  bool dirty_ = false;  // something completed or parked since the last release pass
+
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> free_;
+  std::vector<IoOp> batch_;
+  std::vector<IoCompletion> done_;
+  uint64_t in_flight_ = 0;
+  uint64_t next_progress_ = 0, last_due_ = 0;
+  int64_t last_delay_ = 0;
+  uint64_t verify_errors_dropped_ = 0;  // beyond max_verify_errors_kept
+  ReplayResult res_;
+};
+
+}  // namespace blkrr::replay

@@ -1,0 +1,62 @@
+#include "replay/schedule.h"
+
+#include <cmath>
+#include <string>
+
+namespace blkrr::replay {
+
+Result<TimingMode> parse_timing(std::string_view s) {
+  if (s == "timestamp") return TimingMode::kTimestamp;
+  if (s == "fullspeed") return TimingMode::kFullspeed;
+  return Error("unknown timing '" + std::string(s) + "' (use timestamp or fullspeed)", 2);
+}
+
+std::string_view timing_name(TimingMode m) {
+  return m == TimingMode::kFullspeed ? "fullspeed" : "timestamp";
+}
+
+Status validate(const ScheduleOptions& o) {
+  if (!(o.speedup > 0) || !std::isfinite(o.speedup))
+    return Error("--speedup must be a positive number, got " + std::to_string(o.speedup), 2);
+  return {};
+}
+
+WindowPos Schedule::classify(uint64_t load_ns) const {
+  if (load_ns < o_.window_start_ns) return WindowPos::kBefore;
+  if (o_.window_duration_ns != 0 && load_ns - o_.window_start_ns >= o_.window_duration_ns)
+    return WindowPos::kAfter;
+  return WindowPos::kInside;
+}
+
+uint64_t Schedule::due_offset_ns(uint64_t load_ns) const {
+  if (o_.mode == TimingMode::kFullspeed) return 0;
+  uint64_t rel = load_ns > o_.window_start_ns ? load_ns - o_.window_start_ns : 0;
+  if (o_.speedup == 1.0) return rel;
+  return static_cast<uint64_t>(std::llround(static_cast<double>(rel) / o_.speedup));
+}
+
+uint64_t Schedule::window_span_ns() const {
+  if (o_.window_duration_ns == 0 || o_.mode == TimingMode::kFullspeed) return 0;
+  return static_cast<uint64_t>(
+      std::llround(static_cast<double>(o_.window_duration_ns) / o_.speedup));
+}
+
+Result<uint64_t> start_instant_for_unix(double unix_seconds, uint64_t mono_now_ns,
+                                        uint64_t real_now_ns, uint64_t tolerance_ns) {
+  if (!std::isfinite(unix_seconds) || unix_seconds <= 0)
+    return Error("--start-at must be a UNIX time in seconds, e.g. $(date +%s -d '+1 min')", 2);
+  long double target = static_cast<long double>(unix_seconds) * 1e9L;
+  long double delta = target - static_cast<long double>(real_now_ns);
+  if (delta < -static_cast<long double>(tolerance_ns)) {
+    return Error("--start-at " + std::to_string(unix_seconds) + " is " +
+                     std::to_string(static_cast<double>(-delta / 1e9L)) +
+                     " s in the past; choose an instant in the future",
+                 2);
+  }
+  if (delta > 86400e9L)
+    return Error("--start-at " + std::to_string(unix_seconds) + " is more than a day away", 2);
+  if (delta < 0) delta = 0;
+  return mono_now_ns + static_cast<uint64_t>(delta);
+}
+
+}  // namespace blkrr::replay
