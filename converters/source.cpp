@@ -35,7 +35,8 @@ bool looks_like_blktrace(const std::string& path) {
   unsigned char b[4];
   if (std::fread(b, 1, 4, f.get()) != 4) return false;
   uint32_t magic = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
-  return (magic & 0xffffff00u) == 0x65617400u;
+  return (magic & 0xffffff00u) == 0x65617400u ||
+         (__builtin_bswap32(magic) & 0xffffff00u) == 0x65617400u;
 }
 
 bool looks_like_msr(std::string_view l) {
@@ -60,6 +61,16 @@ bool looks_like_blkparse(std::string_view l) {
   return t.find('.') != std::string_view::npos;
 }
 }  // namespace
+
+std::optional<DevT> parse_majmin(std::string_view s) {
+  size_t c = s.find(':');
+  if (c == std::string_view::npos) return std::nullopt;
+  uint64_t ma = 0, mi = 0;
+  if (!parse_u64_field(s.substr(0, c), ma) || !parse_u64_field(s.substr(c + 1), mi))
+    return std::nullopt;
+  if (ma > 0xfff || mi > 0xfffff) return std::nullopt;
+  return make_dev(static_cast<uint32_t>(ma), static_cast<uint32_t>(mi));
+}
 
 std::string_view input_format_name(InputFormat f) {
   for (const auto& n : kFormats)
@@ -181,7 +192,15 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
       case InputFormat::kLoad:
         src = open_load_source(in, opts);
         break;
-      //@@OTHER_FORMATS@@
+      case InputFormat::kBlkparse:
+        src = open_blkparse_source(in, opts);
+        break;
+      case InputFormat::kFioIolog:
+        src = open_fio_source(in, opts);
+        break;
+      case InputFormat::kMsrCsv:
+        src = open_msr_source(in, opts);
+        break;
       default:
         return Error(in + ": unknown input format");
     }
@@ -191,7 +210,7 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
   if (!blktrace_paths.empty()) {
     if (!parts.empty())
       return Error("blktrace inputs cannot be mixed with inputs of other formats");
-    return Error("blktrace input is not readable by this build yet");
+    return open_blktrace_source(blktrace_paths, opts);
   }
   if (parts.size() == 1) return std::move(parts.front());
   std::unique_ptr<RequestSource> chain = std::make_unique<ChainSource>(std::move(parts));

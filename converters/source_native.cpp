@@ -7,16 +7,6 @@
 namespace blkrr {
 
 namespace {
-// "8:0" -> dev_t; nullopt if not of that form.
-std::optional<DevT> parse_majmin(std::string_view s) {
-  size_t c = s.find(':');
-  if (c == std::string_view::npos) return std::nullopt;
-  auto ma = parse_u64(s.substr(0, c));
-  auto mi = parse_u64(s.substr(c + 1));
-  if (!ma || !mi) return std::nullopt;
-  return make_dev(static_cast<uint32_t>(*ma), static_cast<uint32_t>(*mi));
-}
-
 class NativeSource : public RequestSource {
  public:
   NativeSource(TraceReader r, std::optional<DevT> dev) : r_(std::move(r)), dev_(dev) {
