@@ -1,0 +1,103 @@
+#include "live/delta.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace blkrr::live {
+namespace {
+
+AggEntry entry(uint32_t pid, const char* comm, Op dir, uint64_t reqs, uint64_t bytes, uint64_t dt) {
+  AggEntry e;
+  e.key.pid = pid;
+  e.key.tid = pid;
+  e.key.dev = make_dev(7, 0);
+  e.key.disk = make_dev(7, 0);
+  e.key.dir = dir;
+  std::memcpy(e.key.comm.data(), comm, std::strlen(comm));
+  e.value = {reqs, bytes, dt, dt * 2};
+  return e;
+}
+
+TEST(AggDelta, FirstSnapshotIsEverything) {
+  AggDelta d;
+  auto out = d.update({entry(1, "a", Op::kRead, 3, 12288, 300)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.requests, 3u);
+  EXPECT_EQ(out[0].value.bytes, 12288u);
+  EXPECT_EQ(out[0].value.disk_time_ns, 300u);
+  EXPECT_EQ(out[0].value.latency_ns, 600u);
+}
+
+TEST(AggDelta, DifferencesAndUnchangedEntriesLeftOut) {
+  AggDelta d;
+  (void)d.update({entry(1, "a", Op::kRead, 3, 300, 30), entry(2, "b", Op::kWrite, 1, 100, 10)});
+  auto out =
+      d.update({entry(1, "a", Op::kRead, 5, 700, 80), entry(2, "b", Op::kWrite, 1, 100, 10)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key.pid, 1u);
+  EXPECT_EQ(out[0].value.requests, 2u);
+  EXPECT_EQ(out[0].value.bytes, 400u);
+  EXPECT_EQ(out[0].value.disk_time_ns, 50u);
+}
+
+// The kernel keeps the counters of a process that exited: its last interval
+// still shows, once; a process seen only between two refreshes shows too.
+TEST(AggDelta, ExitedProcessesAppearInTheirLastInterval) {
+  AggDelta d;
+  (void)d.update({entry(10, "short", Op::kRead, 1, 4096, 5)});
+  auto out = d.update(
+      {entry(10, "short", Op::kRead, 4, 16384, 20), entry(11, "blip", Op::kWrite, 2, 8192, 7)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].key.pid, 10u);
+  EXPECT_EQ(out[0].value.requests, 3u);
+  EXPECT_EQ(out[1].key.pid, 11u);
+  EXPECT_EQ(out[1].value.bytes, 8192u);
+  // Both gone from /proc now; nothing new in the kernel map: nothing shown.
+  out = d.update(
+      {entry(10, "short", Op::kRead, 4, 16384, 20), entry(11, "blip", Op::kWrite, 2, 8192, 7)});
+  EXPECT_TRUE(out.empty());
+  // Entries removed from the kernel map are forgotten without a negative delta.
+  out = d.update({});
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(AggDelta, RecreatedEntryCountsFromZero) {
+  AggDelta d;
+  (void)d.update({entry(1, "a", Op::kRead, 10, 1000, 100)});
+  auto out = d.update({entry(1, "a", Op::kRead, 2, 200, 20)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.requests, 2u);
+  EXPECT_EQ(out[0].value.bytes, 200u);
+}
+
+TEST(AggDelta, DuplicateKeysAreSummed) {
+  AggDelta d;
+  auto out = d.update({entry(1, "a", Op::kRead, 1, 10, 1), entry(1, "a", Op::kRead, 2, 20, 2)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.requests, 3u);
+  EXPECT_EQ(out[0].value.bytes, 30u);
+}
+
+TEST(BusyDelta, BusyAndRequestsAreDeltasPendingIsCurrent) {
+  BusyDelta d;
+  auto out = d.update({{make_dev(7, 0), 1000, 3, 10}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].busy_ns, 1000u);
+  out = d.update({{make_dev(7, 0), 1500, 1, 14}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].busy_ns, 500u);
+  EXPECT_EQ(out[0].requests, 4u);
+  EXPECT_EQ(out[0].pending, 1u);
+}
+
+TEST(CounterDelta, OnlyGrowthIsReported) {
+  CounterDelta d;
+  auto out = d.update({{"ringbuf_drops", 0}, {"lost_completions", 2}});
+  EXPECT_EQ(out, (Counters{{"lost_completions", 2}}));
+  out = d.update({{"ringbuf_drops", 5}, {"lost_completions", 2}});
+  EXPECT_EQ(out, (Counters{{"ringbuf_drops", 5}}));
+}
+
+}  // namespace
+}  // namespace blkrr::live

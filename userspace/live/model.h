@@ -1,0 +1,108 @@
+// The screen model of `blkrr top`: one interval's per-process (or per-comm,
+// per-cgroup) rows and per-device totals, built from counter deltas. Pure:
+// everything read from /proc and sysfs comes in through Lookups.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/delta.h"
+#include "live/procinfo.h"
+
+namespace blkrr::live {
+
+enum class GroupBy { kPid, kComm, kCgroup };
+enum class SortKey { kIo, kBytes, kTime };
+enum class ValueMode { kBytes, kDiskTime, kPercent };  // -b, -o, -P
+
+Result<GroupBy> parse_group_by(std::string_view s);  // pid | comm | cgroup
+Result<SortKey> parse_sort_key(std::string_view s);  // io | bytes | time
+std::string_view group_by_name(GroupBy g);
+
+struct Row {
+  uint32_t pid = 0;              // 0 unless grouped by pid
+  std::optional<ProcInfo> proc;  // uid/ppid, unknown if the process exited unseen
+  std::string comm;              // task name; with --by cgroup the cgroup path
+  uint64_t cgroup_id = 0;
+  DevT dev = 0;  // partition the requests fell in, or the whole disk
+  std::string device;
+  Op dir = Op::kRead;
+  uint32_t tasks = 0;  // distinct {pid, tid} merged into the row
+  AggValue v;
+};
+
+struct DeviceRow {
+  DevT disk = 0;
+  std::string name;
+  uint64_t busy_ns = 0;  // disk time charged in the interval
+  uint64_t requests = 0;
+  uint64_t pending = 0;
+  uint64_t read_bytes = 0, write_bytes = 0;
+  std::optional<uint64_t> io_ticks_ms;  // /proc/diskstats, for comparison
+  double util_pct = 0;                  // busy_ns / interval
+};
+
+struct Snapshot {
+  uint64_t seq = 0;          // 1 for the first interval
+  uint64_t wall_ns = 0;      // CLOCK_REALTIME at the end of the interval
+  uint64_t interval_ns = 0;  // measured length of the interval
+  std::optional<std::array<double, 3>> loadavg;
+  GroupBy by = GroupBy::kPid;
+  std::vector<Row> rows;  // sorted
+  std::vector<DeviceRow> devices;
+  AggValue read, write, total;   // over all rows (write = every non-read op)
+  Counters lost;                 // capture counters that grew in the interval
+  std::vector<AggEntry> deltas;  // raw per-task deltas (for exporters)
+};
+
+// Everything the model asks the system about.
+struct Lookups {
+  std::function<std::string(DevT)> device_name;      // "sda2"
+  std::function<std::string(uint64_t)> cgroup_name;  // "/system.slice/x"
+  std::function<std::optional<ProcInfo>(uint32_t)> proc;
+};
+
+// Interval inputs: cumulative counters as read from the capture.
+struct Sample {
+  uint64_t mono_ns = 0;
+  uint64_t wall_ns = 0;
+  std::vector<AggEntry> agg;
+  std::vector<DeviceBusy> busy;
+  Counters counters;
+  std::optional<std::vector<DiskStat>> diskstats;
+  std::optional<std::array<double, 3>> loadavg;
+};
+
+class TopModel {
+ public:
+  TopModel(GroupBy by, SortKey sort, Lookups lookups)
+      : by_(by), sort_(sort), lk_(std::move(lookups)) {}
+  // When the counters started (the capture attached): the first interval
+  // runs from here.
+  // `diskstats` read at the same time is the base of the io_ticks deltas.
+  void set_start(uint64_t start_mono_ns, const std::optional<std::vector<DiskStat>>& diskstats);
+  Snapshot update(const Sample& s);
+
+ private:
+  GroupBy by_;
+  SortKey sort_;
+  Lookups lk_;
+  AggDelta agg_;
+  BusyDelta busy_;
+  CounterDelta counters_;
+  std::map<DevT, uint64_t> prev_ticks_;
+  uint64_t last_mono_ = 0;
+  uint64_t seq_ = 0;
+};
+
+// Groups raw deltas into rows (not sorted).
+std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, const Lookups& lk);
+void sort_rows(std::vector<Row>& rows, SortKey key);
+// %I/O of a disk time over an interval, per single disk.
+double percent_of(uint64_t disk_time_ns, uint64_t interval_ns);
+
+}  // namespace blkrr::live

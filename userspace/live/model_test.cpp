@@ -1,0 +1,127 @@
+#include "live/model.h"
+
+#include <gtest/gtest.h>
+
+#include "live/test_snapshot.h"
+
+namespace blkrr::live {
+namespace {
+
+using testing::agg;
+using testing::fake_lookups;
+using testing::two_second_interval;
+
+TEST(TopModel, RowsPerProcessDeviceAndDirection) {
+  Snapshot s = two_second_interval();
+  EXPECT_EQ(s.seq, 1u);
+  EXPECT_EQ(s.interval_ns, 2'000'000'000u);
+  ASSERT_EQ(s.rows.size(), 3u);
+  // Sorted by bytes: dd, fio, tar.
+  EXPECT_EQ(s.rows[0].comm, "dd");
+  EXPECT_EQ(s.rows[0].device, "sdb");
+  EXPECT_EQ(s.rows[0].dir, Op::kWrite);
+  EXPECT_EQ(s.rows[0].v.bytes, 8u << 20);
+  EXPECT_EQ(s.rows[1].comm, "fio");
+  EXPECT_EQ(s.rows[1].pid, 100u);
+  EXPECT_EQ(s.rows[1].device, "sda2");
+  EXPECT_EQ(s.rows[1].tasks, 2u);  // two threads merged
+  EXPECT_EQ(s.rows[1].v.requests, 384u);
+  EXPECT_EQ(s.rows[1].v.bytes, 1572864u);
+  EXPECT_EQ(s.rows[1].v.disk_time_ns, 1'500'000'000u);
+  ASSERT_TRUE(s.rows[1].proc.has_value());
+  EXPECT_EQ(s.rows[1].proc->uid, 1000u);
+  // The process that exited before it was seen is still there, unknown uid.
+  EXPECT_EQ(s.rows[2].pid, 4242u);
+  EXPECT_FALSE(s.rows[2].proc.has_value());
+  EXPECT_EQ(s.rows[2].v.bytes, 4096u);
+}
+
+TEST(TopModel, TotalsDevicesAndLost) {
+  Snapshot s = two_second_interval();
+  EXPECT_EQ(s.read.requests, 384u);
+  EXPECT_EQ(s.read.bytes, 1572864u);
+  EXPECT_EQ(s.write.requests, 9u);
+  EXPECT_EQ(s.write.bytes, (8u << 20) + 4096u);
+  EXPECT_EQ(s.total.disk_time_ns, 3'500'250'000u);
+  ASSERT_EQ(s.devices.size(), 2u);
+  EXPECT_EQ(s.devices[0].name, "sda");
+  EXPECT_DOUBLE_EQ(s.devices[0].util_pct, 75.0125);
+  EXPECT_EQ(s.devices[0].read_bytes, 1572864u);
+  EXPECT_EQ(s.devices[0].write_bytes, 4096u);
+  ASSERT_TRUE(s.devices[0].io_ticks_ms.has_value());
+  EXPECT_EQ(*s.devices[0].io_ticks_ms, 1520u);
+  EXPECT_EQ(s.devices[1].name, "sdb");
+  EXPECT_DOUBLE_EQ(s.devices[1].util_pct, 100.0);
+  EXPECT_EQ(s.devices[1].pending, 1u);
+  EXPECT_FALSE(s.devices[1].io_ticks_ms.has_value());
+  EXPECT_EQ(s.lost, (Counters{{"lost_completions", 3}}));
+}
+
+TEST(TopModel, SortKeys) {
+  Snapshot s = two_second_interval(GroupBy::kPid, SortKey::kIo);
+  EXPECT_EQ(s.rows[0].comm, "fio");
+  EXPECT_EQ(s.rows[1].comm, "dd");
+  s = two_second_interval(GroupBy::kPid, SortKey::kTime);
+  EXPECT_EQ(s.rows[0].comm, "dd");
+  EXPECT_EQ(s.rows[1].comm, "fio");
+  EXPECT_EQ(s.rows[2].comm, "tar");
+}
+
+TEST(TopModel, GroupByComm) {
+  TopModel m(GroupBy::kComm, SortKey::kBytes, fake_lookups());
+  m.set_start(0, std::nullopt);
+  Sample smp;
+  smp.mono_ns = 1'000'000'000;
+  smp.agg = {agg(1, 1, "postgres", make_dev(8, 2), Op::kRead, 1, 100, 10),
+             agg(2, 2, "postgres", make_dev(8, 2), Op::kRead, 2, 200, 20),
+             agg(3, 3, "postgres", make_dev(8, 2), Op::kWrite, 4, 400, 40)};
+  Snapshot s = m.update(smp);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].dir, Op::kWrite);
+  EXPECT_EQ(s.rows[1].comm, "postgres");
+  EXPECT_EQ(s.rows[1].pid, 0u);
+  EXPECT_EQ(s.rows[1].tasks, 2u);
+  EXPECT_EQ(s.rows[1].v.bytes, 300u);
+}
+
+TEST(TopModel, GroupByCgroup) {
+  Snapshot s = two_second_interval(GroupBy::kCgroup);
+  ASSERT_EQ(s.rows.size(), 3u);
+  EXPECT_EQ(s.rows[0].comm, "5");  // unknown cgroup id shown as a number
+  EXPECT_EQ(s.rows[1].comm, "/system.slice/db.service");
+  EXPECT_EQ(s.rows[1].v.bytes, 1572864u);
+  EXPECT_EQ(s.rows[2].comm, "/system.slice/db.service");
+  EXPECT_EQ(s.rows[2].dir, Op::kWrite);
+}
+
+TEST(TopModel, SecondIntervalShowsOnlyChanges) {
+  TopModel m(GroupBy::kPid, SortKey::kBytes, fake_lookups());
+  m.set_start(0, std::nullopt);
+  Sample a;
+  a.mono_ns = 1'000'000'000;
+  a.agg = {agg(1, 1, "a", make_dev(8, 0), Op::kRead, 1, 100, 10)};
+  (void)m.update(a);
+  Sample b = a;
+  b.mono_ns = 1'500'000'000;
+  b.agg[0].value.requests = 3;
+  b.agg[0].value.bytes = 700;
+  Snapshot s = m.update(b);
+  EXPECT_EQ(s.seq, 2u);
+  EXPECT_EQ(s.interval_ns, 500'000'000u);
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].v.requests, 2u);
+  EXPECT_EQ(s.rows[0].v.bytes, 600u);
+  EXPECT_EQ(s.rows[0].v.disk_time_ns, 0u);
+}
+
+TEST(ParseOptions, GroupAndSort) {
+  EXPECT_EQ(*parse_group_by("cgroup"), GroupBy::kCgroup);
+  EXPECT_FALSE(parse_group_by("user").ok());
+  EXPECT_EQ(*parse_sort_key("io"), SortKey::kIo);
+  EXPECT_FALSE(parse_sort_key("latency").ok());
+  EXPECT_DOUBLE_EQ(percent_of(500, 1000), 50.0);
+  EXPECT_DOUBLE_EQ(percent_of(5, 0), 0.0);
+}
+
+}  // namespace
+}  // namespace blkrr::live

@@ -1,0 +1,48 @@
+// Prometheus text exposition (format 0.0.4) of top's counters. Counters are
+// accumulated in user space from interval deltas so they never go backwards,
+// in base units, labelled by device, direction and comm (or cgroup); a pid
+// label only on request (one series per process is a cardinality hazard).
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "live/model.h"
+
+namespace blkrr::live {
+
+struct MetricsOptions {
+  bool by_cgroup = false;  // label "cgroup" instead of "comm"
+  bool pid_label = false;  // add "pid"
+};
+
+class MetricsAccumulator {
+ public:
+  MetricsAccumulator(MetricsOptions opt, Lookups lookups) : opt_(opt), lk_(std::move(lookups)) {}
+  // Adds one interval (its raw deltas, device deltas and lost counters).
+  void add(const Snapshot& s);
+  std::string exposition() const;
+
+ private:
+  // device, direction, comm or cgroup, pid ("" when not labelled)
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  struct Dev {
+    uint64_t busy_ns = 0, requests = 0, in_flight = 0, io_ticks_ms = 0;
+    bool has_ticks = false;
+  };
+  MetricsOptions opt_;
+  Lookups lk_;
+  std::map<Key, AggValue> series_;
+  std::map<std::string, Dev> devices_;
+  std::map<std::string, uint64_t> lost_;
+  uint64_t intervals_ = 0;
+  uint64_t last_wall_ns_ = 0;
+};
+
+// Escapes a label value (backslash, double quote, newline).
+std::string escape_label(const std::string& v);
+// Seconds from nanoseconds, exact decimal ("1.500000000").
+std::string ns_to_seconds(uint64_t ns);
+
+}  // namespace blkrr::live

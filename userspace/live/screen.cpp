@@ -1,0 +1,148 @@
+#include "live/screen.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
+namespace blkrr::live {
+
+namespace {
+
+constexpr size_t kCommWidth = 16;
+constexpr size_t kDeviceWidth = 10;
+
+std::string fmt(const char* f, auto... args) {
+  char buf[256];
+  int n = std::snprintf(buf, sizeof buf, f, args...);
+  return std::string(buf, n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+// Cut to `width` characters (0: no limit).
+std::string cut(std::string line, size_t width) {
+  if (width && line.size() > width) line.resize(width);
+  return line;
+}
+
+// Left-aligned in `w` columns; a longer text keeps its tail ("..ice/x.scope").
+std::string fit_left(const std::string& s, size_t w) {
+  if (s.size() <= w) return s + std::string(w - s.size(), ' ');
+  return ".." + s.substr(s.size() - (w - 2));
+}
+
+size_t name_width(const Snapshot& s) {
+  if (s.by != GroupBy::kCgroup) return kCommWidth;
+  size_t w = kCommWidth;
+  for (const auto& r : s.rows) w = std::max(w, r.comm.size() + 1);
+  return std::min<size_t>(w, 40);
+}
+
+}  // namespace
+
+std::string human_bytes(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return fmt("%" PRIu64 " B", bytes);
+  double v = static_cast<double>(bytes);
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++u;
+  }
+  return fmt("%.1f %s", v, kUnits[u]);
+}
+
+std::string_view value_title(ValueMode mode) {
+  switch (mode) {
+    case ValueMode::kBytes:
+      return "BYTES";
+    case ValueMode::kDiskTime:
+      return "DISKTIME";
+    case ValueMode::kPercent:
+      return "%I/O";
+  }
+  return "BYTES";
+}
+
+std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode) {
+  switch (mode) {
+    case ValueMode::kBytes:
+      return fmt("%" PRIu64, r.v.bytes);
+    case ValueMode::kDiskTime:
+      return fmt("%" PRIu64, r.v.disk_time_ns / 1000);
+    case ValueMode::kPercent:
+      return fmt("%.1f", percent_of(r.v.disk_time_ns, interval_ns));
+  }
+  return "";
+}
+
+std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
+  time_t secs = static_cast<time_t>(s.wall_ns / 1000000000ull);
+  struct tm tm {};
+  if (opt.utc)
+    gmtime_r(&secs, &tm);
+  else
+    localtime_r(&secs, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  std::string h = when;
+  if (s.loadavg)
+    h += fmt(",  load: %.2f %.2f %.2f", (*s.loadavg)[0], (*s.loadavg)[1], (*s.loadavg)[2]);
+  h += ",  disk_r: " + human_bytes(s.read.bytes) + ",  disk_w: " + human_bytes(s.write.bytes);
+  if (!s.devices.empty()) {
+    h += ",  util:";
+    for (const auto& d : s.devices) h += fmt(" %s %.1f%%", d.name.c_str(), d.util_pct);
+  }
+  return cut(std::move(h), opt.width);
+}
+
+std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt) {
+  size_t nw = name_width(s);
+  std::string t = fmt("%5s %7s %7s ", "UID", "PID", "PPID");
+  t += fit_left(s.by == GroupBy::kCgroup ? "CGROUP" : "COMM", nw) + " ";
+  t += fit_left("DEVICE", kDeviceWidth) + " ";
+  t += fmt("%4s %4s %s %12s", "MAJ", "MIN", "D", std::string(value_title(opt.mode)).c_str());
+  return cut(std::move(t), opt.width);
+}
+
+std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt) {
+  std::string line;
+  if (s.by == GroupBy::kPid && r.proc)
+    line = fmt("%5u %7u %7u ", r.proc->uid, r.pid, r.proc->ppid);
+  else if (s.by == GroupBy::kPid)
+    line = fmt("%5s %7u %7s ", "-", r.pid, "-");  // exited before it was seen
+  else
+    line = fmt("%5s %7s %7s ", "-", "-", "-");
+  line += fit_left(r.comm, name_width(s)) + " ";
+  line += fit_left(r.device, kDeviceWidth) + " ";
+  line += fmt("%4u %4u %c %12s", dev_major(r.dev), dev_minor(r.dev), op_letter(r.dir),
+              value_text(r, s.interval_ns, opt.mode).c_str());
+  return cut(std::move(line), opt.width);
+}
+
+std::string render_screen(const Snapshot& s, const ScreenOptions& opt) {
+  std::string out;
+  if (opt.clear) out += "\033[H\033[2J";
+  out += render_header(s, opt) + "\n\n";
+  out += render_column_titles(s, opt) + "\n";
+  size_t n = s.rows.size();
+  if (opt.max_rows) n = std::min(n, opt.max_rows);
+  for (size_t i = 0; i < n; ++i) out += render_row(s.rows[i], s, opt) + "\n";
+  if (!opt.clear) out += "\n";  // rolling output: a blank line between intervals
+  return out;
+}
+
+size_t terminal_width(int fd, size_t* rows) {
+  if (!isatty(fd)) return 0;
+  struct winsize ws {};
+  if (ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) {
+    if (rows) *rows = 24;
+    return 80;
+  }
+  if (rows) *rows = ws.ws_row;
+  return ws.ws_col;
+}
+
+}  // namespace blkrr::live

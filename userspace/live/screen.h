@@ -1,0 +1,37 @@
+// Text rendering of a top Snapshot: a header line (time, load average, disk
+// read/write totals, per-device %util) and rows
+// `UID PID PPID COMM DEVICE MAJ MIN D <value>`. Lines are cut to the
+// terminal width; escape codes only when asked to clear a terminal.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "live/model.h"
+
+namespace blkrr::live {
+
+struct ScreenOptions {
+  ValueMode mode = ValueMode::kBytes;
+  size_t width = 0;     // 0: no limit (not a terminal)
+  size_t max_rows = 0;  // 0: every row
+  bool clear = false;   // home + clear screen first (a terminal, without -C)
+  bool utc = false;     // header time in UTC instead of local time
+};
+
+std::string render_screen(const Snapshot& s, const ScreenOptions& opt);
+std::string render_header(const Snapshot& s, const ScreenOptions& opt);
+std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt);
+std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt);
+
+// The value column for a row: bytes, disk time in µs, or %I/O.
+std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode);
+std::string_view value_title(ValueMode mode);  // BYTES, DISKTIME, %I/O
+// "512 B", "12.0 KiB", "3.4 MiB", ...
+std::string human_bytes(uint64_t bytes);
+
+// Width of the terminal on fd, 0 when fd is not a terminal. `rows` gets the
+// height when not null.
+size_t terminal_width(int fd, size_t* rows = nullptr);
+
+}  // namespace blkrr::live

@@ -1,0 +1,86 @@
+#include "live/screen.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "live/test_snapshot.h"
+
+namespace blkrr::live {
+namespace {
+
+using testing::two_second_interval;
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+TEST(Screen, BytesColumnsAndRows) {
+  ScreenOptions opt;
+  opt.utc = true;
+  auto l = lines(render_screen(two_second_interval(), opt));
+  ASSERT_EQ(l.size(), 7u);
+  EXPECT_EQ(l[0],
+            "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.5 MiB,  disk_w: 8.0 MiB,  "
+            "util: sda 75.0% sdb 100.0%");
+  EXPECT_EQ(l[1], "");
+  EXPECT_EQ(l[2], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
+  EXPECT_EQ(l[3], " 1000     200       1 dd               sdb           8   16 W      8388608");
+  EXPECT_EQ(l[4], " 1000     100       1 fio              sda2          8    2 R      1572864");
+  EXPECT_EQ(l[5], "    -    4242       - tar              sda2          8    2 W         4096");
+  EXPECT_EQ(l[6], "");  // rolling output: blank line between intervals
+}
+
+TEST(Screen, DiskTimeAndPercent) {
+  Snapshot s = two_second_interval();
+  ScreenOptions opt;
+  opt.mode = ValueMode::kDiskTime;
+  EXPECT_NE(render_column_titles(s, opt).find("DISKTIME"), std::string::npos);
+  EXPECT_EQ(value_text(s.rows[0], s.interval_ns, opt.mode), "2000000");
+  EXPECT_EQ(value_text(s.rows[1], s.interval_ns, opt.mode), "1500000");
+  EXPECT_EQ(value_text(s.rows[2], s.interval_ns, opt.mode), "250");
+  opt.mode = ValueMode::kPercent;
+  EXPECT_NE(render_column_titles(s, opt).find("%I/O"), std::string::npos);
+  EXPECT_EQ(value_text(s.rows[0], s.interval_ns, opt.mode), "100.0");
+  EXPECT_EQ(value_text(s.rows[1], s.interval_ns, opt.mode), "75.0");
+}
+
+TEST(Screen, WidthRowsAndClearing) {
+  ScreenOptions opt;
+  opt.width = 40;
+  opt.max_rows = 1;
+  std::string out = render_screen(two_second_interval(), opt);
+  for (const auto& l : lines(out)) EXPECT_LE(l.size(), 40u) << l;
+  EXPECT_EQ(lines(out).size(), 5u);                // header, blank, titles, 1 row, blank
+  EXPECT_EQ(out.find('\033'), std::string::npos);  // no escape codes unless clearing
+  opt.clear = true;
+  out = render_screen(two_second_interval(), opt);
+  EXPECT_EQ(out.rfind("\033[H\033[2J", 0), 0u);
+}
+
+TEST(Screen, GroupedRowsHaveNoProcessColumns) {
+  Snapshot s = two_second_interval(GroupBy::kCgroup);
+  ScreenOptions opt;
+  EXPECT_NE(render_column_titles(s, opt).find("CGROUP"), std::string::npos);
+  std::string row = render_row(s.rows[1], s, opt);
+  EXPECT_EQ(row.rfind("    -       -       - /system.slice/db.service ", 0), 0u) << row;
+}
+
+TEST(Screen, HumanBytes) {
+  EXPECT_EQ(human_bytes(0), "0 B");
+  EXPECT_EQ(human_bytes(1023), "1023 B");
+  EXPECT_EQ(human_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(human_bytes(3ull << 30), "3.0 GiB");
+}
+
+TEST(Screen, NotATerminal) {
+  // The test's stdin is not a terminal when run by ctest.
+  if (isatty(0)) GTEST_SKIP() << "stdin is a terminal";
+  EXPECT_EQ(terminal_width(0), 0u);
+}
+
+}  // namespace
+}  // namespace blkrr::live
