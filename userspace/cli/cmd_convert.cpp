@@ -1,9 +1,130 @@
+// blkrr convert: traces and loads between formats, with selection and
+// blkreplay-style transformations. The work is in converters/convert.h.
+#include <cstdio>
+
 #include "cli/commands.h"
+#include "converters/convert.h"
+#include "core/args.h"
 
 namespace blkrr::cli {
 
-Result<int> cmd_convert(int, char**) {
-  return Error("this build of blkrr has no 'convert' command yet", 2);
+Result<int> cmd_convert(int argc, char** argv) {
+  ConvertOptions o;
+  std::string from, to, point = "issue", action = "D", until;
+  uint64_t derive = 0, gz_level = 6;
+  std::string snippet = "300", reorder = "10";
+  bool quiet = false;
+  for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  ArgParser ap(
+      argv[0], "IN... -o OUT [options]",
+      "Convert block traces and loads between formats, select and transform them.\n"
+      "Inputs are detected by content: native .blkrr traces, blkreplay loads (*.load.gz),\n"
+      "blktrace captures (NAME or NAME.blktrace.N, per-CPU files merged by time),\n"
+      "blkparse text, fio iologs v2/v3, MSR Cambridge CSV. Several inputs of one format\n"
+      "are read one after the other (blktrace files are merged). The output format\n"
+      "follows the name of OUT (*.blkrr native, *.iolog fio v3, *.csv, *.json/*.jsonl,\n"
+      "anything else a blkreplay load; .gz compresses) or --to. A summary goes to stderr.");
+  ap.opt_string('o', "output", "OUT", "output file ('-' = standard output)", &o.output);
+  ap.opt_string(0, "from", "FMT", "input format: native, load, blktrace, blkparse, fio, msr",
+                &from);
+  ap.opt_string(0, "to", "FMT", "output format: load, fio, csv, json, native", &to);
+  ap.opt_string(0, "action", "Q|D",
+                "blktrace/blkparse: requests as queued (Q) or issued (D, default)", &action);
+  ap.flag(0, "skip-bad", &o.source.skip_bad,
+          "skip malformed lines/events and report how many and why, instead of stopping");
+  ap.opt_string('d', "device", "DEV",
+                "keep one device: sda, /dev/sda2, 8:16; MSR: DISK or HOST:DISK; fio: FILE",
+                &o.source.device);
+  ap.option('p', "pid", "LIST", "keep requests of these pids/tids (comma-separated)",
+            [&](std::string_view v) { return parse_pid_list(v, o.select.pids); });
+  ap.opt_strings('c', "comm", "NAME", "keep requests of this task name (repeatable)",
+                 &o.select.comms);
+  ap.option(0, "cgroup", "LIST", "keep requests of these cgroup ids",
+            [&](std::string_view v) { return parse_u64_list(v, o.select.cgroups); });
+  ap.option(0, "ops", "LIST", "keep these operations: R,W,F,D or read,write,flush,discard",
+            [&](std::string_view v) { return parse_op_list(v, o.select.op_mask); });
+  ap.option(0, "window", "START:DUR",
+            "keep START..START+DUR (seconds or 10m, 250ms) after the first request; rebased to 0",
+            [&](std::string_view v) { return parse_window(v, o.select); });
+  ap.opt_string(0, "point", "issue|complete",
+                "native traces: start time is the issue (default) or the completion", &point);
+  ap.opt_u64(0, "repeat", "N", "repeat the input N times, each pass after the previous one",
+             &o.repeat);
+  ap.opt_string(0, "until", "SECONDS", "repeat the input until this output time", &until);
+  ap.option(0, "slip", "EVERY:SECTORS", "every EVERY requests, shift later sectors by SECTORS",
+            [&](std::string_view v) { return parse_slip(v, o.transform); });
+  ap.option(0, "subst", "FROM=TO", "substitute an operation, e.g. R=W",
+            [&](std::string_view v) { return parse_subst(v, o.transform); });
+  ap.option(0, "spread", "F[:ALIGN[:OFF]]",
+            "spread sectors by factor F, keeping ALIGN (8) alignment, plus OFF sectors",
+            [&](std::string_view v) { return parse_spread(v, o.transform); });
+  ap.option(0, "resize", "F[:MIN:MAX]", "scale request sizes by F, clamped to MIN..MAX sectors",
+            [&](std::string_view v) { return parse_resize(v, o.transform); });
+  ap.opt_double(0, "timescale", "F", "multiply start times by F (0.5 = twice as fast)",
+                &o.timescale);
+  ap.opt_u64(0, "derive", "N", "deal snippets heaviest-first into N outputs OUT.000 ... OUT.N-1",
+             &derive);
+  ap.opt_string(0, "snippet", "SECONDS", "snippet length for --derive (default 300)", &snippet);
+  ap.opt_string(0, "fio-file", "NAME", "fio output: the target file (default /dev/DEVICE)",
+                &o.fio_file);
+  ap.opt_u64(0, "gzip-level", "N", "compression level 1..9 of .gz outputs (default 6)", &gz_level);
+  ap.opt_string(0, "reorder-window", "SECONDS",
+                "unsorted inputs (native traces, replay results) are sorted within this much "
+                "trace time (default 10)",
+                &reorder);
+  ap.flag('q', "quiet", &quiet, "no summary on stderr");
+  ap.positionals("IN", &o.inputs, 1, 100000);
+  ap.examples(
+      "  blkrr convert prod.blkrr -o prod.load.gz              native trace to blkreplay load\n"
+      "  blkrr convert sda.blktrace.0 sda.blktrace.1 -o sda.load.gz --action Q\n"
+      "  blkrr convert prod.load.gz -o prod.iolog --fio-file /dev/sdX   for fio --read_iolog\n"
+      "  blkrr convert prod.blkrr -o mysql.csv --comm mysqld --window 10m:5m\n"
+      "  blkrr convert msr/hm_0.csv.gz -d 0 -o hm0.load.gz --timescale 0.5\n"
+      "  blkrr convert prod.load.gz -o prod.load.gz --derive 4 --snippet 300\n");
+  auto parsed = ap.parse(argc, argv);
+  if (!parsed) return parsed.error();
+  if (!*parsed) return 0;
+
+  auto usage = [&](const std::string& m) { return Error(m + "\nTry 'blkrr convert --help'.", 2); };
+  if (o.output.empty()) return usage("no output given (-o OUT)");
+  if (!from.empty()) {
+    auto f = parse_input_format(from);
+    if (!f) return usage("unknown input format '" + from + "'");
+    o.source.format = *f;
+  }
+  if (!to.empty()) {
+    auto f = parse_output_format(to);
+    if (!f) return usage("unknown output format '" + to + "'");
+    o.to = *f;
+  }
+  if (action != "Q" && action != "D") return usage("--action must be Q or D");
+  o.source.blktrace_action = action[0];
+  if (point == "complete")
+    o.point = StartPoint::kComplete;
+  else if (point != "issue")
+    return usage("--point must be issue or complete");
+  if (!until.empty()) {
+    if (o.repeat != 1) return usage("use either --repeat or --until");
+    auto u = parse_duration_ns(until);
+    if (!u || *u == 0) return usage("bad --until '" + until + "'");
+    o.until_ns = static_cast<int64_t>(*u);
+  }
+  if (derive > 1000) return usage("--derive: at most 1000 outputs");
+  o.derive = static_cast<uint32_t>(derive);
+  auto sn = parse_duration_ns(snippet);
+  if (!sn || *sn == 0) return usage("bad --snippet '" + snippet + "'");
+  o.snippet_ns = static_cast<int64_t>(*sn);
+  auto rw = parse_duration_ns(reorder);
+  if (!rw) return usage("bad --reorder-window '" + reorder + "'");
+  o.reorder_window_ns = static_cast<int64_t>(*rw);
+  if (gz_level < 1 || gz_level > 9) return usage("--gzip-level must be 1..9");
+  o.gz_level = static_cast<int>(gz_level);
+
+  auto s = run_convert(o);
+  if (!s) return s.error();
+  if (!quiet) std::fputs(s->text().c_str(), stderr);
+  return 0;
 }
 
 }  // namespace blkrr::cli

@@ -1,0 +1,351 @@
+#include "converters/convert.h"
+
+#include <cmath>
+#include <ctime>
+#include <queue>
+
+#include "converters/derive.h"
+#include "converters/text_io.h"
+
+namespace blkrr {
+
+namespace {
+
+uint32_t fields_for(const SourceInfo& info) {
+  switch (info.format) {
+    case InputFormat::kNative:
+      return kFieldLatency | kFieldProcess | kFieldDevice | kFieldFlags | kFieldDiskTime |
+             kFieldCgroup | kFieldError | kFieldRecord;
+    case InputFormat::kBlktrace:
+    case InputFormat::kBlkparse:
+      return kFieldProcess | kFieldDevice | kFieldFlags | kFieldError |
+             (info.has_completion ? kFieldLatency : 0u);
+    case InputFormat::kMsrCsv:
+      return kFieldLatency | kFieldDevice;
+    case InputFormat::kLoad:
+      return info.has_completion ? kFieldLatency : 0u;
+    default:
+      return 0;
+  }
+}
+
+std::string utc_now() {
+  char buf[64];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+struct Item {
+  uint64_t point;
+  uint64_t seq;
+  Request r;
+};
+struct Later {
+  bool operator()(const Item& a, const Item& b) const {
+    return a.point > b.point || (a.point == b.point && a.seq > b.seq);
+  }
+};
+
+class Pipeline {
+ public:
+  Pipeline(const ConvertOptions& o, ConvertSummary& s) : o_(o), s_(s), tr_(o.transform) {}
+
+  Status open_output(const SourceInfo& info) {
+    format_ = o_.to ? *o_.to : output_format_for_path(o_.output);
+    s_.output_format = std::string(output_format_name(format_));
+    so_.format = format_;
+    so_.gz_level = o_.gz_level;
+    so_.fields = fields_for(info);
+    so_.fio_file = o_.fio_file;
+    if (so_.fio_file.empty()) {
+      so_.fio_file = "/dev/sdX";
+      if (info.trace_header && info.trace_header->devices.size() == 1)
+        so_.fio_file = "/dev/" + info.trace_header->devices[0].name;
+    }
+    bool changed = o_.select.active() || o_.transform.active() || o_.timescale != 1.0 ||
+                   o_.repeat > 1 || o_.until_ns || o_.derive;
+    if (info.format == InputFormat::kLoad && !info.preamble.empty()) {
+      so_.preamble = info.preamble;  // keep the original notice
+    } else {
+      so_.preamble = {"blkreplay load converted by blkrr " BLKRR_VERSION " from " +
+                          std::string(input_format_name(info.format)) + " input " +
+                          join(info.paths, " "),
+                      "on " + utc_now(), ""};
+    }
+    if (changed && !o_.command_line.empty()) {
+      so_.preamble.push_back("Derived from " + join(info.paths, " ") + " by: " + o_.command_line);
+      so_.preamble.push_back("");
+    }
+    if (info.trace_header) {
+      so_.header = *info.trace_header;
+    } else {
+      so_.header.tool_version = BLKRR_VERSION;
+      so_.header.settings["converted_from"] = std::string(input_format_name(info.format));
+      so_.header.settings["source"] = join(info.paths, " ");
+    }
+    if (!o_.command_line.empty()) so_.header.command_line = o_.command_line;
+    if (o_.derive) {
+      auto d = Deriver::create(o_.derive, o_.snippet_ns);
+      if (!d) return d.error();
+      deriver_.emplace(std::move(*d));
+      return {};
+    }
+    auto sink = open_sink(o_.output, so_);
+    if (!sink) return sink.error();
+    sink_ = std::move(*sink);
+    s_.outputs = {o_.output};
+    return {};
+  }
+
+  // One pass over the input; output times are moved by pass_shift.
+  Status run_pass(RequestSource& src, int64_t pass_shift) {
+    shift_ = pass_shift;
+    pass_n_ = 0;
+    first_pass_ = s_.passes == 0;
+    const SourceInfo& info = src.info();
+    bool reorder = !info.sorted_by_issue || o_.point == StartPoint::kComplete;
+    last_point_ = 0;
+    std::priority_queue<Item, std::vector<Item>, Later> heap;
+    uint64_t seq = 0, max_seen = 0;
+    Request r;
+    while (!stop_ && !window_done_) {
+      auto got = src.next(r);
+      if (!got) return got.error();
+      if (!*got) break;
+      if (first_pass_) {
+        ++s_.in;
+        ++s_.in_by_op[r.op];
+      }
+      if (!o_.select.matches(r)) {
+        if (first_pass_) ++s_.deselected;
+        continue;
+      }
+      uint64_t point = r.issue_ns;
+      if (o_.point == StartPoint::kComplete) {
+        if (!r.completed()) {
+          if (first_pass_) ++s_.no_completion;
+          continue;
+        }
+        point = r.complete_ns;
+      }
+      if (!reorder) {
+        BLKRR_TRY(stage2(r, point, true));
+        continue;
+      }
+      max_seen = std::max(max_seen, point);
+      heap.push({point, seq++, r});
+      while (!heap.empty() &&
+             heap.top().point + static_cast<uint64_t>(o_.reorder_window_ns) <= max_seen) {
+        BLKRR_TRY(stage2(heap.top().r, heap.top().point, false));
+        heap.pop();
+      }
+    }
+    while (!heap.empty() && !stop_) {
+      BLKRR_TRY(stage2(heap.top().r, heap.top().point, false));
+      heap.pop();
+    }
+    window_done_ = false;
+    if (first_pass_) s_.source_counters = src.counters();
+    ++s_.passes;
+    return {};
+  }
+
+  // Period of one pass for --repeat/--until: its span plus one mean gap.
+  int64_t period() const {
+    int64_t span = pass_last_ - pass_first_;
+    int64_t gap = pass_n_ > 1 ? span / static_cast<int64_t>(pass_n_ - 1) : 1000000;
+    return std::max<int64_t>(pass_last_ + std::max<int64_t>(gap, 1), 1000000);
+  }
+  uint64_t pass_count() const { return pass_n_; }
+  bool stopped() const { return stop_; }
+
+  Status finish() {
+    if (deriver_) {
+      auto paths = deriver_->finish(o_.output, so_, s_.source_counters);
+      if (!paths) return paths.error();
+      s_.outputs = *paths;
+      s_.out_of_order += deriver_->late();
+      return {};
+    }
+    return sink_->close(s_.source_counters);
+  }
+
+ private:
+  Status stage2(const Request& r, uint64_t point, bool sorted) {
+    if (point < last_point_) ++s_.out_of_order;
+    last_point_ = std::max(last_point_, point);
+    if (!origin_) origin_ = absolute_ ? point : 0;
+    int64_t rel = static_cast<int64_t>(point - *origin_);
+    if (point < *origin_) rel = 0;  // earlier than the first request: counted above
+    if (o_.select.window) {
+      if (rel < o_.select.window_start_ns) {
+        if (first_pass_) ++s_.outside_window;
+        return {};
+      }
+      if (rel >= o_.select.window_start_ns + o_.select.window_len_ns) {
+        if (first_pass_) ++s_.outside_window;
+        if (sorted) window_done_ = true;  // nothing later can be inside
+        return {};
+      }
+      rel -= o_.select.window_start_ns;
+    }
+    q_ = r;
+    tr_.apply(q_);
+    int64_t t = o_.timescale == 1.0
+                    ? rel
+                    : static_cast<int64_t>(std::llround(static_cast<double>(rel) * o_.timescale));
+    t += shift_;
+    if (o_.until_ns && t >= *o_.until_ns) {
+      stop_ = true;
+      return {};
+    }
+    if (pass_n_ == 0) pass_first_ = t;
+    pass_last_ = t;
+    ++pass_n_;
+    if (!format_expresses(format_, q_.op)) {
+      ++s_.not_expressible[q_.op];
+      return {};
+    }
+    int64_t shift = static_cast<int64_t>(*origin_) + t - static_cast<int64_t>(point);
+    if (deriver_) {
+      BLKRR_TRY(deriver_->add(q_, t, shift));
+    } else {
+      OutRecord rec{&q_, t, shift};
+      BLKRR_TRY(sink_->write(rec));
+    }
+    if (s_.out == 0) s_.first_ns = t;
+    s_.last_ns = std::max(s_.last_ns, t);
+    ++s_.out;
+    ++s_.out_by_op[q_.op];
+    s_.max_sector = std::max<uint64_t>(s_.max_sector, q_.sector + (q_.bytes + 511u) / 512u);
+    return {};
+  }
+
+ public:
+  bool absolute_ = false;
+
+ private:
+  const ConvertOptions& o_;
+  ConvertSummary& s_;
+  Transform tr_;
+  OutputFormat format_ = OutputFormat::kLoad;
+  SinkOptions so_;
+  std::unique_ptr<RequestSink> sink_;
+  std::optional<Deriver> deriver_;
+  std::optional<uint64_t> origin_;
+  Request q_;
+  int64_t shift_ = 0, pass_first_ = 0, pass_last_ = 0;
+  uint64_t pass_n_ = 0, last_point_ = 0;
+  bool first_pass_ = true, stop_ = false, window_done_ = false;
+};
+
+std::string ops_text(const std::map<Op, uint64_t>& m) {
+  std::string s;
+  for (const auto& [op, n] : m) {
+    if (!n) continue;
+    s += (s.empty() ? "" : ", ") + std::string(op_name(op)) + " " + std::to_string(n);
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::string seconds(int64_t ns) {
+  char b[32];
+  return std::string(b, fmt_sec9(b, ns, 0));
+}
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "%.2f %s", v, units[u]);
+  return out;
+}
+
+}  // namespace
+
+std::string ConvertSummary::text() const {
+  std::string t = "blkrr convert: " + join(inputs, " ") + " (" + input_format + ") -> " +
+                  join(outputs, " ") + " (" + output_format + ")\n";
+  t += "  requests in:    " + std::to_string(in) + " (" + ops_text(in_by_op) + ")\n";
+  t += "  requests out:   " + std::to_string(out) + " (" + ops_text(out_by_op) + ")";
+  t += passes > 1 ? " in " + std::to_string(passes) + " passes\n" : "\n";
+  if (deselected)
+    t += "  not selected:   " + std::to_string(deselected) + " (--pid/--comm/--cgroup/--ops)\n";
+  if (outside_window) t += "  outside window: " + std::to_string(outside_window) + "\n";
+  if (no_completion)
+    t += "  no completion:  " + std::to_string(no_completion) + " (left out by --point complete)\n";
+  uint64_t ne = 0;
+  for (const auto& [op, n] : not_expressible) ne += n;
+  if (ne) {
+    t += "  NOT CONVERTED:  " + std::to_string(ne) + " (" + ops_text(not_expressible) + "): the " +
+         output_format +
+         " format cannot express them; native .blkrr, CSV, JSON (and fio for flush/discard) keep "
+         "them\n";
+  }
+  if (out_of_order)
+    t += "  out of order:   " + std::to_string(out_of_order) +
+         " requests started earlier than one already written (raise --reorder-window)\n";
+  uint64_t skipped = 0;
+  std::string reasons;
+  for (const auto& [k, v] : source_counters) {
+    if (k == "lines_skipped")
+      skipped = v;
+    else if (k.rfind("skipped: ", 0) == 0)
+      reasons += "      " + std::to_string(v) + "  " + k.substr(9) + "\n";
+  }
+  t += "  skipped lines:  " + std::to_string(skipped) +
+       (skipped ? " (--skip-bad):\n" + reasons : "\n");
+  if (out) {
+    t += "  time span:      " + seconds(first_ns) + " .. " + seconds(last_ns) + " s (" +
+         seconds(last_ns - first_ns) + " s)\n";
+    t += "  max sector:     " + std::to_string(max_sector) + " (the replay device needs " +
+         human_bytes(max_sector * 512) + ")\n";
+  }
+  for (const auto& [k, v] : source_counters) {
+    if (k == "lines_skipped" || k.rfind("skipped: ", 0) == 0) continue;
+    t += "  " + k + ": " + std::to_string(v) + "\n";
+  }
+  return t;
+}
+
+Result<ConvertSummary> run_convert(const ConvertOptions& o) {
+  if (o.output.empty()) return Error("no output given (-o FILE)", 2);
+  if (o.repeat == 0) return Error("--repeat must be at least 1", 2);
+  if (!(o.timescale > 0)) return Error("--timescale must be positive", 2);
+  if (o.derive && o.output == "-") return Error("--derive writes N files; name them with -o", 2);
+  ConvertSummary s;
+  s.inputs = o.inputs;
+  auto src = open_source(o.inputs, o.source);
+  if (!src) return src.error();
+  s.input_format = std::string(input_format_name((*src)->info().format));
+  Pipeline p(o, s);
+  p.absolute_ = (*src)->info().absolute_time;
+  BLKRR_TRY(p.open_output((*src)->info()));
+  BLKRR_TRY(p.run_pass(**src, 0));
+  int64_t period = p.period();
+  bool any = p.pass_count() > 0;
+  for (uint64_t pass = 1; any && !p.stopped() && (pass < o.repeat || o.until_ns); ++pass) {
+    src = open_source(o.inputs, o.source);  // stream again: constant memory
+    if (!src) return src.error();
+    BLKRR_TRY(p.run_pass(**src, static_cast<int64_t>(pass) * period));
+    if (p.pass_count() == 0) break;
+  }
+  BLKRR_TRY(p.finish());
+  return s;
+}
+
+}  // namespace blkrr

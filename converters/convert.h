@@ -1,0 +1,61 @@
+// The conversion pipeline behind `blkrr convert`:
+//   source -> selection -> reorder by start time -> window -> transformations
+//   -> timescale / repeat -> sink (or --derive's snippet dealer).
+// Streams in constant memory (the reorder buffer holds --reorder-window of
+// trace time; --derive keeps 40 bytes... see docs/formats.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "converters/filters.h"
+#include "converters/sink.h"
+#include "converters/source.h"
+
+namespace blkrr {
+
+enum class StartPoint { kIssue, kComplete };
+
+struct ConvertOptions {
+  std::vector<std::string> inputs;
+  SourceOptions source;
+  std::string output;              // "-" = stdout
+  std::optional<OutputFormat> to;  // default: from the output name
+  int gz_level = 6;
+  StartPoint point = StartPoint::kIssue;  // native traces: which time is the start
+  Selection select;
+  Transform transform;
+  double timescale = 1.0;                // multiply start times
+  uint64_t repeat = 1;                   // passes over the input
+  std::optional<int64_t> until_ns;       // repeat until this output time
+  uint32_t derive = 0;                   // N derived loads (0 = off)
+  int64_t snippet_ns = 300'000'000'000;  // snippet length for --derive
+  int64_t reorder_window_ns = 10'000'000'000;
+  std::string fio_file;      // fio: target file name
+  std::string command_line;  // recorded in outputs
+};
+
+struct ConvertSummary {
+  std::string input_format, output_format;
+  std::vector<std::string> inputs, outputs;
+  std::map<Op, uint64_t> in_by_op, out_by_op, not_expressible;
+  uint64_t in = 0, out = 0;
+  uint64_t deselected = 0;  // --pid/--comm/--cgroup/--ops
+  uint64_t outside_window = 0;
+  uint64_t no_completion = 0;  // --point complete without a completion time
+  uint64_t out_of_order = 0;   // later than the reorder window allowed
+  uint64_t passes = 0;
+  int64_t first_ns = 0, last_ns = 0;  // output start times
+  uint64_t max_sector = 0;            // highest end sector written
+  Counters source_counters;           // skipped lines, capture losses, ...
+
+  // The human summary printed on stderr.
+  std::string text() const;
+};
+
+Result<ConvertSummary> run_convert(const ConvertOptions& opts);
+
+}  // namespace blkrr
