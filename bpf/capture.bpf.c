@@ -233,8 +233,8 @@ static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 c
   __u8 clamped = 0, swept;
   bpf_spin_lock(&ds->lock);
   swept = apply_sweep(ds, target);
-  __u64 from = ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns
-                                                            : ds->s.busy_start_ns;
+  __u64 from =
+      ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns : ds->s.busy_start_ns;
   if (ds->s.pending) {
     dt = now > from ? now - from : 0;
     ds->s.pending -= 1;

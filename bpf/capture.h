@@ -6,27 +6,27 @@
 #define BLKRR_BPF_CAPTURE_H
 
 #define BLKRR_COMM_LEN 16
-#define BLKRR_MAX_RANGES 8     /* selected partitions per disk */
-#define BLKRR_MAX_DISKS 64     /* selected disks (-d) */
+#define BLKRR_MAX_RANGES 8 /* selected partitions per disk */
+#define BLKRR_MAX_DISKS 64 /* selected disks (-d) */
 #define BLKRR_INFLIGHT_MAX 65536
 #define BLKRR_AGG_MAX 16384
 
 /* Indexes of the per-CPU counter array. Names in userspace/capture/counters.cpp. */
 enum blkrr_counter {
-  BLKRR_CNT_ISSUES = 0,            /* requests issued on selected devices */
-  BLKRR_CNT_COMPLETIONS,           /* final completions paired with an issue */
-  BLKRR_CNT_EVENTS,                /* records written to the ring buffer */
-  BLKRR_CNT_RINGBUF_FULL,          /* ring-buffer reserve failures (record lost) */
-  BLKRR_CNT_INFLIGHT_FULL,         /* in-flight map full at issue (request not tracked) */
-  BLKRR_CNT_NO_ISSUE,              /* completion without a seen issue */
-  BLKRR_CNT_PARTIAL,               /* partial completions (entry kept) */
-  BLKRR_CNT_REQUEUE,               /* requeues */
-  BLKRR_CNT_NOT_SEEN_REISSUE,      /* rq issued again while in flight: old one flagged */
-  BLKRR_CNT_TASK_FROM_ISSUE,       /* attributed to the task current at issue */
-  BLKRR_CNT_AGG_FULL,              /* aggregation map full */
-  BLKRR_CNT_DEVSTATE_FULL,         /* per-device state map full */
-  BLKRR_CNT_PENDING_CLAMPED,       /* completion while pending was already 0 */
-  BLKRR_CNT_SWEEP_APPLIED,         /* sweeper corrections applied to pending */
+  BLKRR_CNT_ISSUES = 0,       /* requests issued on selected devices */
+  BLKRR_CNT_COMPLETIONS,      /* final completions paired with an issue */
+  BLKRR_CNT_EVENTS,           /* records written to the ring buffer */
+  BLKRR_CNT_RINGBUF_FULL,     /* ring-buffer reserve failures (record lost) */
+  BLKRR_CNT_INFLIGHT_FULL,    /* in-flight map full at issue (request not tracked) */
+  BLKRR_CNT_NO_ISSUE,         /* completion without a seen issue */
+  BLKRR_CNT_PARTIAL,          /* partial completions (entry kept) */
+  BLKRR_CNT_REQUEUE,          /* requeues */
+  BLKRR_CNT_NOT_SEEN_REISSUE, /* rq issued again while in flight: old one flagged */
+  BLKRR_CNT_TASK_FROM_ISSUE,  /* attributed to the task current at issue */
+  BLKRR_CNT_AGG_FULL,         /* aggregation map full */
+  BLKRR_CNT_DEVSTATE_FULL,    /* per-device state map full */
+  BLKRR_CNT_PENDING_CLAMPED,  /* completion while pending was already 0 */
+  BLKRR_CNT_SWEEP_APPLIED,    /* sweeper corrections applied to pending */
   BLKRR_CNT_NR,
 };
 
@@ -133,10 +133,10 @@ struct blkrr_devstate_pub {
   __u64 pending;
   __u64 last_complete_ns;
   __u64 busy_start_ns;
-  __u64 busy_ns;          /* cumulative disk time charged */
-  __u64 requests;         /* completions charged */
-  __u64 max_latency_ns;   /* longest issue->completion seen */
-  __u64 sweep_applied;    /* sweeper corrections already applied */
+  __u64 busy_ns;        /* cumulative disk time charged */
+  __u64 requests;       /* completions charged */
+  __u64 max_latency_ns; /* longest issue->completion seen */
+  __u64 sweep_applied;  /* sweeper corrections already applied */
 };
 
 /* Aggregation key/value for `blkrr top` (per creator, partition, direction). */

@@ -1,0 +1,150 @@
+#include "capture/bpf_types.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace blkrr::capture {
+
+static_assert(sizeof(blkrr_event) == 88, "ring-buffer record layout changed");
+static_assert(static_cast<int>(Op::kWriteZeroes) == BLKRR_OP_WRITE_ZEROES);
+static_assert(static_cast<int>(Op::kOther) == BLKRR_OP_OTHER);
+static_assert(static_cast<int>(kFlagPrio) == static_cast<int>(BLKRR_F_PRIO));
+static_assert(static_cast<int>(kFlagReadahead) == static_cast<int>(BLKRR_F_READAHEAD));
+static_assert(static_cast<int>(kRecTaskFromIssue) == static_cast<int>(BLKRR_R_TASK_FROM_ISSUE));
+static_assert(static_cast<int>(kRecCompletionNotSeen) ==
+              static_cast<int>(BLKRR_R_COMPLETION_NOT_SEEN));
+
+int blk_status_to_errno(int status) {
+  switch (status) {
+    case 0:
+      return 0;
+    case 1:
+      return -EOPNOTSUPP;
+    case 2:
+      return -ETIMEDOUT;
+    case 3:
+      return -ENOSPC;
+    case 4:
+      return -ENOLINK;
+    case 5:
+      return -EREMOTEIO;
+    case 6:
+      return -EBADE;
+    case 7:
+      return -ENODATA;
+    case 8:
+      return -EILSEQ;
+    case 9:
+      return -ENOMEM;
+    case 10:
+      return -EIO;
+    case 11:
+      return -EREMCHG;
+    case 12:
+      return -EAGAIN;
+    case 13:
+      return -EBUSY;
+    case 14:
+      return -ETOOMANYREFS;
+    case 15:
+      return -EOVERFLOW;
+    case 16:
+      return -ENODEV;
+    case 17:
+      return -ETIME;
+    case 19:
+      return -EINVAL;
+    default:
+      return -EIO;
+  }
+}
+
+static Op to_op(__u8 op) {
+  return op <= BLKRR_OP_OTHER ? static_cast<Op>(op) : Op::kOther;
+}
+
+static void set_comm(Request& r, const char (&comm)[BLKRR_COMM_LEN]) {
+  for (size_t i = 0; i < r.comm.size(); i++) r.comm[i] = i < BLKRR_COMM_LEN - 1 ? comm[i] : '\0';
+  // Bytes after the first NUL are zero (stable output, comparable records).
+  bool end = false;
+  for (char& c : r.comm) {
+    if (end) c = '\0';
+    if (c == '\0') end = true;
+  }
+}
+
+Request event_to_request(const blkrr_event& ev) {
+  Request r;
+  r.issue_ns = ev.issue_ns;
+  r.complete_ns = ev.complete_ns;  // ~0 == kNoTime
+  r.disk_time_ns = ev.disk_time_ns;
+  r.sector = ev.sector;
+  r.cgroup_id = ev.cgroup_id;
+  r.bytes = ev.bytes;
+  r.dev = ev.disk;
+  r.part = ev.part;
+  r.pid = ev.pid;
+  r.tgid = ev.tgid;
+  r.error = blk_status_to_errno(ev.error);
+  r.op = to_op(ev.op);
+  r.flags = ev.flags;
+  r.rec_flags = ev.rec_flags;
+  set_comm(r, ev.comm);
+  return r;
+}
+
+Request inflight_to_request(const blkrr_inflight& e) {
+  Request r;
+  r.issue_ns = e.issue_ns;
+  r.complete_ns = kNoTime;
+  r.disk_time_ns = e.disk_time_ns;
+  r.sector = e.sector;
+  r.cgroup_id = e.task.cgroup_id;
+  r.bytes = e.bytes;
+  r.dev = e.disk;
+  r.part = e.part;
+  r.pid = e.task.pid;
+  r.tgid = e.task.tgid;
+  r.op = to_op(e.op);
+  r.flags = e.flags;
+  r.rec_flags = static_cast<uint8_t>(e.rec_flags | kRecCompletionNotSeen);
+  set_comm(r, e.task.comm);
+  return r;
+}
+
+const char* counter_name(int index) {
+  switch (index) {
+    case BLKRR_CNT_ISSUES:
+      return "issues";
+    case BLKRR_CNT_COMPLETIONS:
+      return "completions";
+    case BLKRR_CNT_EVENTS:
+      return "events";
+    case BLKRR_CNT_RINGBUF_FULL:
+      return "ringbuf_reserve_failed";
+    case BLKRR_CNT_INFLIGHT_FULL:
+      return "inflight_map_full";
+    case BLKRR_CNT_NO_ISSUE:
+      return "completion_without_issue";
+    case BLKRR_CNT_PARTIAL:
+      return "partial_completions";
+    case BLKRR_CNT_REQUEUE:
+      return "requeues";
+    case BLKRR_CNT_NOT_SEEN_REISSUE:
+      return "completion_not_seen_reissued";
+    case BLKRR_CNT_TASK_FROM_ISSUE:
+      return "task_from_issue";
+    case BLKRR_CNT_AGG_FULL:
+      return "agg_map_full";
+    case BLKRR_CNT_DEVSTATE_FULL:
+      return "devstate_map_full";
+    case BLKRR_CNT_PENDING_CLAMPED:
+      return "pending_clamped";
+    case BLKRR_CNT_SWEEP_APPLIED:
+      return "sweep_corrections_applied";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace blkrr::capture

@@ -1,0 +1,370 @@
+// Capture::start and the loader behind it: opens the skeleton, configures
+// and loads the programs, attaches them, consumes the ring buffer and runs
+// the stale-entry sweeper.
+#include "capture/capture.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "capture.skel.h"
+#include "capture/bpf_types.h"
+#include "capture/kernel_probe.h"
+#include "capture/sweeper.h"
+
+namespace blkrr {
+namespace {
+
+using capture::DevStateValue;
+
+struct SkelDestroy {
+  void operator()(capture_bpf* s) const { capture_bpf__destroy(s); }
+};
+struct RingBufferFree {
+  void operator()(ring_buffer* r) const { ring_buffer__free(r); }
+};
+
+uint64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
+  if (level != LIBBPF_WARN) return 0;
+  std::fputs("libbpf: ", stderr);
+  return std::vfprintf(stderr, fmt, args);
+}
+
+uint32_t round_pow2(uint64_t v) {
+  uint64_t p = 4096;
+  while (p < v && p < (1ull << 31)) p <<= 1;
+  return static_cast<uint32_t>(p);
+}
+
+class CaptureImpl final : public Capture {
+ public:
+  ~CaptureImpl() override { stop_sweeper(); }
+
+  Status init(const CaptureConfig& cfg);
+  Result<int> poll(int timeout_ms, const EventFn& fn) override;
+  Status stop(const EventFn& fn) override;
+  Counters counters() const override;
+  Result<std::vector<AggEntry>> aggregates() const override;
+  Result<std::vector<DeviceBusy>> device_busy() const override;
+  bool has_io_start() const override { return features_.has_io_start; }
+
+ private:
+  static int on_event(void* ctx, void* data, size_t size);
+  void deliver(Request r);
+  int deliver_swept();
+  void sweeper_loop();
+  void stop_sweeper();
+  Counters read_counters() const;
+
+  CaptureConfig cfg_;
+  capture::KernelFeatures features_;
+  std::unique_ptr<capture_bpf, SkelDestroy> skel_;
+  std::unique_ptr<ring_buffer, RingBufferFree> rb_;
+  DeviceNamer namer_;
+  const EventFn* fn_ = nullptr;
+  int delivered_now_ = 0;
+  bool stopped_ = false;
+  Counters final_counters_;
+
+  // Sweeper thread and what it hands over to poll().
+  std::thread sweeper_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::vector<blkrr_inflight> swept_;
+  std::atomic<uint64_t> swept_total_{0}, swept_emitted_{0}, not_seen_at_stop_{0}, delivered_{0};
+};
+
+Status CaptureImpl::init(const CaptureConfig& cfg) {
+  cfg_ = cfg;
+  BLKRR_TRY(capture_preflight());
+  auto feat = capture::probe_kernel();
+  if (!feat) return feat.error();
+  features_ = *feat;
+  libbpf_set_print(libbpf_print);
+
+  skel_.reset(capture_bpf__open());
+  if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
+  auto* ro = skel_->rodata;
+  ro->cfg_filter_dev = cfg.devices.empty() ? 0 : 1;
+  if (cfg.tgid) {
+    ro->cfg_filter_tgid = 1;
+    ro->cfg_tgid = *cfg.tgid;
+  }
+  if (cfg.comm) {
+    ro->cfg_filter_comm = 1;
+    // The kernel keeps 15 characters of a task name.
+    size_t n = std::min<size_t>(cfg.comm->size(), BLKRR_COMM_LEN - 1);
+    for (size_t i = 0; i < n; i++) const_cast<char&>(ro->cfg_comm[i]) = (*cfg.comm)[i];
+  }
+  if (cfg.cgroup_id) {
+    ro->cfg_filter_cgroup = 1;
+    ro->cfg_cgroup_id = *cfg.cgroup_id;
+  }
+  ro->cfg_emit = cfg.emit_events ? 1 : 0;
+  ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
+  uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
+  // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
+  // otherwise it drains on its poll timeout. One wake-up per ~20k records.
+  ro->cfg_wake_bytes = std::min<uint64_t>(rb_bytes / 16, 2u << 20);
+  if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
+    return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
+  if (!features_.has_io_start) bpf_program__set_autoload(skel_->progs.blkrr_io_start, false);
+
+  if (int err = capture_bpf__load(skel_.get()); err != 0) {
+    return Error(std::string("loading the BPF programs failed: ") + strerror(-err) +
+                 " (see the libbpf messages above; kernel without BTF/CO-RE support?)");
+  }
+
+  // Selected disks, with the sector ranges of selected partitions.
+  std::map<DevT, blkrr_dev_sel> sel;
+  std::map<DevT, bool> whole;
+  for (const auto& d : cfg.devices) {
+    auto& s = sel[d.disk];
+    if (!d.part) {
+      whole[d.disk] = true;
+      continue;
+    }
+    if (s.nr_ranges >= BLKRR_MAX_RANGES)
+      return Error("too many partitions of " + d.disk_name + " selected (at most " +
+                   std::to_string(BLKRR_MAX_RANGES) + "); select the whole disk instead");
+    s.ranges[s.nr_ranges].start = d.part->start_sector;
+    s.ranges[s.nr_ranges].end = d.part->start_sector + d.part->nr_sectors;
+    s.nr_ranges++;
+  }
+  if (sel.size() > BLKRR_MAX_DISKS)
+    return Error("too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
+  int sel_fd = bpf_map__fd(skel_->maps.sel_disks);
+  for (auto& [disk, s] : sel) {
+    if (whole.count(disk)) s.nr_ranges = 0;
+    uint32_t k = disk;
+    if (bpf_map_update_elem(sel_fd, &k, &s, BPF_ANY) != 0)
+      return Error("cannot select device " + dev_to_string(disk) + ": " + strerror(errno));
+  }
+
+  if (int err = capture_bpf__attach(skel_.get()); err != 0)
+    return Error(std::string("attaching the BPF programs to the block tracepoints failed: ") +
+                 strerror(-err));
+  if (cfg.emit_events) {
+    rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_event, this, nullptr));
+    if (!rb_) return Error(std::string("cannot open the ring buffer: ") + strerror(errno));
+  }
+  sweeper_ = std::thread([this] { sweeper_loop(); });
+  return {};
+}
+
+int CaptureImpl::on_event(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<CaptureImpl*>(ctx);
+  if (size < sizeof(blkrr_event)) return 0;
+  self->deliver(capture::event_to_request(*static_cast<const blkrr_event*>(data)));
+  return 0;
+}
+
+void CaptureImpl::deliver(Request r) {
+  if (r.part == 0) r.part = namer_.partition_of(r.dev, r.sector);
+  delivered_now_++;
+  delivered_++;
+  if (fn_ && *fn_) (*fn_)(r);
+}
+
+int CaptureImpl::deliver_swept() {
+  std::vector<blkrr_inflight> v;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    v.swap(swept_);
+  }
+  for (const auto& e : v) deliver(capture::inflight_to_request(e));
+  return static_cast<int>(v.size());
+}
+
+Result<int> CaptureImpl::poll(int timeout_ms, const EventFn& fn) {
+  if (stopped_) return Error("capture already stopped");
+  fn_ = &fn;
+  delivered_now_ = 0;
+  deliver_swept();
+  if (rb_) {
+    int n = ring_buffer__poll(rb_.get(), timeout_ms);
+    if (n < 0 && n != -EINTR) {
+      fn_ = nullptr;
+      return Error(std::string("reading the ring buffer failed: ") + strerror(-n));
+    }
+    // Records submitted without a wake-up are drained here.
+    if (n == 0 || n == -EINTR) ring_buffer__consume(rb_.get());
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+  }
+  fn_ = nullptr;
+  return delivered_now_;
+}
+
+Status CaptureImpl::stop(const EventFn& fn) {
+  if (stopped_) return {};
+  capture_bpf__detach(skel_.get());
+  // Let programs that were running on other CPUs finish their submit.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop_sweeper();
+  fn_ = &fn;
+  if (rb_) ring_buffer__consume(rb_.get());
+  deliver_swept();
+  // Whatever is still in flight is a request of the load whose completion we
+  // will never see.
+  int fd = bpf_map__fd(skel_->maps.inflight);
+  uint64_t key = 0, next = 0;
+  uint64_t* prev = nullptr;
+  std::vector<blkrr_inflight> left;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    blkrr_inflight e{};
+    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.emit) left.push_back(e);
+    key = next;
+    prev = &key;
+  }
+  std::sort(left.begin(), left.end(), [](const blkrr_inflight& a, const blkrr_inflight& b) {
+    return a.issue_ns < b.issue_ns;
+  });
+  if (cfg_.emit_events) {
+    for (const auto& e : left) deliver(capture::inflight_to_request(e));
+  }
+  not_seen_at_stop_ = left.size();
+  fn_ = nullptr;
+  final_counters_ = read_counters();
+  stopped_ = true;
+  return {};
+}
+
+void CaptureImpl::sweeper_loop() {
+  capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), bpf_map__fd(skel_->maps.devstate),
+                      bpf_map__fd(skel_->maps.sweep_req));
+  std::unique_lock<std::mutex> lk(mu_);
+  while (!quit_) {
+    cv_.wait_for(lk, std::chrono::seconds(1));
+    if (quit_) break;
+    lk.unlock();
+    auto res = sw.sweep(mono_ns());
+    lk.lock();
+    swept_total_ += res.deleted;
+    if (cfg_.emit_events) {
+      swept_emitted_ += res.emitted.size();
+      swept_.insert(swept_.end(), res.emitted.begin(), res.emitted.end());
+    }
+  }
+}
+
+void CaptureImpl::stop_sweeper() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    quit_ = true;
+  }
+  cv_.notify_all();
+  if (sweeper_.joinable()) sweeper_.join();
+}
+
+Counters CaptureImpl::read_counters() const {
+  Counters c;
+  int ncpu = libbpf_num_possible_cpus();
+  std::vector<uint64_t> vals(ncpu > 0 ? ncpu : 1);
+  int fd = bpf_map__fd(skel_->maps.counters);
+  for (uint32_t i = 0; i < BLKRR_CNT_NR; i++) {
+    uint64_t sum = 0;
+    if (bpf_map_lookup_elem(fd, &i, vals.data()) == 0)
+      for (uint64_t v : vals) sum += v;
+    c[capture::counter_name(static_cast<int>(i))] = sum;
+  }
+  c["inflight_swept"] = swept_total_;
+  c["completion_not_seen_swept"] = swept_emitted_;
+  c["completion_not_seen_at_stop"] = not_seen_at_stop_;
+  c["records_delivered"] = delivered_;
+  // Programs the kernel skipped because another BPF program was running on
+  // the same CPU (e.g. a completion in softirq interrupting an issue).
+  uint64_t misses = 0;
+  bpf_program* p = nullptr;
+  bpf_object__for_each_program(p, skel_->obj) {
+    int pfd = bpf_program__fd(p);
+    if (pfd < 0) continue;
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(pfd, &info, &len) == 0) misses += info.recursion_misses;
+  }
+  c["prog_recursion_misses"] = misses;
+  return c;
+}
+
+Counters CaptureImpl::counters() const {
+  return stopped_ ? final_counters_ : read_counters();
+}
+
+Result<std::vector<AggEntry>> CaptureImpl::aggregates() const {
+  std::vector<AggEntry> out;
+  int fd = bpf_map__fd(skel_->maps.agg);
+  blkrr_agg_key key{}, next{};
+  blkrr_agg_key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    blkrr_agg_val v{};
+    if (bpf_map_lookup_elem(fd, &next, &v) == 0) {
+      AggEntry e;
+      e.key.pid = next.tgid;
+      e.key.tid = next.pid;
+      e.key.cgroup_id = next.cgroup_id;
+      e.key.disk = next.disk;
+      e.key.dev = next.part ? next.part : next.disk;
+      e.key.dir = next.op <= BLKRR_OP_OTHER ? static_cast<Op>(next.op) : Op::kOther;
+      for (size_t i = 0; i < e.key.comm.size() && i < BLKRR_COMM_LEN; i++)
+        e.key.comm[i] = next.comm[i];
+      e.value.requests = v.requests;
+      e.value.bytes = v.bytes;
+      e.value.disk_time_ns = v.disk_time_ns;
+      e.value.latency_ns = v.latency_ns;
+      out.push_back(e);
+    }
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+Result<std::vector<DeviceBusy>> CaptureImpl::device_busy() const {
+  std::vector<DeviceBusy> out;
+  int fd = bpf_map__fd(skel_->maps.devstate);
+  uint32_t key = 0, next = 0;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    DevStateValue v{};
+    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0) {
+      DeviceBusy b;
+      b.disk = next;
+      b.busy_ns = v.s.busy_ns;
+      b.pending = v.s.pending;
+      b.requests = v.s.requests;
+      out.push_back(b);
+    }
+    key = next;
+    prev = &key;
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DeviceBusy& a, const DeviceBusy& b) { return a.disk < b.disk; });
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Capture>> Capture::start(const CaptureConfig& cfg) {
+  auto impl = std::make_unique<CaptureImpl>();
+  if (auto st = impl->init(cfg); !st) return st.error();
+  return std::unique_ptr<Capture>(std::move(impl));
+}
+
+}  // namespace blkrr

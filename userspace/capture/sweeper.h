@@ -1,0 +1,38 @@
+// User-space sweeper of stale in-flight entries: requests whose completion
+// the kernel never delivered to the BPF program would otherwise keep their
+// device "busy" for ever. Runs every second from a thread of the loader.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "capture/bpf_types.h"
+
+namespace blkrr::capture {
+
+// An entry older than this on a device whose longest seen latency is
+// max_latency_ns is given up: max(5 s, 20 x max latency). The 5 s floor
+// covers a disk spinning up (first request after idle).
+uint64_t stale_after_ns(uint64_t max_latency_ns);
+
+struct SweepResult {
+  std::vector<blkrr_inflight> emitted;  // deleted entries that pass the filters
+  uint64_t deleted = 0;                 // every deleted entry
+};
+
+class Sweeper {
+ public:
+  Sweeper(int inflight_fd, int devstate_fd, int sweep_req_fd)
+      : inflight_fd_(inflight_fd), devstate_fd_(devstate_fd), sweep_req_fd_(sweep_req_fd) {}
+  // One pass at CLOCK_MONOTONIC time now_ns: deletes the stale entries it
+  // owns (delete succeeded) and raises the disk's correction counter, which
+  // the BPF side applies to pending under the device lock.
+  SweepResult sweep(uint64_t now_ns);
+
+ private:
+  int inflight_fd_, devstate_fd_, sweep_req_fd_;
+  std::map<uint32_t, uint64_t> corrections_;  // cumulative per disk
+};
+
+}  // namespace blkrr::capture

@@ -1,0 +1,312 @@
+// blkrr record: capture the block requests of devices into a native trace.
+// Runs until -D expires or SIGINT/SIGTERM, then drains the capture, writes the
+// trailer with every counter and prints a summary. A block is flushed at
+// least every second, so a kill -9 or a full disk loses at most ~1 s.
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "capture/capture.h"
+#include "cli/commands.h"
+#include "core/args.h"
+#include "core/device.h"
+#include "core/trace_format.h"
+
+namespace blkrr::cli {
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+void on_signal(int) {
+  g_stop = 1;
+}
+
+uint64_t clock_ns(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string default_output() {
+  time_t t = time(nullptr);
+  tm utc{};
+  gmtime_r(&t, &utc);
+  char ts[32];
+  strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &utc);
+  return "blkrr-" + hostname() + "-" + ts + ".blkrr";
+}
+
+// cgroup v2 directory -> cgroup id (the directory's inode number).
+Result<uint64_t> cgroup_id_of(const std::string& arg) {
+  std::vector<std::string> tries = {arg};
+  if (arg.empty() || arg[0] != '/') {
+    tries.push_back("/sys/fs/cgroup/" + arg);
+    tries.push_back("/sys/fs/cgroup/unified/" + arg);
+  }
+  for (const auto& p : tries) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    struct statfs fs {};
+    if (statfs(p.c_str(), &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+      return Error(
+          "--cgroup '" + p + "' is not a cgroup v2 directory (blkrr filters on cgroup v2 ids)", 2);
+    return static_cast<uint64_t>(st.st_ino);
+  }
+  return Error("--cgroup '" + arg +
+                   "': no such cgroup directory (give its path, e.g. "
+                   "/sys/fs/cgroup/system.slice/mysql.service)",
+               2);
+}
+
+struct DevStats {
+  uint64_t requests = 0, bytes = 0, not_seen = 0;
+};
+
+// Everything the summary needs, accumulated as records arrive.
+struct Tally {
+  std::map<DevT, DevStats> by_dev;  // by partition (== disk when none)
+  std::map<Op, uint64_t> by_op;
+  uint64_t requests = 0;
+  uint64_t first_issue = UINT64_MAX, last_complete = 0;
+  void add(const Request& r) {
+    auto& d = by_dev[r.part ? r.part : r.dev];
+    d.requests++;
+    d.bytes += r.bytes;
+    if (!r.completed()) d.not_seen++;
+    by_op[r.op]++;
+    requests++;
+    first_issue = std::min(first_issue, r.issue_ns);
+    if (r.completed()) last_complete = std::max(last_complete, r.complete_ns);
+  }
+};
+
+constexpr const char* kDropCounters[] = {
+    "ringbuf_reserve_failed",    "inflight_map_full",
+    "completion_without_issue",  "completion_not_seen_reissued",
+    "completion_not_seen_swept", "completion_not_seen_at_stop",
+    "partial_completions",       "requeues",
+    "prog_recursion_misses",     "pending_clamped",
+    "devstate_map_full",
+};
+
+void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
+                   double seconds, const std::string& path, uint64_t file_bytes) {
+  DeviceNamer namer;
+  std::printf("recorded %" PRIu64 " requests in %.1f s to %s\n", t.requests, seconds, path.c_str());
+  std::printf("%-12s %-8s %10s %14s %12s %7s\n", "DEVICE", "MAJ:MIN", "REQUESTS", "BYTES",
+              "BUSY(ms)", "%UTIL");
+  for (const auto& [dev, s] : t.by_dev) {
+    double busy_ms = 0;
+    bool disk = false;
+    for (const auto& b : busy)
+      if (b.disk == dev) {
+        busy_ms = static_cast<double>(b.busy_ns) / 1e6;
+        disk = true;
+      }
+    if (disk)
+      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12.1f %6.1f%%\n",
+                  namer.name(dev).c_str(), dev_to_string(dev).c_str(), s.requests, s.bytes, busy_ms,
+                  seconds > 0 ? busy_ms / 10.0 / seconds : 0.0);
+    else
+      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12s %7s\n", namer.name(dev).c_str(),
+                  dev_to_string(dev).c_str(), s.requests, s.bytes, "-", "-");
+  }
+  std::printf("operations:");
+  for (const auto& [op, n] : t.by_op)
+    std::printf(" %s %" PRIu64, std::string(op_name(op)).c_str(), n);
+  std::printf("\ndrops and anomalies:");
+  for (const char* name : kDropCounters) {
+    auto it = c.find(name);
+    std::printf(" %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
+  }
+  std::printf("\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
+              t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
+}
+
+}  // namespace
+
+Result<int> cmd_record(int argc, char** argv) {
+  std::vector<std::string> devs;
+  uint64_t pid = 0, ringbuf_mb = 64, duration_ns = 0;
+  std::string comm, cgroup, out;
+  bool have_pid = false, quiet = false;
+  ArgParser p(
+      "blkrr record",
+      "[-d DEV]... [-p PID] [-c COMM] [--cgroup PATH] [-D SECONDS] [-o FILE] "
+      "[--ringbuf-mb N] [-q]",
+      "Record every block request of the selected devices (all devices by default) into a\n"
+      "native trace: issue and completion time, device and partition, sector, size, operation\n"
+      "and flags, the process that created the request, and its adaptive disk time.\n"
+      "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
+      "every drop counter, the file size and bytes per request. Needs root.");
+  p.opt_strings('d', "device", "DEV",
+                "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &devs);
+  p.option('p', "pid", "PID", "only requests created by this process (tgid)",
+           [&](std::string_view v) -> Status {
+             auto n = parse_u64(v);
+             if (!n || *n == 0 || *n > 0x7fffffff)
+               return Error("-p: bad process id '" + std::string(v) + "'", 2);
+             pid = *n;
+             have_pid = true;
+             return {};
+           });
+  p.opt_string('c', "comm", "COMM", "only requests created by tasks of this name (15 chars max)",
+               &comm);
+  p.opt_string(0, "cgroup", "PATH", "only requests created in this cgroup v2 directory", &cgroup);
+  p.option('D', "duration", "SECONDS", "stop after this time (e.g. 60, 1.5s, 5m)",
+           [&](std::string_view v) -> Status {
+             auto d = parse_duration_ns(v);
+             if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
+             duration_ns = *d;
+             return {};
+           });
+  p.opt_string('o', "output", "FILE", "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
+  p.opt_u64(0, "ringbuf-mb", "N",
+            "ring buffer size in MiB (default 64, rounded up to a power of 2)", &ringbuf_mb);
+  p.flag('q', "quiet", &quiet, "no progress line and no summary");
+  p.examples(
+      "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
+      "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
+      "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr");
+  auto pr = p.parse(argc, argv);
+  if (!pr) return pr.error();
+  if (!*pr) return 0;
+  if (ringbuf_mb == 0 || ringbuf_mb > 2048) return Error("--ringbuf-mb must be 1..2048", 2);
+
+  CaptureConfig cfg;
+  cfg.ringbuf_mb = static_cast<uint32_t>(ringbuf_mb);
+  for (const auto& d : devs) {
+    auto sel = resolve_device(d);
+    if (!sel) return sel.error();
+    cfg.devices.push_back(*sel);
+  }
+  if (have_pid) {
+    if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
+      return Error("-p " + std::to_string(pid) + ": no such process", 2);
+    cfg.tgid = static_cast<uint32_t>(pid);
+  }
+  if (!comm.empty()) cfg.comm = comm;
+  if (!cgroup.empty()) {
+    auto id = cgroup_id_of(cgroup);
+    if (!id) return id.error();
+    cfg.cgroup_id = *id;
+  }
+  if (out.empty()) out = default_output();
+
+  // Header: host, kernel, clock anchors, the devices and the settings.
+  TraceHeader h;
+  h.host = hostname();
+  utsname u{};
+  if (uname(&u) == 0) h.kernel_release = u.release;
+  h.tool_version = BLKRR_VERSION;
+  for (int i = 0; i < argc; i++) h.command_line += (i ? " " : "") + std::string(argv[i]);
+  if (cfg.devices.empty()) {
+    h.devices = list_devices();
+  } else {
+    std::map<DevT, bool> seen;
+    for (const auto& s : cfg.devices) {
+      if (seen[s.disk]) continue;
+      seen[s.disk] = true;
+      auto info = describe_device(s.disk);
+      if (!info) return info.error();
+      h.devices.push_back(*info);
+    }
+  }
+  std::string devspec;
+  for (const auto& s : cfg.devices) devspec += (devspec.empty() ? "" : ",") + s.spec;
+  h.settings["devices"] = devspec.empty() ? "all" : devspec;
+  if (cfg.tgid) h.settings["pid"] = std::to_string(*cfg.tgid);
+  if (cfg.comm) h.settings["comm"] = *cfg.comm;
+  if (cfg.cgroup_id) h.settings["cgroup"] = cgroup + " (id " + std::to_string(*cfg.cgroup_id) + ")";
+  h.settings["ringbuf_mb"] = std::to_string(ringbuf_mb);
+
+  BLKRR_TRY(capture_preflight());
+  auto cap = Capture::start(cfg);
+  if (!cap) return cap.error();
+  h.settings["attribution"] = (*cap)->has_io_start() ? "block_io_start" : "block_rq_issue";
+  h.real_anchor_ns = clock_ns(CLOCK_REALTIME);
+  h.mono_anchor_ns = clock_ns(CLOCK_MONOTONIC);
+  auto w = TraceWriter::create(out, h);
+  if (!w) return w.error().context("output not writable");
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  g_stop = 0;
+
+  if (!quiet)
+    std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
+                 h.settings["devices"].c_str(), out.c_str());
+
+  Tally tally;
+  std::optional<Error> write_err;
+  auto on_req = [&](const Request& r) {
+    if (write_err) return;
+    tally.add(r);
+    if (auto st = w->append(r); !st) write_err = st.error();
+  };
+  const uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+  uint64_t last_flush = t0;
+  while (!g_stop && !write_err) {
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (duration_ns && now - t0 >= duration_ns) break;
+    int timeout = 200;
+    if (duration_ns)
+      timeout = static_cast<int>(std::min<uint64_t>(200, (t0 + duration_ns - now) / 1'000'000 + 1));
+    auto n = (*cap)->poll(timeout, on_req);
+    if (!n) {
+      write_err = n.error();
+      break;
+    }
+    now = clock_ns(CLOCK_MONOTONIC);
+    if (now - last_flush >= 1'000'000'000ull) {
+      if (auto st = w->flush(); !st) write_err = st.error();
+      last_flush = now;
+    }
+  }
+  const double seconds = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+  Status stopped = (*cap)->stop(on_req);
+  Counters counters = (*cap)->counters();
+  auto busy = (*cap)->device_busy();
+  std::vector<DeviceBusy> busy_v = busy ? *busy : std::vector<DeviceBusy>{};
+  for (const auto& b : busy_v) {
+    counters["device_busy_ns." + dev_to_string(b.disk)] = b.busy_ns;
+    counters["device_completions." + dev_to_string(b.disk)] = b.requests;
+  }
+  counters["records_written"] = w->records_written();
+  if (write_err) {
+    uint64_t kept = w->records_written();
+    (void)w->close(counters);  // may fail too (disk full): the flushed blocks stay readable
+    return Error(write_err->message + "; the trace keeps what was flushed before (" +
+                 std::to_string(kept) + " records or fewer, readable with 'blkrr dump')");
+  }
+  if (auto st = w->close(counters); !st) return st.error();
+  if (!stopped) return stopped.error();
+  if (!quiet) {
+    std::error_code ec;
+    uint64_t size = std::filesystem::file_size(out, ec);
+    print_summary(tally, counters, busy_v, seconds, out, ec ? 0 : size);
+  }
+  return 0;
+}
+
+}  // namespace blkrr::cli
