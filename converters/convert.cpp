@@ -193,7 +193,7 @@ class Pipeline {
       }
       if (rel >= o_.select.window_start_ns + o_.select.window_len_ns) {
         if (first_pass_) ++s_.outside_window;
-        if (sorted) window_done_ = true;  // nothing later can be inside
+        if (sorted) window_done_ = s_.input_cut = true;  // nothing later can be inside
         return {};
       }
       rel -= o_.select.window_start_ns;
@@ -205,7 +205,7 @@ class Pipeline {
                     : static_cast<int64_t>(std::llround(static_cast<double>(rel) * o_.timescale));
     t += shift_;
     if (o_.until_ns && t >= *o_.until_ns) {
-      stop_ = true;
+      stop_ = s_.input_cut = true;
       return {};
     }
     if (pass_n_ == 0) pass_first_ = t;
@@ -280,7 +280,8 @@ std::string human_bytes(uint64_t b) {
 std::string ConvertSummary::text() const {
   std::string t = "blkrr convert: " + join(inputs, " ") + " (" + input_format + ") -> " +
                   join(outputs, " ") + " (" + output_format + ")\n";
-  t += "  requests in:    " + std::to_string(in) + " (" + ops_text(in_by_op) + ")\n";
+  t += "  requests in:    " + std::to_string(in) + " (" + ops_text(in_by_op) + ")" +
+       (input_cut ? ", read up to the end of --window/--until\n" : "\n");
   t += "  requests out:   " + std::to_string(out) + " (" + ops_text(out_by_op) + ")";
   t += passes > 1 ? " in " + std::to_string(passes) + " passes\n" : "\n";
   if (deselected)

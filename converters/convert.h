@@ -2,7 +2,7 @@
 //   source -> selection -> reorder by start time -> window -> transformations
 //   -> timescale / repeat -> sink (or --derive's snippet dealer).
 // Streams in constant memory (the reorder buffer holds --reorder-window of
-// trace time; --derive keeps 40 bytes... see docs/formats.md).
+// trace time; --derive spools to a temporary file, see derive.h).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +48,7 @@ struct ConvertSummary {
   uint64_t no_completion = 0;  // --point complete without a completion time
   uint64_t out_of_order = 0;   // later than the reorder window allowed
   uint64_t passes = 0;
+  bool input_cut = false;             // reading stopped at the end of --window / --until
   int64_t first_ns = 0, last_ns = 0;  // output start times
   uint64_t max_sector = 0;            // highest end sector written
   Counters source_counters;           // skipped lines, capture losses, ...

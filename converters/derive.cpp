@@ -48,6 +48,20 @@ Result<Deriver> Deriver::create(uint32_t n, int64_t snippet_ns) {
   return d;
 }
 
+Deriver& Deriver::operator=(Deriver&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    n_ = o.n_;
+    snippet_ns_ = o.snippet_ns_;
+    fd_ = std::exchange(o.fd_, -1);
+    buf_ = std::move(o.buf_);
+    written_ = o.written_;
+    snippets_ = std::move(o.snippets_);
+    late_ = o.late_;
+  }
+  return *this;
+}
+
 Deriver::~Deriver() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "converters/sink.h"
@@ -21,8 +22,8 @@ namespace blkrr {
 class Deriver {
  public:
   static Result<Deriver> create(uint32_t n, int64_t snippet_ns);
-  Deriver(Deriver&&) noexcept = default;
-  Deriver& operator=(Deriver&&) noexcept = default;
+  Deriver(Deriver&& o) noexcept { *this = std::move(o); }
+  Deriver& operator=(Deriver&& o) noexcept;
   ~Deriver();
 
   // One request in output order with its start time t (>= 0).

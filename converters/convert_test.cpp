@@ -1,0 +1,422 @@
+// The conversion pipeline: round trips, every output format, each selection
+// filter and transformation on hand-checked cases, --derive on a crafted load.
+#include "converters/convert.h"
+
+#include <gtest/gtest.h>
+
+#include "converters/derive.h"
+#include "converters/load_format.h"
+#include "converters/test_util.h"
+
+namespace blkrr {
+namespace {
+
+using testing::data_path;
+using testing::TempDir;
+
+struct Rec {
+  int64_t ns;
+  uint64_t sector;
+  uint32_t sectors;
+  char op;
+};
+
+std::string load_text(const std::vector<Rec>& recs) {
+  std::string s = "crafted\nstart ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n";
+  char b[32];
+  for (const auto& r : recs) {
+    s += std::string(b, fmt_sec9(b, r.ns, 0)) + " ; " + std::to_string(r.sector) + " ; " +
+         std::to_string(r.sectors) + " ; " + r.op + " ; 0.0 ; 0.0\n";
+  }
+  return s;
+}
+
+std::vector<LoadRecord> read_load(const std::string& path) {
+  std::vector<LoadRecord> v;
+  auto r = LoadReader::open(path);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  if (!r.ok()) return v;
+  LoadRecord x;
+  while (*r->next(x)) v.push_back(x);
+  return v;
+}
+
+Result<ConvertSummary> convert(ConvertOptions o) {
+  o.command_line = "blkrr convert (test)";
+  return run_convert(o);
+}
+
+ConvertOptions opts(const std::string& in, const std::string& out) {
+  ConvertOptions o;
+  o.inputs = {in};
+  o.output = out;
+  return o;
+}
+
+std::vector<std::string> data_lines_of(const std::string& path) {
+  std::vector<std::string> out;
+  bool header = false;
+  for (const auto& l : testing::lines_of(testing::slurp(path))) {
+    if (!header) {
+      header = l.rfind("start ;", 0) == 0;
+      continue;
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
+TEST(Convert, LoadToLoadKeepsDataLinesAndNotice) {
+  TempDir t;
+  for (const char* name : {"linux-mysql.load.gz", "windows-mssql.load.gz"}) {
+    auto s = convert(opts(data_path(name), t.file("out.load.gz")));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    auto want = data_lines_of(data_path(name));
+    // windows-mssql repeats its notice after the first header: only data lines count.
+    want.erase(std::remove_if(want.begin(), want.end(),
+                              [](const std::string& l) {
+                                return l.find(" ; ") == std::string::npos ||
+                                       l.rfind("start ;", 0) == 0;
+                              }),
+               want.end());
+    EXPECT_EQ(data_lines_of(t.file("out.load.gz")), want) << name;
+    EXPECT_EQ(s->out, want.size());
+    auto in = LoadReader::open(data_path(name));
+    auto out = LoadReader::open(t.file("out.load.gz"));
+    EXPECT_EQ(in->preamble(), out->preamble());
+  }
+}
+
+TEST(Convert, SummaryNumbers) {
+  TempDir t;
+  auto s = convert(opts(data_path("linux-mysql.load.gz"), t.file("o.load")));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->in, 80794u);
+  EXPECT_EQ(s->in_by_op.at(Op::kRead), 7187u);
+  EXPECT_EQ(s->in_by_op.at(Op::kWrite), 73607u);
+  EXPECT_EQ(s->max_sector, 63587888u);
+  EXPECT_EQ(s->last_ns, 3599890074831);
+  std::string text = s->text();
+  EXPECT_NE(text.find("requests in:    80794 (read 7187, write 73607)"), std::string::npos) << text;
+  EXPECT_NE(text.find("max sector:     63587888 (the replay device needs 30.32 GiB)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("0.000000000 .. 3599.890074831 s"), std::string::npos) << text;
+}
+
+// ---- native traces ----
+
+TraceHeader header() {
+  TraceHeader h;
+  h.host = "db1";
+  DeviceInfo d;
+  d.dev = make_dev(8, 0);
+  d.name = "sda";
+  h.devices = {d};
+  return h;
+}
+
+Request req(uint64_t issue, uint64_t lat, uint64_t sector, uint32_t bytes, Op op, uint32_t pid,
+            const char* comm, uint64_t cg = 0) {
+  Request r;
+  r.issue_ns = issue;
+  r.complete_ns = lat ? issue + lat : kNoTime;
+  r.sector = sector;
+  r.bytes = bytes;
+  r.op = op;
+  r.pid = pid;
+  r.tgid = pid;
+  r.dev = r.part = make_dev(8, 0);
+  r.cgroup_id = cg;
+  r.disk_time_ns = lat / 2;
+  r.set_comm(comm);
+  if (!lat) r.rec_flags = kRecCompletionNotSeen;
+  return r;
+}
+
+// Written in completion order, like the recorder does.
+std::string native(const TempDir& t, const std::string& name) {
+  const uint64_t s = 5'000'000'000;  // monotonic clock at the start
+  std::vector<Request> v = {
+      req(s + 0, 900'000, 100, 4096, Op::kWrite, 10, "mysqld", 7),
+      req(s + 100'000, 300'000, 200, 8192, Op::kRead, 11, "backup", 8),  // completes first
+      req(s + 2'000'000, 50'000, 0, 0, Op::kFlush, 10, "mysqld", 7),
+      req(s + 3'000'000, 100'000, 300, 512, Op::kRead, 12, "mysqld", 7),
+      req(s + 4'000'000, 0, 400, 4096, Op::kWrite, 12, "mysqld", 7),  // completion not seen
+  };
+  std::stable_sort(v.begin(), v.end(), [](const Request& a, const Request& b) {
+    return (a.completed() ? a.complete_ns : ~0ull) < (b.completed() ? b.complete_ns : ~0ull);
+  });
+  auto w = TraceWriter::create(t.file(name), header());
+  for (const auto& r : v) EXPECT_TRUE(w->append(r).ok());
+  EXPECT_TRUE(w->close(Counters{{"lost_events", 2}}).ok());
+  return t.file(name);
+}
+
+TEST(Convert, NativeToLoadSortsByIssueAndCountsFlush) {
+  TempDir t;
+  auto s = convert(opts(native(t, "a.blkrr"), t.file("a.load")));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto v = read_load(t.file("a.load"));
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0].start_ns, 0);
+  EXPECT_EQ(v[0].sector, 100u);
+  EXPECT_EQ(v[0].sectors, 8u);
+  EXPECT_EQ(v[0].op, Op::kWrite);
+  EXPECT_EQ(v[1].start_ns, 100'000);
+  EXPECT_EQ(v[1].sectors, 16u);
+  EXPECT_EQ(v[2].start_ns, 3'000'000);
+  EXPECT_EQ(v[2].sectors, 1u);
+  EXPECT_EQ(v[3].start_ns, 4'000'000);
+  EXPECT_EQ(s->not_expressible.at(Op::kFlush), 1u);
+  EXPECT_EQ(s->out_of_order, 0u);
+  EXPECT_EQ(s->source_counters.at("capture: lost_events"), 2u);
+  EXPECT_NE(s->text().find("NOT CONVERTED:  1 (flush 1)"), std::string::npos) << s->text();
+  EXPECT_NE(s->text().find("capture: lost_events: 2"), std::string::npos) << s->text();
+}
+
+TEST(Convert, NativeLoadNativeRoundTrip) {
+  TempDir t;
+  auto in = native(t, "a.blkrr");
+  ASSERT_TRUE(convert(opts(in, t.file("a.load.gz"))).ok());
+  auto s = convert(opts(t.file("a.load.gz"), t.file("b.blkrr")));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto r = TraceReader::open(t.file("b.blkrr"));
+  ASSERT_TRUE(r.ok());
+  std::vector<Request> back;
+  Request x;
+  while (*r->next(x)) back.push_back(x);
+  ASSERT_EQ(back.size(), 4u);
+  // What a load keeps: start (relative), sector, size, read/write.
+  const uint64_t starts[] = {0, 100'000, 3'000'000, 4'000'000};
+  const uint64_t sectors[] = {100, 200, 300, 400};
+  const uint32_t bytes[] = {4096, 8192, 512, 4096};
+  const Op ops[] = {Op::kWrite, Op::kRead, Op::kRead, Op::kWrite};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(back[i].issue_ns, starts[i]);
+    EXPECT_EQ(back[i].sector, sectors[i]);
+    EXPECT_EQ(back[i].bytes, bytes[i]);
+    EXPECT_EQ(back[i].op, ops[i]);
+  }
+}
+
+TEST(Convert, NativeToNativeKeepsEverything) {
+  TempDir t;
+  auto in = native(t, "a.blkrr");
+  ASSERT_TRUE(convert(opts(in, t.file("b.blkrr"))).ok());
+  auto a = TraceReader::open(in);
+  auto b = TraceReader::open(t.file("b.blkrr"));
+  std::vector<Request> va, vb;
+  Request x;
+  while (*a->next(x)) va.push_back(x);
+  while (*b->next(x)) vb.push_back(x);
+  std::sort(va.begin(), va.end(), [](auto& l, auto& r) { return l.issue_ns < r.issue_ns; });
+  ASSERT_EQ(va.size(), vb.size());
+  for (size_t i = 0; i < va.size(); ++i) {
+    EXPECT_EQ(va[i].issue_ns, vb[i].issue_ns);
+    EXPECT_EQ(va[i].complete_ns, vb[i].complete_ns);
+    EXPECT_EQ(va[i].comm_view(), vb[i].comm_view());
+    EXPECT_EQ(va[i].cgroup_id, vb[i].cgroup_id);
+    EXPECT_EQ(va[i].disk_time_ns, vb[i].disk_time_ns);
+    EXPECT_EQ(va[i].rec_flags, vb[i].rec_flags);
+  }
+  EXPECT_EQ(b->header().host, "db1");
+  ASSERT_TRUE(b->trailer().has_value());
+  EXPECT_EQ(b->trailer()->at("capture: lost_events"), 2u);
+}
+
+TEST(Convert, CsvAndJsonCarryEveryNativeField) {
+  TempDir t;
+  auto in = native(t, "a.blkrr");
+  ASSERT_TRUE(convert(opts(in, t.file("a.csv"))).ok());
+  auto csv = testing::lines_of(testing::slurp(t.file("a.csv")));
+  ASSERT_EQ(csv.size(), 6u);
+  EXPECT_EQ(csv[0],
+            "start,sector,sectors,bytes,op,latency_us,disk_time_us,pid,tgid,comm,dev,part,flags,"
+            "cgroup,error,issue_ns,complete_ns,record_flags");
+  EXPECT_EQ(csv[1],
+            "0.000000000,100,8,4096,write,900.000,450.000,10,10,mysqld,8:0,8:0,,7,0,"
+            "5000000000,5000900000,");
+  EXPECT_EQ(csv[5],
+            "0.004000000,400,8,4096,write,,0.000,12,12,mysqld,8:0,8:0,,7,0,5004000000,,"
+            "completion-not-seen");
+  ConvertOptions o = opts(in, t.file("a.jsonl"));
+  ASSERT_TRUE(convert(o).ok());
+  auto js = testing::lines_of(testing::slurp(t.file("a.jsonl")));
+  ASSERT_EQ(js.size(), 5u);
+  EXPECT_EQ(js[2],
+            "{\"start\":0.002000000,\"sector\":0,\"sectors\":0,\"bytes\":0,\"op\":\"flush\","
+            "\"latency_us\":50.000,\"disk_time_us\":25.000,\"pid\":10,\"tgid\":10,\"comm\":"
+            "\"mysqld\",\"dev\":\"8:0\",\"part\":\"8:0\",\"flags\":\"\",\"cgroup\":7,\"error\":0,"
+            "\"issue_ns\":5002000000,\"complete_ns\":5002050000,\"record_flags\":\"\"}");
+  EXPECT_NE(js[4].find("\"latency_us\":null"), std::string::npos);
+}
+
+TEST(Convert, FioIologV3ThatTheReaderReadsBack) {
+  TempDir t;
+  auto in = native(t, "a.blkrr");
+  auto s = convert(opts(in, t.file("a.iolog")));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(testing::slurp(t.file("a.iolog")),
+            "fio version 3 iolog\n"
+            "0 /dev/sda add\n"
+            "0 /dev/sda open\n"
+            "0 /dev/sda write 51200 4096\n"
+            "100 /dev/sda read 102400 8192\n"
+            "2000 /dev/sda sync 0 0\n"
+            "3000 /dev/sda read 153600 512\n"
+            "4000 /dev/sda write 204800 4096\n"
+            "4000 /dev/sda close\n");
+  EXPECT_TRUE(s->not_expressible.empty());
+  auto back = convert(opts(t.file("a.iolog"), t.file("b.load")));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->in, 5u);
+  EXPECT_EQ(read_load(t.file("b.load"))[1].start_ns, 100'000);
+}
+
+TEST(Convert, SelectionFilters) {
+  TempDir t;
+  auto in = native(t, "a.blkrr");
+  auto count = [&](auto set) {
+    ConvertOptions o = opts(in, t.file("s.csv"));
+    set(o);
+    auto s = convert(o);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+    return s.ok() ? s->out : ~0ull;
+  };
+  EXPECT_EQ(count([](ConvertOptions& o) { o.select.pids = {12}; }), 2u);
+  EXPECT_EQ(count([](ConvertOptions& o) { o.select.comms = {"backup"}; }), 1u);
+  EXPECT_EQ(count([](ConvertOptions& o) { o.select.cgroups = {7}; }), 4u);
+  EXPECT_EQ(
+      count([](ConvertOptions& o) { ASSERT_TRUE(parse_op_list("R,F", o.select.op_mask).ok()); }),
+      3u);
+  EXPECT_EQ(
+      count([](ConvertOptions& o) { ASSERT_TRUE(parse_window("0.001:0.0025", o.select).ok()); }),
+      2u);
+  EXPECT_EQ(count([](ConvertOptions& o) { o.source.device = "sda"; }), 5u);
+  // --point complete: the request without a completion is left out, times are completions.
+  ConvertOptions o = opts(in, t.file("p.load"));
+  o.point = StartPoint::kComplete;
+  auto s = convert(o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->no_completion, 1u);
+  auto v = read_load(t.file("p.load"));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].sector, 200u);  // completed at +400 us
+  EXPECT_EQ(v[0].start_ns, 0);
+  EXPECT_EQ(v[1].sector, 100u);  // completed at +900 us
+  EXPECT_EQ(v[1].start_ns, 500'000);
+  // Window on a load is rebased to its start.
+  ConvertOptions w = opts(data_path("linux-mysql.load.gz"), t.file("w.load"));
+  ASSERT_TRUE(parse_window("600:300", w.select).ok());
+  auto ws = convert(w);
+  ASSERT_TRUE(ws.ok());
+  auto wv = read_load(t.file("w.load"));
+  ASSERT_FALSE(wv.empty());
+  EXPECT_GE(wv.front().start_ns, 0);
+  EXPECT_LT(wv.back().start_ns, 300'000'000'000);
+  EXPECT_EQ(ws->out, 5754u);  // awk -F';' '$1 >= 600 && $1 < 900'
+  EXPECT_LT(ws->in, 80794u);  // reading stops after the window
+}
+
+TEST(Convert, TransformationsOnACraftedLoad) {
+  TempDir t;
+  auto in = t.write("c.load", load_text({{0, 1000, 8, 'R'},
+                                         {1'000'000'000, 2003, 8, 'W'},
+                                         {2'000'000'000, 3000, 3, 'R'},
+                                         {3'000'000'000, 4000, 100, 'W'}}));
+  auto run = [&](auto set) {
+    ConvertOptions o = opts(in, t.file("o.load"));
+    set(o);
+    auto s = convert(o);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+    return read_load(t.file("o.load"));
+  };
+  // slip 2:16: the 2nd request and every later one +16, the 4th +32.
+  auto v = run([](ConvertOptions& o) { ASSERT_TRUE(parse_slip("2:16", o.transform).ok()); });
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0].sector, 1000u);
+  EXPECT_EQ(v[1].sector, 2019u);
+  EXPECT_EQ(v[2].sector, 3016u);
+  EXPECT_EQ(v[3].sector, 4032u);
+  v = run([](ConvertOptions& o) { ASSERT_TRUE(parse_subst("R=W", o.transform).ok()); });
+  EXPECT_EQ(v[0].op, Op::kWrite);
+  EXPECT_EQ(v[2].op, Op::kWrite);
+  // spread 2:8:5: floor(2003*2/8)*8 + 2003%8 + 5 = 4000 + 3 + 5
+  v = run([](ConvertOptions& o) { ASSERT_TRUE(parse_spread("2:8:5", o.transform).ok()); });
+  EXPECT_EQ(v[0].sector, 2005u);
+  EXPECT_EQ(v[1].sector, 4008u);
+  // resize 1.5:4:64: 8->12, 3->4 (min), 100->64 (max)
+  v = run([](ConvertOptions& o) { ASSERT_TRUE(parse_resize("1.5:4:64", o.transform).ok()); });
+  EXPECT_EQ(v[0].sectors, 12u);
+  EXPECT_EQ(v[2].sectors, 4u);
+  EXPECT_EQ(v[3].sectors, 64u);
+  v = run([](ConvertOptions& o) { o.timescale = 0.5; });
+  EXPECT_EQ(v[3].start_ns, 1'500'000'000);
+  // repeat 3: period = span 3 s + mean gap 1 s.
+  v = run([](ConvertOptions& o) { o.repeat = 3; });
+  ASSERT_EQ(v.size(), 12u);
+  EXPECT_EQ(v[4].start_ns, 4'000'000'000);
+  EXPECT_EQ(v[11].start_ns, 11'000'000'000);
+  EXPECT_EQ(v[11].sector, 4000u);
+  // until 6 s: the passes continue until a start reaches 6 s.
+  v = run([](ConvertOptions& o) { o.until_ns = 6'000'000'000; });
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_EQ(v[5].start_ns, 5'000'000'000);
+}
+
+TEST(Convert, DeriveDealsSnippetsHeaviestFirst) {
+  TempDir t;
+  // Snippets of 10 s: #0 has 1 request, #1 has 3, #2 has 2, #3 has 4.
+  std::vector<Rec> recs = {{1'000'000'000, 1, 8, 'R'},  {11'000'000'000, 2, 8, 'R'},
+                           {12'000'000'000, 3, 8, 'R'}, {13'000'000'000, 4, 8, 'R'},
+                           {25'000'000'000, 5, 8, 'W'}, {26'000'000'000, 6, 8, 'W'},
+                           {30'000'000'000, 7, 8, 'W'}, {31'000'000'000, 8, 8, 'W'},
+                           {32'000'000'000, 9, 8, 'W'}, {39'500'000'000, 10, 8, 'W'}};
+  auto in = t.write("d.load", load_text(recs));
+  ConvertOptions o = opts(in, t.file("d.load.gz"));
+  o.derive = 2;
+  o.snippet_ns = 10'000'000'000;
+  auto s = convert(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->outputs.size(), 2u);
+  EXPECT_EQ(s->outputs[0], t.file("d.000.load.gz"));
+  // Ranking: #3 (4), #1 (3), #2 (2), #0 (1) -> file 0: #3 then #2; file 1: #1 then #0.
+  auto a = read_load(t.file("d.000.load.gz"));
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[0].sector, 7u);
+  EXPECT_EQ(a[0].start_ns, 0);
+  EXPECT_EQ(a[3].sector, 10u);
+  EXPECT_EQ(a[3].start_ns, 9'500'000'000);
+  EXPECT_EQ(a[4].sector, 5u);
+  EXPECT_EQ(a[4].start_ns, 15'000'000'000);  // slot 1, 5 s into its snippet
+  auto b = read_load(t.file("d.001.load.gz"));
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0].sector, 2u);
+  EXPECT_EQ(b[0].start_ns, 1'000'000'000);
+  EXPECT_EQ(b[3].sector, 1u);
+  EXPECT_EQ(b[3].start_ns, 11'000'000'000);
+  EXPECT_EQ(derived_path("x.blkrr", 7), "x.007.blkrr");
+  EXPECT_EQ(derived_path("noext", 0), "noext.000");
+}
+
+TEST(Convert, BlktraceToLoadAndUsageErrors) {
+  TempDir t;
+  auto s = convert(opts(data_path("blktrace/fio-randrw"), t.file("f.load")));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->out_by_op.at(Op::kRead), 3000u);
+  EXPECT_EQ(s->out_by_op.at(Op::kWrite), 3000u);
+  EXPECT_FALSE(convert(opts(data_path("blktrace/fio-randrw"), "")).ok());
+  ConvertOptions o = opts(data_path("linux-mysql.load.gz"), t.file("x"));
+  o.timescale = 0;
+  EXPECT_FALSE(convert(o).ok());
+  auto bad = convert(opts(t.file("missing.load"), t.file("y.load")));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("missing.load"), std::string::npos);
+  auto nodir = convert(opts(data_path("linux-mysql.load.gz"), "/nonexistent/dir/x.load"));
+  ASSERT_FALSE(nodir.ok());
+  EXPECT_NE(nodir.error().message.find("/nonexistent/dir/x.load"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr
