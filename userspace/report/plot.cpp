@@ -52,6 +52,7 @@ std::string neutral_color(size_t i) {
 std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
   std::string s = "# blkrr report: " + p.title + "\n# re-plot: cd REPORT_DIR && gnuplot plots/" +
                   p.name + ".gp\n";
+  s += "reset\n";
   s += "set terminal " + terminal + " size 1200,800" +
        (terminal == "pngcairo" ? " font 'sans,11'" : "") + "\n";
   s += "set output " + quote("plots/" + p.name + ".png") + "\n";

@@ -1,0 +1,348 @@
+#include "report/compare_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "report/concurrency.h"
+#include "report/dynamic_report.h"
+#include "report/fidelity.h"
+#include "report/histogram.h"
+#include "report/static_analysis.h"
+
+namespace blkrr::report {
+
+namespace {
+
+std::vector<double> sorted_latencies_ms(const Dataset& d) {
+  std::vector<double> v;
+  v.reserve(d.samples.size());
+  for (const auto& s : d.samples)
+    if (s.has_latency()) v.push_back(static_cast<double>(s.latency_ns) / 1e6);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Quantile grid for CDF plots: fine in the tail, bounded in size.
+std::vector<double> cdf_grid() {
+  std::vector<double> g;
+  for (int i = 0; i <= 990; ++i) g.push_back(i / 10.0);
+  for (int i = 1; i <= 100; ++i) g.push_back(99.0 + i / 100.0);
+  return g;
+}
+
+}  // namespace
+
+RunMetrics run_metrics(const Dataset& d) {
+  RunMetrics m;
+  if (d.samples.empty()) return m;
+  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0, bytes = 0;
+  bool lat = d.has_latency();
+  for (const auto& s : d.samples) {
+    first = std::min(first, s.issue_ns());
+    last = std::max(last, lat ? s.complete_ns() : s.issue_ns());
+    bytes += s.bytes();
+  }
+  m.duration_s = static_cast<double>(last - first) / 1e9;
+  if (m.duration_s > 0) {
+    m.iops = static_cast<double>(d.samples.size()) / m.duration_s;
+    m.mbs = static_cast<double>(bytes) / 1e6 / m.duration_s;
+  }
+  if (lat) {
+    auto v = sorted_latencies_ms(d);
+    m.latency_mean_ms = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    m.latency_p50_ms = percentile_sorted(v, 50);
+    m.latency_p99_ms = percentile_sorted(v, 99);
+    Timeline t = make_timeline(d);
+    m.inflight_mean = inflight_profile(t.issue, t.complete, 1'000'000'000).mean;
+  }
+  if (d.has_delay()) {
+    std::vector<double> e;
+    for (const auto& s : d.samples) e.push_back(static_cast<double>(s.delay_ns) / 1e6);
+    std::sort(e.begin(), e.end());
+    m.issue_error_mean_ms =
+        std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size());
+    m.issue_error_p99_ms = percentile_sorted(e, 99);
+  }
+  return m;
+}
+
+OrderFidelity order_fidelity(const Dataset& r) {
+  OrderFidelity o;
+  size_t n = r.samples.size();
+  o.total = n;
+  std::vector<uint32_t> idx(n);
+  std::vector<uint64_t> seq(n);
+  for (int which = 0; which < 2; ++which) {
+    std::iota(idx.begin(), idx.end(), 0u);
+    auto key = [&](uint32_t i) {
+      return which == 0 ? r.samples[i].issue_ns() : r.samples[i].complete_ns();
+    };
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    for (size_t k = 0; k < n; ++k) seq[k] = r.samples[idx[k]].t_ns;
+    Reordering ro = rfc4737_reordering(seq);
+    (which == 0 ? o.issue_reordered : o.completion_reordered) = ro.reordered;
+    (which == 0 ? o.issue_percent : o.completion_percent) = ro.percent();
+  }
+  return o;
+}
+
+Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Dataset*>& replays) {
+  Section& sec = ctx.section("Fidelity: replays compared with the original " + orig.label);
+  nlohmann::json& js = ctx.json()["fidelity"];
+  js["original"] = orig.label;
+  for (const Dataset* r : replays) {
+    if (r->samples.size() != orig.samples.size())
+      sec.blocks.push_back(note(r->label + " has " + std::to_string(r->samples.size()) +
+                                    " requests, the original " + orig.label + " has " +
+                                    std::to_string(orig.samples.size()) +
+                                    "; distributions are still compared.",
+                                true));
+    if (r->fake)
+      sec.blocks.push_back(note(r->label + " is a FAKE RESULT (dry run or no O_DIRECT).", true));
+  }
+
+  // Issue error.
+  {
+    PlotSpec p;
+    p.name = "cmp-issue-error";
+    p.title = "Issue error (actual issue minus demanded issue time)";
+    p.xlabel = "issue error [ms]";
+    p.ylabel = "requests";
+    double lo = std::numeric_limits<double>::max(), hi = -lo;
+    for (const Dataset* r : replays)
+      for (const auto& s : r->samples) {
+        lo = std::min(lo, s.delay_ns / 1e6);
+        hi = std::max(hi, s.delay_ns / 1e6);
+      }
+    std::vector<std::pair<std::string, Summary>> rows;
+    for (size_t i = 0; i < replays.size(); ++i) {
+      const Dataset& r = *replays[i];
+      auto h = Histogram::linear(lo, hi, ctx.bins());
+      std::vector<double> e;
+      for (const auto& s : r.samples) {
+        h.add(s.delay_ns / 1e6);
+        e.push_back(s.delay_ns / 1e6);
+      }
+      Summary su = summarize(e);
+      rows.emplace_back(r.label, su);
+      js["issue_error_ms"][r.label] = to_json(su);
+      std::string file = "cmp-" + r.label + "-issue-error";
+      auto f = ctx.csv(file, {"bucket_low_ms", "bucket_high_ms", "requests"});
+      if (!f) return f.error();
+      for (size_t b = 0; b < h.bins(); ++b)
+        f->row({h.lower(b), h.upper(b), static_cast<double>(h.count(b))});
+      BLKRR_TRY(f->close());
+      if (!r.samples.empty())
+        p.series.push_back(
+            {r.label, Context::data_path(file), "1:3", "steps", neutral_color(i + 1)});
+      mark_plot(p, r);
+    }
+    sec.blocks.push_back(summary_table("Issue error", "ms", rows));
+    ctx.add_plot(sec, p);
+  }
+
+  // Demanded vs achieved IOPS over time.
+  {
+    PlotSpec p;
+    p.name = "cmp-iops";
+    p.title = "Original vs replayed requests per second";
+    p.xlabel = "time [s]";
+    p.ylabel = "IOPS";
+    auto write = [&](const Dataset& d, bool original, size_t i) -> Status {
+      auto by_issue =
+          rates_by(d.samples, 1'000'000'000, [](const Sample& s) { return s.issue_ns(); });
+      std::string file = "cmp-" + d.label + "-iops";
+      auto f = ctx.csv(file, {"t_s", "iops"});
+      if (!f) return f.error();
+      for (const auto& x : by_issue)
+        f->row({x.t_ns / 1e9, static_cast<double>(x.reads + x.writes)});
+      BLKRR_TRY(f->close());
+      if (by_issue.empty()) return {};
+      Series s{original ? d.label + " (original, demanded)" : d.label + " (achieved issue rate)",
+               Context::data_path(file), "1:2", "lines", neutral_color(original ? 0 : i + 1)};
+      s.dashed = original;
+      p.series.push_back(s);
+      mark_plot(p, d);
+      return {};
+    };
+    BLKRR_TRY(write(orig, true, 0));
+    for (size_t i = 0; i < replays.size(); ++i) BLKRR_TRY(write(*replays[i], false, i));
+    ctx.add_plot(sec, p);
+  }
+
+  // Concurrency distribution and KS distance.
+  {
+    PlotSpec p;
+    p.name = "cmp-concurrency";
+    p.title = "Concurrency: time-weighted distribution of requests in flight (CDF)";
+    p.xlabel = "requests in flight";
+    p.ylabel = "fraction of time at or below";
+    std::vector<std::vector<double>> levels;
+    std::vector<const Dataset*> all{&orig};
+    all.insert(all.end(), replays.begin(), replays.end());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Dataset& d = *all[i];
+      if (!d.has_latency()) {
+        levels.emplace_back();
+        continue;
+      }
+      Timeline t = make_timeline(d);
+      auto prof = inflight_profile(t.issue, t.complete, 1'000'000'000);
+      double total = std::accumulate(prof.time_at_level.begin(), prof.time_at_level.end(), 0.0);
+      std::string file = "cmp-" + d.label + "-concurrency";
+      auto f = ctx.csv(file, {"level", "fraction", "cumulative"});
+      if (!f) return f.error();
+      double cum = 0;
+      for (size_t k = 0; k < prof.time_at_level.size(); ++k) {
+        double fr = total > 0 ? prof.time_at_level[k] / total : 0;
+        cum += fr;
+        f->row({static_cast<double>(k), fr, cum});
+      }
+      BLKRR_TRY(f->close());
+      p.series.push_back({d.label + (i == 0 ? " (original)" : ""), Context::data_path(file), "1:3",
+                          "steps", neutral_color(i)});
+      mark_plot(p, d);
+      levels.push_back(std::move(prof.time_at_level));
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (size_t i = 1; i < all.size(); ++i) {
+      if (levels[0].empty() || levels[i].empty()) continue;
+      double ks = ks_distance_weights(levels[0], levels[i]);
+      js["concurrency_ks"][all[i]->label] = ks;
+      rows.push_back({all[i]->label, fmt_short(ks)});
+    }
+    if (levels[0].empty())
+      sec.blocks.push_back(note("The original " + orig.label +
+                                " has no completion times: its concurrency and latency cannot be "
+                                "compared (record a native trace to get them)."));
+    else
+      sec.blocks.push_back(
+          table("Concurrency distribution vs the original: Kolmogorov-Smirnov distance",
+                {"replay", "KS distance"}, rows));
+    ctx.add_plot(sec, p);
+  }
+
+  // Latency distributions.
+  {
+    PlotSpec p;
+    p.name = "cmp-latency-cdf";
+    p.title = "Latency distributions (CDF)";
+    p.xlabel = "latency [ms]";
+    p.ylabel = "fraction of requests at or below";
+    p.logx = true;
+    std::vector<double> orig_lat =
+        orig.has_latency() ? sorted_latencies_ms(orig) : std::vector<double>{};
+    std::vector<std::vector<std::string>> rows;
+    std::vector<const Dataset*> all{&orig};
+    all.insert(all.end(), replays.begin(), replays.end());
+    auto grid = cdf_grid();
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Dataset& d = *all[i];
+      if (!d.has_latency()) continue;
+      auto v = i == 0 ? orig_lat : sorted_latencies_ms(d);
+      std::string file = "cmp-" + d.label + "-latency-cdf";
+      auto f = ctx.csv(file, {"latency_ms", "fraction"});
+      if (!f) return f.error();
+      for (double q : grid) f->row({std::max(percentile_sorted(v, q), 1e-3), q / 100});
+      BLKRR_TRY(f->close());
+      p.series.push_back({d.label + (i == 0 ? " (original)" : ""), Context::data_path(file), "1:2",
+                          "lines", neutral_color(i)});
+      mark_plot(p, d);
+      if (i > 0 && !orig_lat.empty()) {
+        double ks = ks_distance_sorted(orig_lat, v);
+        js["latency_ks"][d.label] = ks;
+        rows.push_back({d.label, fmt_short(ks)});
+      }
+    }
+    if (!rows.empty())
+      sec.blocks.push_back(
+          table("Latency distribution vs the original: Kolmogorov-Smirnov distance",
+                {"replay", "KS distance"}, rows));
+    ctx.add_plot(sec, p);
+  }
+
+  // Reordering.
+  {
+    std::vector<std::vector<std::string>> rows;
+    for (const Dataset* r : replays) {
+      OrderFidelity o = order_fidelity(*r);
+      js["reordering"][r->label] = {{"issue_order_percent", o.issue_percent},
+                                    {"completion_order_percent", o.completion_percent},
+                                    {"issue_reordered", o.issue_reordered},
+                                    {"completion_reordered", o.completion_reordered},
+                                    {"requests", o.total}};
+      rows.push_back({r->label, std::to_string(o.total), std::to_string(o.issue_reordered),
+                      fmt_short(o.issue_percent), std::to_string(o.completion_reordered),
+                      fmt_short(o.completion_percent)});
+    }
+    sec.blocks.push_back(table("Out-of-order requests (RFC 4737 reordering of the set points)",
+                               {"replay", "requests", "reordered at issue", "% at issue",
+                                "reordered at completion", "% at completion"},
+                               rows));
+  }
+
+  // Uncertainty of repeated replays.
+  {
+    RunMetrics o = run_metrics(orig);
+    std::vector<RunMetrics> rm;
+    for (const Dataset* r : replays) rm.push_back(run_metrics(*r));
+    struct Metric {
+      const char* name;
+      std::optional<double> (*get)(const RunMetrics&);
+    };
+    const Metric metrics[] = {
+        {"requests per second",
+         [](const RunMetrics& m) -> std::optional<double> { return m.iops; }},
+        {"MB/s", [](const RunMetrics& m) -> std::optional<double> { return m.mbs; }},
+        {"duration [s]", [](const RunMetrics& m) -> std::optional<double> { return m.duration_s; }},
+        {"latency mean [ms]", [](const RunMetrics& m) { return m.latency_mean_ms; }},
+        {"latency median [ms]", [](const RunMetrics& m) { return m.latency_p50_ms; }},
+        {"latency p99 [ms]", [](const RunMetrics& m) { return m.latency_p99_ms; }},
+        {"mean requests in flight", [](const RunMetrics& m) { return m.inflight_mean; }},
+        {"issue error mean [ms]", [](const RunMetrics& m) { return m.issue_error_mean_ms; }},
+        {"issue error p99 [ms]", [](const RunMetrics& m) { return m.issue_error_p99_ms; }},
+    };
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& m : metrics) {
+      std::vector<double> vals;
+      for (const auto& r : rm)
+        if (auto v = m.get(r)) vals.push_back(*v);
+      if (vals.empty()) continue;
+      std::optional<double> ref = m.get(o);
+      Uncertainty u = uncertainty(vals, ref);
+      auto pct = [](double v) { return fmt_short(100 * v) + " %"; };
+      rows.push_back({m.name, ref ? fmt_short(*ref) : "-", std::to_string(u.n), fmt_short(u.mean),
+                      u.n > 1 ? fmt_short(u.reproducibility) : "-",
+                      u.n > 1 ? pct(u.reproducibility_rel) : "-",
+                      u.bias_rel ? pct(*u.bias_rel) : "-", pct(u.combined_rel), pct(u.expanded_rel),
+                      fmt_short(u.expanded_rel * std::fabs(u.mean))});
+      nlohmann::json j = {{"n", u.n},
+                          {"mean", u.mean},
+                          {"reproducibility_sd", u.reproducibility},
+                          {"reproducibility_rel", u.reproducibility_rel},
+                          {"combined_rel", u.combined_rel},
+                          {"expanded_rel_k2", u.expanded_rel}};
+      if (ref) j["original"] = *ref;
+      if (u.bias_rel) j["bias_rel_rms"] = *u.bias_rel;
+      js["uncertainty"][m.name] = j;
+    }
+    sec.blocks.push_back(
+        table("Uncertainty of the replay (" + std::to_string(replays.size()) +
+                  " replay(s)): within-lab reproducibility s_R, bias = RMS of relative errors "
+                  "against the "
+                  "original, combined u_c = sqrt((s_R/mean)^2 + bias^2), expanded U = 2 u_c",
+              {"metric", "original", "n", "mean", "s_R", "s_R rel", "bias (RMS rel)", "u_c",
+               "U (k=2)", "U absolute"},
+              rows));
+    if (replays.size() < 2)
+      sec.blocks.push_back(
+          note("With one replay the reproducibility is unknown; repeat the replay "
+               "(3 or more runs) to state it."));
+  }
+  return {};
+}
+
+}  // namespace blkrr::report

@@ -1,0 +1,96 @@
+#include "report/context.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace blkrr::report {
+
+Result<CsvFile> Context::csv(const std::string& name, const std::vector<std::string>& columns) {
+  json_["data_files"].push_back(data_path(name));
+  return CsvFile::create(dir_ + "/" + data_path(name), columns);
+}
+
+Section& Context::section(const std::string& title) {
+  for (auto& s : sections_)
+    if (s.title == title) return s;
+  sections_.push_back({title, {}, {}});
+  return sections_.back();
+}
+
+void Context::add_plot(Section& s, PlotSpec p) {
+  if (p.series.empty()) return;
+  s.plots.push_back(p.name);
+  plots_.push_back(std::move(p));
+}
+
+std::string fmt_short(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+std::string table(const std::string& caption, const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::string h = "<table>\n<caption>" + html_escape(caption) + "</caption>\n<tr>";
+  for (const auto& c : header) h += "<th>" + html_escape(c) + "</th>";
+  h += "</tr>\n";
+  for (const auto& r : rows) {
+    h += "<tr>";
+    for (const auto& c : r) h += "<td>" + html_escape(c) + "</td>";
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
+std::string summary_table(const std::string& caption, const std::string& unit,
+                          const std::vector<std::pair<std::string, Summary>>& rows) {
+  std::vector<std::vector<std::string>> body;
+  for (const auto& [name, s] : rows) {
+    body.push_back({name, std::to_string(s.count), fmt_short(s.min), fmt_short(s.p50),
+                    fmt_short(s.mean), fmt_short(s.p75), fmt_short(s.p90), fmt_short(s.p95),
+                    fmt_short(s.p99), fmt_short(s.p999), fmt_short(s.max), fmt_short(s.stddev)});
+  }
+  return table(
+      caption + " [" + unit + "]",
+      {"", "count", "min", "median", "mean", "p75", "p90", "p95", "p99", "p99.9", "max", "stddev"},
+      body);
+}
+
+std::string note(const std::string& text, bool warn) {
+  return std::string("<p class=\"") + (warn ? "warn" : "note") + "\">" + html_escape(text) +
+         "</p>\n";
+}
+
+void mark_plot(PlotSpec& p, const Dataset& d) {
+  if (d.fake) p.fake = true;
+  if (d.wraparound_factor) {
+    std::string n = d.label + ": wraparound factor " + fmt_num(*d.wraparound_factor);
+    if (std::find(p.notes.begin(), p.notes.end(), n) == p.notes.end()) p.notes.push_back(n);
+  }
+}
+
+}  // namespace blkrr::report

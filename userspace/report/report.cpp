@@ -1,0 +1,127 @@
+#include "report/report.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "report/compare_report.h"
+#include "report/context.h"
+#include "report/dynamic_report.h"
+#include "report/html.h"
+#include "report/static_report.h"
+
+namespace blkrr::report {
+
+namespace {
+
+Status make_dir(const std::string& p) {
+  if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST)
+    return Error("cannot create directory " + p + ": " + std::strerror(errno));
+  return {};
+}
+
+std::string saved_name(const Dataset& d) {
+  return "data/" + d.label + ".requests.csv.gz";
+}
+
+Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions& o, bool save) {
+  if (data.empty()) return Error("nothing to report: give loads, traces or replay results");
+  if (o.compare && data.size() < 2)
+    return Error("--compare needs the original and at least one replay result");
+  BLKRR_TRY(make_dir(o.out_dir));
+  BLKRR_TRY(make_dir(o.out_dir + "/data"));
+  BLKRR_TRY(make_dir(o.out_dir + "/plots"));
+  std::set<std::string> labels;
+  for (const auto& d : data)
+    if (!labels.insert(d.label).second)
+      return Error("two inputs are both labelled '" + d.label + "'; rename one of the files");
+  Context ctx(o.out_dir, o.bins);
+  nlohmann::json& js = ctx.json();
+  js["tool"] = "blkrr report";
+  js["version"] = BLKRR_VERSION;
+  js["options"] = {{"static", o.want_static},
+                   {"dynamic", o.want_dynamic},
+                   {"compare", o.compare},
+                   {"bins", o.bins}};
+  for (const auto& d : data) {
+    if (save) BLKRR_TRY(save_dataset(d, o.out_dir + "/" + saved_name(d)));
+    js["inputs"].push_back({{"label", d.label},
+                            {"path", d.path},
+                            {"kind", kind_name(d.kind)},
+                            {"requests", d.samples.size()},
+                            {"fake", d.fake},
+                            {"saved", saved_name(d)}});
+  }
+  bool both = !o.want_static && !o.want_dynamic;
+  std::vector<const Dataset*> all, stat, dyn;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const Dataset* d = &data[i];
+    all.push_back(d);
+    bool is_original = o.compare && i == 0;
+    if (o.want_static || (both && (d->kind != DataKind::kReplay || is_original))) stat.push_back(d);
+    if ((o.want_dynamic || both) && !is_original) dyn.push_back(d);
+  }
+  if (o.compare)
+    BLKRR_TRY(add_compare(ctx, data[0], std::vector<const Dataset*>(all.begin() + 1, all.end())));
+  BLKRR_TRY(add_dynamic(ctx, dyn));
+  BLKRR_TRY(add_static(ctx, stat));
+
+  auto render = render_plots(o.out_dir, ctx.plots(), o.gnuplot, o.jobs);
+  if (!render) return render.error();
+  js["gnuplot"] = {{"ran", render->ran},
+                   {"plots", ctx.plots().size()},
+                   {"drawn", render->produced},
+                   {"message", render->message}};
+  for (const auto& p : ctx.plots()) js["plots"].push_back("plots/" + p.name + ".png");
+  BLKRR_TRY(write_html(ctx, all, *render, o.command_line));
+  std::string jpath = o.out_dir + "/report.json";
+  std::ofstream jf(jpath);
+  jf << js.dump(1) << "\n";
+  jf.close();
+  if (!jf) return Error("writing " + jpath + " failed (disk full?)");
+  ReportOutcome out;
+  out.plots = ctx.plots().size();
+  out.render = *render;
+  out.index = o.out_dir + "/index.html";
+  return out;
+}
+
+}  // namespace
+
+Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o) {
+  return run(data, o, true);
+}
+
+Result<ReportOutcome> rereport(ReportOptions o) {
+  std::string jpath = o.out_dir + "/report.json";
+  std::ifstream jf(jpath);
+  if (!jf)
+    return Error("no earlier report in " + o.out_dir + " (" + jpath +
+                 " is missing): give the inputs to report on");
+  nlohmann::json js = nlohmann::json::parse(jf, nullptr, false);
+  if (js.is_discarded() || !js.contains("inputs") || !js["inputs"].is_array())
+    return Error(jpath + " is not a blkrr report summary; give the inputs again");
+  if (!o.want_static && !o.want_dynamic && !o.compare && js.contains("options")) {
+    const auto& opt = js["options"];
+    o.want_static = opt.value("static", false);
+    o.want_dynamic = opt.value("dynamic", false);
+    o.compare = opt.value("compare", false);
+  }
+  std::vector<Dataset> data;
+  for (const auto& in : js["inputs"]) {
+    std::string saved = in.value("saved", "");
+    if (saved.empty() || saved.find("..") != std::string::npos)
+      return Error(jpath + ": an input has no saved data; give the inputs again");
+    auto d = load_saved_dataset(o.out_dir + "/" + saved);
+    if (!d) return d.error();
+    data.push_back(std::move(*d));
+  }
+  return run(data, o, false);
+}
+
+}  // namespace blkrr::report

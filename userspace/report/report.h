@@ -1,0 +1,37 @@
+// `blkrr report`: reads inputs, runs the static, dynamic and fidelity
+// analyses, writes data (CSV/JSON), plots (gnuplot) and index.html.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "report/dataset.h"
+#include "report/plot.h"
+
+namespace blkrr::report {
+
+struct ReportOptions {
+  std::string out_dir;
+  bool want_static = false;  // neither set: every analysis that applies
+  bool want_dynamic = false;
+  bool compare = false;  // datasets[0] is the original, the rest its replays
+  size_t bins = 50;
+  std::string gnuplot = "gnuplot";
+  int jobs = 2;
+  std::string command_line;
+};
+
+struct ReportOutcome {
+  size_t plots = 0;
+  RenderResult render;
+  std::string index;  // path of index.html
+};
+
+// Saves the datasets under DIR/data (for --bins re-reports) and reports them.
+Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o);
+// Re-reports DIR from the data an earlier make_report saved there; options
+// not given again (static/dynamic/compare) are taken from that run.
+Result<ReportOutcome> rereport(ReportOptions o);
+
+}  // namespace blkrr::report
