@@ -1,0 +1,115 @@
+#include "loopdev.h"
+
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace blkrr::testing {
+
+namespace {
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+std::string errstr(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+}  // namespace
+
+Result<LoopDevice> LoopDevice::create(uint64_t size_bytes, uint32_t block_size) {
+  char tmpl[] = "/dev/shm/blkrr-test-XXXXXX.img";
+  Fd backing{mkstemps(tmpl, 4)};
+  if (backing.fd < 0) return Error(errstr("creating a backing file in /dev/shm"));
+  LoopDevice dev;
+  dev.file_ = tmpl;
+  dev.size_ = size_bytes;
+  if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0) {
+    unlink(tmpl);
+    return Error(errstr(std::string("sizing ") + tmpl));
+  }
+  Fd ctl{open("/dev/loop-control", O_RDWR | O_CLOEXEC)};
+  if (ctl.fd < 0) {
+    unlink(tmpl);
+    return Error(errstr("opening /dev/loop-control"));
+  }
+  // Other processes may grab the same free device between GET_FREE and
+  // CONFIGURE: retry.
+  for (int attempt = 0; attempt < 50; attempt++) {
+    int n = ioctl(ctl.fd, LOOP_CTL_GET_FREE);
+    if (n < 0) break;
+    std::string path = "/dev/loop" + std::to_string(n);
+    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    loop_config cfg{};
+    cfg.fd = static_cast<__u32>(backing.fd);
+    cfg.block_size = block_size;
+    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+    if (ioctl(fd, LOOP_CONFIGURE, &cfg) != 0) {
+      close(fd);
+      if (errno == EBUSY) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      unlink(tmpl);
+      return Error(errstr("LOOP_CONFIGURE on " + path));
+    }
+    struct stat st {};
+    fstat(fd, &st);
+    dev.fd_ = fd;
+    dev.path_ = path;
+    dev.dev_ = make_dev(major(st.st_rdev), minor(st.st_rdev));
+    return dev;
+  }
+  unlink(tmpl);
+  return Error(errstr("no free loop device"));
+}
+
+LoopDevice::LoopDevice(LoopDevice&& o) noexcept {
+  *this = std::move(o);
+}
+
+LoopDevice& LoopDevice::operator=(LoopDevice&& o) noexcept {
+  if (this != &o) {
+    release();
+    path_ = std::move(o.path_);
+    file_ = std::move(o.file_);
+    fd_ = o.fd_;
+    dev_ = o.dev_;
+    size_ = o.size_;
+    o.fd_ = -1;
+    o.file_.clear();
+  }
+  return *this;
+}
+
+LoopDevice::~LoopDevice() {
+  release();
+}
+
+void LoopDevice::release() {
+  if (fd_ >= 0) {
+    ioctl(fd_, LOOP_CLR_FD, 0);
+    close(fd_);
+    fd_ = -1;
+  }
+  if (!file_.empty()) {
+    unlink(file_.c_str());
+    file_.clear();
+  }
+}
+
+std::string LoopDevice::name() const {
+  auto slash = path_.rfind('/');
+  return slash == std::string::npos ? path_ : path_.substr(slash + 1);
+}
+
+}  // namespace blkrr::testing

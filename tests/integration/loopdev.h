@@ -1,0 +1,41 @@
+// RAII scratch loop device backed by a sparse file in /dev/shm, for the
+// root-only integration tests. The device is created with autoclear, so it
+// disappears even if the test process dies; the destructor detaches it and
+// removes the backing file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/request.h"
+#include "core/result.h"
+
+namespace blkrr::testing {
+
+class LoopDevice {
+ public:
+  // size_bytes of zeroes; logical block size 512 unless block_size is given.
+  static Result<LoopDevice> create(uint64_t size_bytes, uint32_t block_size = 0);
+  LoopDevice(LoopDevice&& o) noexcept;
+  LoopDevice& operator=(LoopDevice&& o) noexcept;
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+  ~LoopDevice();
+
+  const std::string& path() const { return path_; }  // /dev/loopN
+  std::string name() const;                          // loopN
+  DevT dev() const { return dev_; }
+  const std::string& backing_file() const { return file_; }
+  uint64_t size_bytes() const { return size_; }
+
+ private:
+  LoopDevice() = default;
+  void release();
+
+  std::string path_, file_;
+  int fd_ = -1;  // the loop device, held open for autoclear
+  DevT dev_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace blkrr::testing

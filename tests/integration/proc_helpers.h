@@ -1,0 +1,73 @@
+// Process helpers for the integration tests: a forked workload child that
+// issues an exact, known set of O_DIRECT requests, and a blkrr subcommand run
+// as a child process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/request.h"
+#include "core/result.h"
+
+namespace blkrr::testing {
+
+struct IoOp {
+  Op op = Op::kRead;  // kRead or kWrite
+  uint64_t sector = 0;
+  uint32_t bytes = 0;
+};
+
+// `threads` lists of distinct, non-adjacent requests spread over `sectors`
+// sectors, alternating reads and writes, sizes 4..64 KiB. Deterministic.
+std::vector<std::vector<IoOp>> make_known_load(int threads, int per_thread, uint64_t first_sector,
+                                               uint64_t sectors);
+
+// A child process named `comm` that waits for go(), then runs each list in
+// its own thread (so requests overlap on the device) with pread/pwrite on
+// `dev_path` opened O_DIRECT, and exits 0 when every request succeeded.
+class IoChild {
+ public:
+  static Result<IoChild> spawn(const std::string& comm, const std::string& dev_path,
+                               const std::vector<std::vector<IoOp>>& per_thread,
+                               int repeat_for_ms = 0);
+  IoChild(IoChild&& o) noexcept;
+  IoChild& operator=(IoChild&&) = delete;
+  ~IoChild();
+  pid_t pid() const { return pid_; }
+  void go();
+  // Exit status of the child (0 = every I/O succeeded).
+  int wait();
+
+ private:
+  IoChild() = default;
+  pid_t pid_ = -1;
+  int gate_ = -1;
+};
+
+// `blkrr ARGS...` as a child; start() returns once `ready` appeared in its
+// output (stdout and stderr merged) or fails after timeout_ms.
+class BlkrrProcess {
+ public:
+  static Result<BlkrrProcess> start(const std::vector<std::string>& args, const std::string& ready,
+                                    int timeout_ms = 15000);
+  BlkrrProcess(BlkrrProcess&& o) noexcept;
+  BlkrrProcess& operator=(BlkrrProcess&&) = delete;
+  ~BlkrrProcess();
+  pid_t pid() const { return pid_; }
+  void signal(int sig);
+  // Waits for exit; returns the exit status, or 128 + signal number.
+  int wait();
+  const std::string& output() const { return out_; }
+
+ private:
+  BlkrrProcess() = default;
+  void read_some(int timeout_ms);
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::string out_;
+};
+
+}  // namespace blkrr::testing

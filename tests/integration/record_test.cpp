@@ -1,0 +1,272 @@
+// blkrr record end to end, as root on loop devices over /dev/shm: exact
+// requests and attribution, device filter, pid filter with disk time over all
+// requests, and a recorder killed with SIGKILL.
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <thread>
+#include <tuple>
+
+#include "capture/capture.h"
+#include "core/disktime.h"
+#include "core/trace_format.h"
+#include "loopdev.h"
+#include "proc_helpers.h"
+
+namespace blkrr::testing {
+namespace {
+
+constexpr const char* kChildComm = "blkrr-io-child";
+constexpr const char* kReady = "Ctrl-C stops";
+
+#define SKIP_UNLESS_CAPTURE()                                                      \
+  do {                                                                             \
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF programs, loop devices)"; \
+    if (auto pf = capture_preflight(); !pf) GTEST_SKIP() << pf.error().message;    \
+  } while (0)
+
+struct Trace {
+  TraceHeader header;
+  std::vector<Request> reqs;
+  std::optional<Counters> trailer;
+  std::string warning;
+};
+
+Result<Trace> read_trace(const std::string& path) {
+  auto rd = TraceReader::open(path);
+  if (!rd) return rd.error();
+  Trace t;
+  t.header = rd->header();
+  Request r;
+  while (true) {
+    auto n = rd->next(r);
+    if (!n) return n.error();
+    if (!*n) break;
+    t.reqs.push_back(r);
+  }
+  t.trailer = rd->trailer();
+  t.warning = rd->warning();
+  return t;
+}
+
+using Key = std::tuple<uint64_t, uint32_t, int>;  // sector, bytes, op
+std::multiset<Key> expected_keys(const std::vector<std::vector<IoOp>>& load) {
+  std::multiset<Key> s;
+  for (const auto& t : load)
+    for (const auto& op : t) s.insert({op.sector, op.bytes, static_cast<int>(op.op)});
+  return s;
+}
+Key key_of(const Request& r) {
+  return {r.sector, r.bytes, static_cast<int>(r.op)};
+}
+
+uint64_t counter(const Counters& c, const std::string& name) {
+  auto it = c.find(name);
+  return it == c.end() ? 0 : it->second;
+}
+
+uint64_t busy_union(const std::vector<Request>& reqs, DevT dev) {
+  std::vector<Interval> iv;
+  for (const auto& r : reqs)
+    if (r.dev == dev && r.completed()) iv.push_back({r.issue_ns, r.complete_ns});
+  return union_length(iv);
+}
+
+std::string tmp_trace(const std::string& tag) {
+  return "/tmp/blkrr-record-test-" + tag + "-" + std::to_string(getpid()) + ".blkrr";
+}
+
+// Records not-seen completions must be counted, never silent.
+void expect_not_seen_counted(const Trace& t) {
+  uint64_t flagged = 0;
+  for (const auto& r : t.reqs) flagged += r.completed() ? 0 : 1;
+  ASSERT_TRUE(t.trailer.has_value());
+  const Counters& c = *t.trailer;
+  EXPECT_EQ(flagged, counter(c, "completion_not_seen_reissued") +
+                         counter(c, "completion_not_seen_swept") +
+                         counter(c, "completion_not_seen_at_stop"));
+}
+
+TEST(Record, ExactRequestsAttributedToTheChildAndOtherDeviceFilteredOut) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(256 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  auto b = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(b) << b.error().message;
+  const auto load = make_known_load(4, 16, 2048, 400000);
+  const auto other = make_known_load(2, 8, 0, 100000);
+  const std::string out = tmp_trace("exact");
+
+  auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out}, kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  auto child = IoChild::spawn(kChildComm, a->path(), load);
+  ASSERT_TRUE(child);
+  auto noise = IoChild::spawn("blkrr-io-other", b->path(), other);
+  ASSERT_TRUE(noise);
+  const pid_t cpid = child->pid();
+  child->go();
+  noise->go();
+  ASSERT_EQ(child->wait(), 0);
+  ASSERT_EQ(noise->wait(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  rec->signal(SIGINT);
+  ASSERT_EQ(rec->wait(), 0) << rec->output();
+
+  auto t = read_trace(out);
+  ASSERT_TRUE(t) << t.error().message;
+  unlink(out.c_str());
+  EXPECT_TRUE(t->warning.empty()) << t->warning;
+  ASSERT_TRUE(t->trailer.has_value());
+  EXPECT_EQ(counter(*t->trailer, "ringbuf_reserve_failed"), 0u);
+  expect_not_seen_counted(*t);
+
+  std::multiset<Key> got;
+  for (const auto& r : t->reqs) {
+    EXPECT_EQ(r.dev, a->dev()) << "request of another device recorded";
+    EXPECT_EQ(r.part, a->dev());
+    EXPECT_EQ(r.tgid, static_cast<uint32_t>(cpid));
+    EXPECT_EQ(r.comm_view(), kChildComm);
+    if (r.completed()) {
+      EXPECT_LE(r.issue_ns, r.complete_ns);
+    }
+    got.insert(key_of(r));
+  }
+  EXPECT_EQ(got, expected_keys(load));
+  EXPECT_EQ(t->reqs.size(), 64u);
+
+  // Disk time: sum of charges == union of the records' in-flight intervals,
+  // and == the device total the kernel kept.
+  uint64_t sum = 0;
+  for (const auto& r : t->reqs) sum += r.disk_time_ns;
+  const uint64_t uni = busy_union(t->reqs, a->dev());
+  ASSERT_GT(uni, 0u);
+  EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(uni), 0.01 * static_cast<double>(uni));
+  const uint64_t kernel_busy = counter(*t->trailer, "device_busy_ns." + dev_to_string(a->dev()));
+  EXPECT_NEAR(static_cast<double>(kernel_busy), static_cast<double>(uni),
+              0.01 * static_cast<double>(uni));
+  // The header describes the device.
+  ASSERT_EQ(t->header.devices.size(), 1u);
+  EXPECT_EQ(t->header.devices[0].dev, a->dev());
+  EXPECT_EQ(t->header.devices[0].size_bytes, 256u << 20);
+  EXPECT_GT(t->header.mono_anchor_ns, 0u);
+  EXPECT_GT(t->header.real_anchor_ns, t->header.mono_anchor_ns);
+}
+
+TEST(Record, PidFilterKeepsDiskTimeComputedOverAllRequests) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(256 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  const auto load_x = make_known_load(4, 24, 0, 200000);
+  const auto load_y = make_known_load(4, 24, 200000, 200000);
+  auto x = IoChild::spawn(kChildComm, a->path(), load_x);
+  ASSERT_TRUE(x);
+  auto y = IoChild::spawn("blkrr-io-other", a->path(), load_y);
+  ASSERT_TRUE(y);
+  const std::string out_x = tmp_trace("pid"), out_all = tmp_trace("all");
+  auto rx = BlkrrProcess::start(
+      {"record", "-d", a->path(), "-p", std::to_string(x->pid()), "-o", out_x}, kReady);
+  ASSERT_TRUE(rx) << rx.error().message;
+  auto rall = BlkrrProcess::start({"record", "-d", a->name(), "-o", out_all}, kReady);
+  ASSERT_TRUE(rall) << rall.error().message;
+  const pid_t xpid = x->pid(), ypid = y->pid();
+  x->go();
+  y->go();
+  ASSERT_EQ(x->wait(), 0);
+  ASSERT_EQ(y->wait(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  rx->signal(SIGTERM);
+  rall->signal(SIGINT);
+  ASSERT_EQ(rx->wait(), 0) << rx->output();
+  ASSERT_EQ(rall->wait(), 0) << rall->output();
+  auto tx = read_trace(out_x);
+  auto tall = read_trace(out_all);
+  unlink(out_x.c_str());
+  unlink(out_all.c_str());
+  ASSERT_TRUE(tx) << tx.error().message;
+  ASSERT_TRUE(tall) << tall.error().message;
+  expect_not_seen_counted(*tx);
+  expect_not_seen_counted(*tall);
+
+  // The filtered trace holds exactly X's requests.
+  std::multiset<Key> got_x;
+  for (const auto& r : tx->reqs) {
+    EXPECT_EQ(r.tgid, static_cast<uint32_t>(xpid));
+    got_x.insert(key_of(r));
+  }
+  EXPECT_EQ(got_x, expected_keys(load_x));
+  uint64_t n_y = 0;
+  for (const auto& r : tall->reqs) n_y += r.tgid == static_cast<uint32_t>(ypid);
+  EXPECT_EQ(n_y, 96u);
+
+  // The device's busy time in the filtered recording is that of all requests.
+  const uint64_t uni_all = busy_union(tall->reqs, a->dev());
+  const uint64_t busy_x = counter(*tx->trailer, "device_busy_ns." + dev_to_string(a->dev()));
+  EXPECT_NEAR(static_cast<double>(busy_x), static_cast<double>(uni_all),
+              0.01 * static_cast<double>(uni_all));
+  // X's charges in the filtered trace equal X's charges in the full one.
+  uint64_t dt_x_filtered = 0, dt_x_full = 0;
+  std::vector<Interval> x_iv;
+  for (const auto& r : tx->reqs) dt_x_filtered += r.disk_time_ns;
+  for (const auto& r : tall->reqs)
+    if (r.tgid == static_cast<uint32_t>(xpid)) {
+      dt_x_full += r.disk_time_ns;
+      if (r.completed()) x_iv.push_back({r.issue_ns, r.complete_ns});
+    }
+  EXPECT_NEAR(static_cast<double>(dt_x_filtered), static_cast<double>(dt_x_full),
+              0.02 * static_cast<double>(dt_x_full));
+  // ...which is less than X's own busy union: Y shared the device.
+  EXPECT_LT(dt_x_filtered, union_length(x_iv));
+}
+
+TEST(Record, SigkillLeavesAReadableTrace) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(128 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  const auto load = make_known_load(2, 16, 0, 200000);
+  const std::string out = tmp_trace("kill");
+  auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out}, kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  auto child = IoChild::spawn(kChildComm, a->path(), load, /*repeat_for_ms=*/3000);
+  ASSERT_TRUE(child);
+  child->go();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  rec->signal(SIGKILL);
+  EXPECT_EQ(rec->wait(), 128 + SIGKILL);
+  ASSERT_EQ(child->wait(), 0);
+  auto t = read_trace(out);
+  unlink(out.c_str());
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_FALSE(t->trailer.has_value());
+  // At least one block was flushed (every second) before the kill.
+  ASSERT_GT(t->reqs.size(), 0u);
+  for (const auto& r : t->reqs) {
+    EXPECT_EQ(r.dev, a->dev());
+    EXPECT_EQ(r.comm_view(), kChildComm);
+  }
+}
+
+TEST(Record, ClearErrors) {
+  SKIP_UNLESS_CAPTURE();
+  auto unknown = BlkrrProcess::start({"record", "-d", "nosuchdisk0", "-D", "1"}, "blkrr record:");
+  ASSERT_TRUE(unknown) << unknown.error().message;
+  EXPECT_NE(unknown->wait(), 0);
+  EXPECT_NE(unknown->output().find("nosuchdisk0"), std::string::npos) << unknown->output();
+
+  auto a = LoopDevice::create(16 << 20);
+  ASSERT_TRUE(a);
+  auto unwritable = BlkrrProcess::start(
+      {"record", "-d", a->path(), "-D", "1", "-o", "/proc/blkrr-cannot-write/x.blkrr"},
+      "blkrr record:");
+  ASSERT_TRUE(unwritable) << unwritable.error().message;
+  EXPECT_NE(unwritable->wait(), 0);
+  EXPECT_NE(unwritable->output().find("output not writable"), std::string::npos)
+      << unwritable->output();
+}
+
+}  // namespace
+}  // namespace blkrr::testing
