@@ -1,9 +1,109 @@
+// blkrr validate: offline check of a replay result (or a load) against a
+// trace of the device recorded separately. The live check is
+// `blkrr replay --validate` (validate/live.h).
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "core/args.h"
+#include "validate/offline.h"
+#include "validate/report_io.h"
 
 namespace blkrr::cli {
 
-Result<int> cmd_validate(int, char**) {
-  return Error("this build of blkrr has no 'validate' command yet", 2);
+Result<int> cmd_validate(int argc, char** argv) {
+  std::vector<std::string> pos;
+  std::string json_path, device, offset_str;
+  bool fail_incomplete = false, strict = false, per_request = false, quiet = false;
+  uint64_t slack_ns = 5'000'000, sector_offset = 0, list = 10, max_listed = 1000;
+  ArgParser p(
+      "blkrr validate", "REPLAY TRACE... [options]",
+      "Check that the block layer served every request of a replay: compare a replay result\n"
+      "(*.replay.gz) or a load (*.load.gz) with a trace of the replay device recorded\n"
+      "separately (native .blkrr, blktrace capture NAME or NAME.blktrace.N, blkparse text).\n"
+      "Requests are matched by sector range, operation and time window, allowing splits and\n"
+      "merges. The replay's times are relative; they are put on the trace's clock by the offset\n"
+      "most of the first requests agree on (see docs/validate.md). Prints a report on stderr.\n"
+      "Exit status with --fail-incomplete: 0 complete, 3 incomplete, 4 unknown (lost events).");
+  p.opt_string('j', "json", "FILE", "write the report as JSON to FILE ('-': stdout)", &json_path);
+  p.flag('F', "fail-incomplete", &fail_incomplete, "exit non-zero unless the verdict is complete");
+  p.opt_string('d', "device", "DEV",
+               "device of the trace to compare with (name, /dev/name or MAJ:MIN); default: all",
+               &device);
+  p.option('s', "slack", "DURATION",
+           "time tolerance around each request's window (default 5ms; e.g. 500us, 20ms)",
+           [&](std::string_view v) -> Status {
+             auto d = parse_duration_ns(v);
+             if (!d) return d.error();
+             slack_ns = *d;
+             return {};
+           });
+  p.opt_string('O', "offset", "SECONDS",
+               "trace time minus replay time, instead of finding it (may be negative)",
+               &offset_str);
+  p.opt_u64('S', "sector-offset", "N",
+            "add N sectors to replayed sectors (the replay ran on a partition starting at N)",
+            &sector_offset);
+  p.flag('x', "strict", &strict, "completions the trace missed also make the verdict unknown");
+  p.flag('r', "per-request", &per_request,
+         "JSON: replay and block-layer latency of every covered request");
+  p.opt_u64('l', "list", "N", "requests shown per list on stderr (default 10)", &list);
+  p.opt_u64('L', "max-listed", "N", "requests kept per list in the JSON (default 1000)",
+            &max_listed);
+  p.flag('q', "quiet", &quiet, "no report on stderr");
+  p.positionals("REPLAY TRACE...", &pos, 2, 64);
+  p.examples(
+      "  blkrr record -d sdX -o run.blkrr &   # trace the device while the replay runs\n"
+      "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz; kill %1\n"
+      "  blkrr validate run.replay.gz run.blkrr --json run.validate.json --fail-incomplete\n"
+      "  blkrr validate run.replay.gz capture -d sdb   # blktrace files capture.blktrace.N");
+  auto pr = p.parse(argc, argv);
+  if (!pr) return pr.error();
+  if (!*pr) return 0;
+
+  validate::OfflineOptions o;
+  o.match.pre_slack_ns = slack_ns;
+  o.match.post_slack_ns = slack_ns;
+  o.match.strict_completions = strict;
+  o.match.per_request = per_request;
+  o.match.max_listed = max_listed;
+  o.sector_offset = sector_offset;
+  if (!offset_str.empty()) {
+    auto v = parse_double(offset_str);
+    if (!v) return Error("--offset '" + offset_str + "': " + v.error().message, 2);
+    o.offset_ns = static_cast<int64_t>(*v * 1e9);
+  }
+  auto replay = validate::read_replay_input(pos[0]);
+  if (!replay) return replay.error();
+  std::vector<std::string> traces(pos.begin() + 1, pos.end());
+  auto trace = validate::read_trace_input(traces, device);
+  if (!trace) return trace.error();
+  validate::Report rep = validate::validate_offline(std::move(*replay), *trace, o);
+
+  if (!json_path.empty()) {
+    std::string text = validate::to_json(rep).dump(2) + "\n";
+    if (json_path == "-") {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream out(json_path);
+      out << text;
+      out.close();
+      if (!out) return Error("cannot write the JSON report to " + json_path);
+    }
+  }
+  if (!quiet) std::fputs(validate::format_text(rep, list).c_str(), stderr);
+  if (!fail_incomplete) return 0;
+  switch (rep.verdict) {
+    case validate::Verdict::kComplete:
+      return 0;
+    case validate::Verdict::kIncomplete:
+      return 3;
+    case validate::Verdict::kUnknown:
+      return 4;
+  }
+  return 0;
 }
 
 }  // namespace blkrr::cli

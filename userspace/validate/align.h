@@ -1,0 +1,43 @@
+// Putting a replay result's relative times on the clock of a trace recorded
+// separately (offline validation). See docs/validate.md, "Time bases".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/request.h"
+#include "validate/model.h"
+
+namespace blkrr::validate {
+
+struct Alignment {
+  enum class Mode {
+    kOffset,  // trace time = replay time + offset (the normal case)
+    kLinear,  // no consistent offset found: first/last requests mapped, relaxed windows
+    kNone,    // nothing to align (no replayed or no traced requests)
+  };
+  Mode mode = Mode::kNone;
+  int64_t offset_ns = 0;
+  double scale = 1.0;
+  uint64_t votes = 0;             // sampled requests agreeing with the offset
+  uint64_t sampled = 0;           // sampled requests having a same-sector candidate in the trace
+  uint64_t spread_ns = 0;         // spread of the agreeing offsets (max - min)
+  uint64_t relaxed_slack_ns = 0;  // window slack to use in kLinear mode
+  std::string describe() const;
+};
+
+struct AlignOptions {
+  size_t sample = 4096;               // first submitted requests used for the vote
+  uint64_t tolerance_ns = 2'000'000;  // offsets agreeing within this window vote together
+  size_t max_candidates = 64;         // requests whose sector recurs more often are not sampled
+  double min_agreement = 0.2;         // fraction of the sample needed for kOffset
+};
+
+// `replayed` times are relative (replay result: orig_start + delay), `traced`
+// are absolute (CLOCK_MONOTONIC of the recording host).
+Alignment align_times(const std::vector<ReplayedRequest>& replayed,
+                      const std::vector<Request>& traced, const AlignOptions& opts = {});
+void apply_alignment(const Alignment& a, std::vector<ReplayedRequest>& replayed);
+
+}  // namespace blkrr::validate

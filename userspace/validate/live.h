@@ -1,0 +1,91 @@
+// The live validator: captures what the block layer does on the replay
+// device while a replay runs, then matches it against what the replayer did.
+//
+//   auto v = LiveValidator::start("/dev/sdX");   // before the first submission
+//   ... replay ...
+//   auto report = (*v)->finish(std::move(replayed));  // after the last completion
+//
+// See docs/validate.md for the whole API and an example.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture/capture.h"
+#include "core/device.h"
+#include "core/result.h"
+#include "validate/model.h"
+
+namespace blkrr::validate {
+
+struct LiveOptions {
+  MatchOptions match;        // flush_reaches_device is set from the device's write cache
+  uint32_t ringbuf_mb = 64;  // ring buffer of the capture
+  int poll_ms = 50;          // longest wait for records in one read
+  uint32_t settle_ms = 10;   // start() waits this long for requests in flight at attach
+  // Sleep between two reads of the ring buffer: simulates a consumer that
+  // cannot keep up (used to test that losses turn the verdict to "unknown").
+  uint32_t consumer_pause_ms = 0;
+};
+
+// What the capture saw between start() and stop().
+struct Observation {
+  std::vector<Request> requests;  // block-layer requests, whole-disk sectors, CLOCK_MONOTONIC
+  Counters counters;  // capture counters; completion_without_issue counts from the end of start()
+  DeviceSelection device;
+  uint64_t partition_offset = 0;  // start sector of the partition given to start(), else 0
+  bool flush_reaches_device = true;
+};
+
+class LiveValidator {
+ public:
+  // Attaches the capture, filtered to `device` (a disk with all its
+  // partitions, or one partition), and starts collecting on a background
+  // thread. Needs root and BTF (capture_preflight() says why not).
+  static Result<std::unique_ptr<LiveValidator>> start(const std::string& device,
+                                                      const LiveOptions& opts = {});
+  static Result<std::unique_ptr<LiveValidator>> start(const DeviceSelection& device,
+                                                      const LiveOptions& opts = {});
+  ~LiveValidator();
+  LiveValidator(const LiveValidator&) = delete;
+  LiveValidator& operator=(const LiveValidator&) = delete;
+
+  // Detaches and returns everything seen. Call once, after the replay's last
+  // completion.
+  Result<Observation> stop();
+  // stop(), then match. `replayed` sectors are relative to the device given
+  // to start() (the partition offset is added here); times are
+  // CLOCK_MONOTONIC nanoseconds.
+  Result<Report> finish(std::vector<ReplayedRequest> replayed);
+
+  uint64_t partition_offset() const { return part_offset_; }
+  // Block-layer requests collected so far (any thread).
+  uint64_t records() const { return records_.load(std::memory_order_relaxed); }
+
+ private:
+  LiveValidator() = default;
+  void reader();
+
+  LiveOptions opts_;
+  DeviceSelection dev_;
+  uint64_t part_offset_ = 0;
+  bool flush_reaches_device_ = true;
+  std::unique_ptr<Capture> cap_;
+  std::vector<Request> seen_;
+  Counters baseline_;
+  std::thread thread_;
+  std::atomic<bool> quit_{false};
+  std::atomic<uint64_t> records_{0};
+  Error reader_error_;
+  bool reader_failed_ = false;
+  bool stopped_ = false;
+};
+
+// True when the device has a volatile write cache, i.e. flushes reach the
+// block layer as requests ("write back" in /sys/block/DISK/queue/write_cache).
+bool device_has_write_cache(const std::string& disk_name, const std::string& sysfs = "/sys");
+
+}  // namespace blkrr::validate
