@@ -103,8 +103,12 @@ Result<bool> Planner::next(PlannedRequest& out) {
       ++c_.unsupported_ops;
       continue;
     }
-    if (c_.planned == 0) c_.first_load_ns = load_ns;
+    if (c_.planned == 0) {
+      c_.first_load_ns = load_ns;
+      c_.first_due_ns = p.due_ns;
+    }
     c_.last_load_ns = load_ns;
+    c_.last_due_ns = p.due_ns;
     ++c_.planned;
     out = p;
     return true;

@@ -25,6 +25,7 @@ struct PlanCounters {
   uint64_t planned_reads = 0, planned_writes = 0, planned_flushes = 0;
   uint64_t planned_bytes_read = 0, planned_bytes_written = 0;
   uint64_t first_load_ns = 0, last_load_ns = 0;  // of planned requests
+  uint64_t first_due_ns = 0, last_due_ns = 0;    // the same in replay time
 };
 
 class Planner {

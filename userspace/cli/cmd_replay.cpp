@@ -1,9 +1,150 @@
+// blkrr replay LOAD DEVICE: replay a load with its original timing.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+
 #include "cli/commands.h"
+#include "core/args.h"
+#include "replay/session.h"
 
 namespace blkrr::cli {
+namespace {
 
-Result<int> cmd_replay(int, char**) {
-  return Error("this build of blkrr has no 'replay' command yet", 2);
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_sigint(int) {
+  g_stop.store(true);
+  signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills
+}
+
+// Installs the Ctrl-C handler for the lifetime of the replay.
+class SigintGuard {
+ public:
+  SigintGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~SigintGuard() {
+    sigaction(SIGINT, &old_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_ {
+  }, old_term_{};
+};
+
+template <class T, class F>
+ArgParser::Setter set_with(T* out, F parse) {
+  return [out, parse](std::string_view v) -> Status {
+    auto r = parse(v);
+    if (!r) return r.error();
+    *out = *r;
+    return {};
+  };
+}
+
+}  // namespace
+
+Result<int> cmd_replay(int argc, char** argv) {
+  replay::SessionOptions o;
+  std::vector<std::string> pos;
+  std::string from = "auto";
+  uint64_t qd = 128, threads = 16, spin_us = 100;
+  double start_at = 0;
+  bool quiet = false;
+  ArgParser p(
+      "blkrr replay", "[options] LOAD DEVICE",
+      "Replay LOAD (a blkreplay *.load.gz or a native .blkrr trace, streamed) on DEVICE with\n"
+      "O_DIRECT and its recorded timing: every request is due at its recorded offset from one\n"
+      "start instant, and how late it started (delay) and how long it took (latency) is\n"
+      "measured. DEVICE is overwritten: mounted devices and devices with a filesystem, RAID\n"
+      "or partition-table signature are refused unless --force.");
+  p.option('t', "timing", "MODE",
+           "timestamp (default) or fullspeed (in order, as fast as the queue allows)",
+           set_with(&o.schedule.mode, replay::parse_timing));
+  p.opt_double(0, "speedup", "F", "replay F times faster (0.5 = half speed); default 1",
+               &o.schedule.speedup);
+  p.option(0, "start", "TIME", "begin at this load time (e.g. 60, 1.5s, 2m)",
+           set_with(&o.schedule.window_start_ns, parse_duration_ns));
+  p.option(0, "duration", "TIME", "replay this much load time only",
+           set_with(&o.schedule.window_duration_ns, parse_duration_ns));
+  p.opt_double(0, "start-at", "UNIX_TIME",
+               "start at this wall-clock instant (several hosts in step)", &start_at);
+  p.option(0, "order", "POLICY",
+           "none (open loop, default), per-process (needs a native trace) or global",
+           set_with(&o.order, replay::parse_order));
+  p.option('e', "engine", "ENGINE", "uring (io_uring, default) or threads",
+           set_with(&o.engine, replay::parse_engine));
+  p.opt_u64(0, "threads", "N", "workers of the threads engine (default 16)", &threads);
+  p.opt_u64('q', "queue-depth", "N", "at most N requests in flight (default 128)", &qd);
+  p.opt_u64(0, "bottleneck", "N", "same as --queue-depth", &qd);
+  p.option(
+      0, "cmode", "MODE",
+      "overlapping requests: conflicts (count only), drop, partial (push back, default), ordering",
+      set_with(&o.cmode, replay::parse_cmode));
+  p.option(0, "strong", "0|1|2", "what overlaps: 0 write/write, 1 read/write too (default), 2 any",
+           set_with(&o.strong, replay::parse_strong));
+  p.option(0, "vmode", "MODE", "none (default), verify, final-verify or paranoia",
+           set_with(&o.vmode, replay::parse_vmode));
+  p.flag(0, "scale", &o.scale,
+         "map positions proportionally instead of wrapping modulo the device size");
+  p.option(0, "align", "MODE",
+           "requests not aligned to the logical block: round (default), skip, fail",
+           set_with(&o.align, replay::parse_align));
+  p.flag('n', "dry-run", &o.dry_run, "do everything but the reads and writes (results are FAKE)");
+  p.flag(0, "fake-io", &o.fake_io, "submit no-op operations through the engine (results are FAKE)");
+  bool no_direct = false;
+  p.flag(0, "no-direct", &no_direct, "do not use O_DIRECT (results are FAKE)");
+  p.flag(0, "force", &o.force, "replay onto a device that is mounted or holds data");
+  p.flag(0, "allow-file", &o.allow_file, "accept a regular file as DEVICE (tests)");
+  p.opt_string(0, "from", "FORMAT", "input format (default: detected from the content)", &from);
+  p.opt_u64(0, "spin-us", "US", "sleep until US before a deadline, then spin (default 100)",
+            &spin_us);
+  p.opt_string('o', "output", "OUT.replay.gz", "per-request results in blkreplay's format",
+               &o.output);
+  p.opt_string(0, "json", "FILE", "summary as JSON", &o.json_path);
+  p.flag(0, "quiet", &quiet, "no progress line and no end-of-run block");
+  p.positionals("LOAD DEVICE", &pos, 2, 2);
+  p.examples(
+      "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz --json run.json\n"
+      "  blkrr replay prod.blkrr /dev/sdX --order per-process --vmode verify\n"
+      "  blkrr replay prod.load.gz /dev/sdX --start 10m --duration 60 --speedup 2\n"
+      "  blkrr replay prod.load.gz /dev/sdX --timing fullspeed --engine threads --threads 64\n"
+      "  blkrr replay prod.load.gz /dev/sdX --start-at $(date +%s -d '+30 sec')   # on every host");
+  auto pr = p.parse(argc, argv);
+  if (!pr) return pr.error();
+  if (!*pr) return 0;
+
+  o.load = pos[0];
+  o.device = pos[1];
+  if (from != "auto") {
+    auto f = parse_input_format(from);
+    if (!f) return Error("unknown input format '" + from + "'", 2);
+    o.source.format = *f;
+  }
+  if (qd == 0 || qd > 65536) return Error("--queue-depth must be between 1 and 65536", 2);
+  if (threads == 0 || threads > 4096) return Error("--threads must be between 1 and 4096", 2);
+  o.queue_depth = static_cast<uint32_t>(qd);
+  o.threads = static_cast<uint32_t>(threads);
+  o.spin_ns = spin_us * 1000;
+  o.direct = !no_direct;
+  if (start_at != 0) o.start_at_unix = start_at;
+  o.progress = !quiet && isatty(STDERR_FILENO);
+  for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  replay::SessionHooks hooks;
+  SigintGuard guard;
+  auto oc = replay::run_session(o, hooks, &g_stop);
+  if (!oc) return oc.error();
+  if (!quiet)
+    for (const auto& l : oc->report) std::fprintf(stderr, "%s\n", l.c_str());
+  return oc->exit_status;
 }
 
 }  // namespace blkrr::cli

@@ -1,0 +1,188 @@
+#include "replay/results.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace blkrr::replay {
+
+void StatsSink::on_records(std::span<const ReplayRecord> records) {
+  for (const ReplayRecord& r : records) {
+    if (!r.submitted() || (r.flags & kReplayError)) continue;
+    const double d = static_cast<double>(r.delay_ns()) / 1000.0;
+    const double l = static_cast<double>(r.latency_ns()) / 1000.0;
+    all.delay_us.push_back(d);
+    all.latency_us.push_back(l);
+    Set* s = r.req.op == Op::kRead ? &reads : r.req.op == Op::kWrite ? &writes : nullptr;
+    if (s) {
+      s->delay_us.push_back(d);
+      s->latency_us.push_back(l);
+    }
+  }
+}
+
+Result<OutputSink> OutputSink::create(const std::string& path,
+                                      const std::vector<std::string>& preamble,
+                                      const std::vector<std::string>& info_lines) {
+  auto w = LoadWriter::create(path, LoadKind::kReplay, preamble);
+  if (!w) return w.error().context("creating " + path);
+  OutputSink s(std::move(*w));
+  for (const auto& l : info_lines) {
+    auto st = s.w_.write_line(l);
+    if (!st) return st.error().context("writing " + path);
+  }
+  return s;
+}
+
+void OutputSink::on_records(std::span<const ReplayRecord> records) {
+  for (const ReplayRecord& r : records) {
+    if (!first_error_.ok()) return;
+    if (!r.submitted() || r.req.op == Op::kFlush) continue;
+    LoadRecord l;
+    l.start_ns = static_cast<int64_t>(r.req.load_ns);
+    l.sector = r.req.sector;
+    l.sectors = r.req.sectors;
+    l.op = r.req.op;
+    l.pushed_back = (r.flags & kReplayPushedBack) != 0;
+    l.delay_ns = r.delay_ns();
+    l.duration_ns = static_cast<int64_t>(r.latency_ns());
+    Status s = w_.write(l);
+    if (s.ok() && (r.flags & kReplayError)) {
+      s = w_.write_line("ERROR: request " + std::to_string(r.req.seq) + " at sector " +
+                        std::to_string(r.req.sector) + "+" + std::to_string(r.req.sectors) +
+                        " returned " + std::to_string(r.result));
+    }
+    if (!s) first_error_ = s;
+  }
+}
+
+Status OutputSink::finish(const std::vector<std::string>& tail_lines) {
+  if (!first_error_.ok()) return first_error_.error().context("writing " + w_.path());
+  for (const auto& l : tail_lines) {
+    auto s = w_.write_line(l);
+    if (!s) return s.error().context("writing " + w_.path());
+  }
+  auto s = w_.close();
+  if (!s) return s.error().context("closing " + w_.path());
+  return {};
+}
+
+namespace {
+
+nlohmann::json dist(std::vector<double>& v) {
+  return to_json(summarize(v));
+}
+
+double rate(double n, double span_ns) {
+  return span_ns > 0 ? n * 1e9 / span_ns : 0;
+}
+
+}  // namespace
+
+nlohmann::json build_summary(const SummaryInput& in) {
+  using nlohmann::json;
+  const ReplayResult& r = *in.result;
+  const PlanCounters& p = *in.plan;
+  const MapCounters& m = *in.map;
+  json j;
+  j["fake"] = !in.fake_reasons.empty();
+  j["fake_reasons"] = in.fake_reasons;
+  j["interrupted"] = r.interrupted;
+  j["load"] = {{"path", in.load_path},
+               {"format", in.load_format},
+               {"requests_read", p.read},
+               {"before_window", p.before_window},
+               {"unsupported_ops", p.unsupported_ops},
+               {"out_of_order", p.out_of_order}};
+  j["device"] = in.device;
+  j["settings"] = in.settings;
+  j["warnings"] = in.warnings;
+  const uint64_t done_ok = r.completed - r.errors;
+  j["requests"] = {
+      {"planned", p.planned},  {"done", done_ok},          {"completed", r.completed},
+      {"errors", r.errors},    {"dropped", r.dropped},     {"pushed_back", r.pushed_back},
+      {"waited", r.waited},    {"conflicts", r.conflicts}, {"not_started", r.not_started},
+      {"reads", r.reads_done}, {"writes", r.writes_done},  {"flushes", r.flushes_done}};
+  if (!r.first_error.empty()) j["requests"]["first_error"] = r.first_error;
+  // Demanded: the load's own rate over its span (replay time, speedup applied).
+  const double demand_span = static_cast<double>(p.last_due_ns - p.first_due_ns);
+  const double planned_bytes = static_cast<double>(p.planned_bytes_read + p.planned_bytes_written);
+  j["demanded"] = {{"span_s", demand_span / 1e9},
+                   {"iops", rate(static_cast<double>(p.planned), demand_span)},
+                   {"mb_per_s", rate(planned_bytes, demand_span) / 1e6}};
+  const double span = static_cast<double>(r.last_complete_ns - r.first_submit_ns);
+  const double bytes = static_cast<double>(r.bytes_read + r.bytes_written);
+  j["achieved"] = {{"span_s", span / 1e9},
+                   {"iops", rate(static_cast<double>(r.completed), span)},
+                   {"mb_per_s", rate(bytes, span) / 1e6}};
+  StatsSink& s = *in.stats;
+  j["delay_us"] = {{"all", dist(s.all.delay_us)},
+                   {"read", dist(s.reads.delay_us)},
+                   {"write", dist(s.writes.delay_us)}};
+  j["latency_us"] = {{"all", dist(s.all.latency_us)},
+                     {"read", dist(s.reads.latency_us)},
+                     {"write", dist(s.writes.latency_us)}};
+  j["max_in_flight"] = r.max_in_flight;
+  j["mapping"] = {{"wraparound_factor", in.wraparound_factor},
+                  {"wrapped", m.wrapped},
+                  {"clamped", m.clamped},
+                  {"misaligned", m.misaligned},
+                  {"aligned_rounded", m.rounded},
+                  {"aligned_skipped", m.skipped_align},
+                  {"too_large", m.too_large},
+                  {"highest_sector", m.max_end_sector}};
+  json errs = json::array();
+  for (const auto& e : r.verify_error_list) errs.push_back(e.to_line());
+  j["verify"] = {{"errors", r.verify_errors},
+                 {"sectors_verified", r.sectors_verified},
+                 {"sectors_unverifiable", r.sectors_unverifiable},
+                 {"verify_reads", r.verify_reads},
+                 {"verify_read_errors", r.verify_read_errors},
+                 {"error_lines", errs}};
+  return j;
+}
+
+std::vector<std::string> summary_lines(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  char buf[256];
+  auto line = [&](const char* name, const std::string& value) {
+    std::snprintf(buf, sizeof buf, "# %-28s: %s", name, value.c_str());
+    out.emplace_back(buf);
+  };
+  auto num = [](const nlohmann::json& v) {
+    char b[64];
+    if (v.is_number_float())
+      std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+    else
+      std::snprintf(b, sizeof b, "%s", v.dump().c_str());
+    return std::string(b);
+  };
+  if (j.value("fake", false)) out.emplace_back("# FAKE RESULTS: not a measurement of the device");
+  const auto& q = j["requests"];
+  for (const char* k : {"planned", "done", "errors", "dropped", "pushed_back", "waited",
+                        "conflicts", "not_started"})
+    line((std::string("requests ") + k).c_str(), num(q[k]));
+  line("demanded IOPS", num(j["demanded"]["iops"]));
+  line("achieved IOPS", num(j["achieved"]["iops"]));
+  line("demanded MB/s", num(j["demanded"]["mb_per_s"]));
+  line("achieved MB/s", num(j["achieved"]["mb_per_s"]));
+  line("max in flight", num(j["max_in_flight"]));
+  line("wraparound factor", num(j["mapping"]["wraparound_factor"]));
+  for (const char* what : {"delay_us", "latency_us"}) {
+    for (const char* dir : {"all", "read", "write"}) {
+      const auto& d = j[what][dir];
+      if (d["count"].get<uint64_t>() == 0) continue;
+      std::snprintf(buf, sizeof buf,
+                    "min %.1f median %.1f mean %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f sd %.1f",
+                    d["min"].get<double>(), d["median"].get<double>(), d["mean"].get<double>(),
+                    d["p90"].get<double>(), d["p99"].get<double>(), d["p99.9"].get<double>(),
+                    d["max"].get<double>(), d["stddev"].get<double>());
+      line((std::string(what) + " " + dir).c_str(), buf);
+    }
+  }
+  line("verify errors", num(j["verify"]["errors"]));
+  if (j.value("interrupted", false))
+    out.emplace_back("# interrupted: results cover what completed");
+  return out;
+}
+
+}  // namespace blkrr::replay

@@ -1,0 +1,259 @@
+#include "replay/session.h"
+
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "replay/buffers.h"
+#include "replay/clock.h"
+#include "replay/engine.h"
+#include "replay/planner.h"
+#include "replay/record_bus.h"
+#include "replay/replayer.h"
+#include "replay/results.h"
+#include "replay/target.h"
+
+namespace blkrr::replay {
+
+Result<EngineKind> parse_engine(std::string_view s) {
+  if (s == "uring" || s == "io_uring") return EngineKind::kUring;
+  if (s == "threads") return EngineKind::kThreads;
+  return Error("unknown engine '" + std::string(s) + "' (use uring or threads)", 2);
+}
+
+namespace {
+
+uint64_t random_run_id() {
+  uint64_t id = 0;
+  if (getrandom(&id, sizeof id, 0) != sizeof id)
+    id = monotonic_now_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
+  return id;
+}
+
+Result<uint64_t> load_end_sector(const SessionOptions& o) {
+  auto src = open_source({o.load}, o.source);
+  if (!src) return src.error();
+  uint64_t end = 0;
+  Request q;
+  for (;;) {
+    auto r = (*src)->next(q);
+    if (!r) return r.error();
+    if (!*r) break;
+    end = std::max<uint64_t>(end, q.sector + (q.bytes + 511) / 512);
+  }
+  return end;
+}
+
+nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::string_view engine) {
+  return {
+      {"timing", timing_name(o.schedule.mode)},
+      {"speedup", o.schedule.speedup},
+      {"start_s", static_cast<double>(o.schedule.window_start_ns) / 1e9},
+      {"duration_s", static_cast<double>(o.schedule.window_duration_ns) / 1e9},
+      {"start_at", o.start_at_unix ? nlohmann::json(*o.start_at_unix) : nlohmann::json()},
+      {"order", order_name(o.order)},
+      {"cmode", cmode_name(o.cmode)},
+      {"strong", o.strong},
+      {"vmode", vmode_name(o.vmode)},
+      {"engine", engine},
+      {"threads", o.engine == EngineKind::kThreads ? nlohmann::json(o.threads) : nlohmann::json()},
+      {"queue_depth", o.queue_depth},
+      {"mapping", o.scale ? "scale" : "wrap"},
+      {"align", align_name(o.align)},
+      {"dry_run", o.dry_run},
+      {"fake_io", o.fake_io},
+      {"direct", o.direct},
+      {"force", o.force},
+      {"spin_us", static_cast<double>(o.spin_ns) / 1e3},
+      {"run_id", run_id},
+      {"command_line", o.command_line}};
+}
+
+void print_progress(const Progress& p, uint64_t window_ns, uint64_t& last_completed,
+                    uint64_t& last_elapsed) {
+  const double dt = static_cast<double>(p.elapsed_ns - last_elapsed) / 1e9;
+  const double iops = dt > 0 ? static_cast<double>(p.completed - last_completed) / dt : 0;
+  last_completed = p.completed;
+  last_elapsed = p.elapsed_ns;
+  char pos[48];
+  if (window_ns > 0)
+    std::snprintf(pos, sizeof pos, "%5.1f%%",
+                  100.0 * static_cast<double>(p.due_ns) / static_cast<double>(window_ns));
+  else
+    std::snprintf(pos, sizeof pos, "load t=%.1fs", static_cast<double>(p.due_ns) / 1e9);
+  std::fprintf(stderr, "\r%s  %8.0f IOPS  delay %8.1f us  in flight %4llu  done %llu   ", pos, iops,
+               static_cast<double>(p.last_delay_ns) / 1e3,
+               static_cast<unsigned long long>(p.in_flight),
+               static_cast<unsigned long long>(p.completed));
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
+                                   const std::atomic<bool>* stop) {
+  BLKRR_TRY(validate(o.schedule));
+  if (o.queue_depth == 0) return Error("--queue-depth must be at least 1", 2);
+  auto src = open_source({o.load}, o.source);
+  if (!src) return src.error().context("opening load " + o.load);
+  const SourceInfo& info = (*src)->info();
+  if (o.order == OrderMode::kPerProcess && info.format != InputFormat::kNative)
+    return Error("--order per-process needs process ids, which only a native trace (.blkrr) has; " +
+                     o.load + " is a " + std::string(input_format_name(info.format)) + " input",
+                 2);
+
+  TargetOptions to{o.allow_file, o.force, o.direct, o.dry_run};
+  auto tgt = open_target(o.device, to);
+  if (!tgt) return tgt.error();
+
+  MapOptions mo;
+  mo.mode = o.scale ? MapMode::kScale : MapMode::kWrap;
+  mo.align = o.align;
+  mo.device_sectors = tgt->size_bytes / 512;
+  mo.logical_block = tgt->logical_block;
+  if (o.scale) {
+    auto end = load_end_sector(o);
+    if (!end) return end.error().context("reading " + o.load + " for --scale");
+    mo.load_end_sector = *end;
+  }
+  auto dm = DeviceMap::create(mo);
+  if (!dm) return dm.error().context(o.device);
+  Schedule sched(o.schedule);
+  Planner planner(**src, sched, *dm);
+
+  auto pool = BufferPool::create(o.vmode != VerifyMode::kNone);
+  if (!pool) return pool.error();
+  MonotonicClock clock;
+  EngineOptions eo;
+  eo.fd = tgt->fd.get();
+  eo.queue_depth = o.queue_depth;
+  eo.threads = o.threads;
+  eo.fake_io = o.fake_io;
+  eo.fixed_buffers = pool->fixed_buffers();
+  std::unique_ptr<Engine> engine;
+  if (o.dry_run) {
+    engine = make_dry_engine(clock);
+  } else {
+    auto e = o.engine == EngineKind::kUring ? make_uring_engine(clock, eo)
+                                            : make_threads_engine(clock, eo);
+    if (!e) return e.error();
+    engine = std::move(*e);
+  }
+
+  const uint64_t run_id = random_run_id();
+  std::vector<std::string> fake;
+  if (o.dry_run) fake.push_back("--dry-run: no I/O was done");
+  if (o.fake_io) fake.push_back("--fake-io: operations were not read/write");
+  if (!o.direct) fake.push_back("--no-direct: the page cache was in the way");
+
+  std::vector<std::string> preamble = {"blkrr " BLKRR_VERSION " replay of " + o.load + " on " +
+                                       tgt->description};
+  if (!fake.empty()) preamble.push_back("FAKE RESULTS: " + fake.front());
+  std::vector<std::string> info_lines = {
+      "INFO: device " + tgt->description, "INFO: command " + o.command_line,
+      "INFO: settings " + settings_json(o, run_id, engine->name()).dump()};
+  for (const auto& w : tgt->warnings) info_lines.push_back("WARN: " + w);
+
+  StatsSink stats;
+  std::optional<OutputSink> out;
+  if (!o.output.empty()) {
+    auto s = OutputSink::create(o.output, preamble, info_lines);
+    if (!s) return s.error();
+    out.emplace(std::move(*s));
+  }
+
+  ReplayConfig cfg;
+  cfg.order = o.order;
+  cfg.cmode = o.cmode;
+  cfg.strong = o.strong;
+  cfg.vmode = o.vmode;
+  cfg.run_id = run_id;
+  cfg.queue_depth = o.queue_depth;
+  cfg.logical_block = tgt->logical_block;
+  cfg.spin_ns = o.spin_ns;
+  uint64_t last_completed = 0, last_elapsed = 0;
+  const uint64_t window = sched.window_span_ns();
+  if (o.progress)
+    cfg.on_progress = [&](const Progress& p) {
+      print_progress(p, window, last_completed, last_elapsed);
+    };
+  if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
+  if (o.start_at_unix) {
+    auto at =
+        start_instant_for_unix(*o.start_at_unix, clock.now_ns(), clock.realtime_ns(), 1'000'000);
+    if (!at) return at.error();
+    cfg.start_instant_ns = *at;
+  }
+
+  Result<ReplayResult> res = Error("not run");
+  {
+    RecordBus bus(true);
+    bus.add_sink(&stats);
+    if (out) bus.add_sink(&*out);
+    for (RecordSink* s : hooks.sinks) bus.add_sink(s);
+    Replayer rp(cfg, clock, *engine, *pool, planner, bus);
+    res = rp.run(stop);
+    bus.finish();
+  }
+  if (o.progress) std::fputs("\n", stderr);
+  if (!res) return res.error();
+  engine.reset();
+
+  SummaryInput si;
+  si.settings = settings_json(
+      o, run_id, o.dry_run ? "dry-run" : (o.engine == EngineKind::kUring ? "uring" : "threads"));
+  si.device = {{"path", tgt->path},
+               {"description", tgt->description},
+               {"size_bytes", tgt->size_bytes},
+               {"logical_block", tgt->logical_block},
+               {"regular_file", tgt->is_file}};
+  si.load_path = o.load;
+  si.load_format = std::string(input_format_name(info.format));
+  si.fake_reasons = fake;
+  si.warnings = tgt->warnings;
+  si.plan = &planner.counters();
+  si.map = &dm->counters();
+  si.wraparound_factor = dm->wraparound_factor();
+  si.result = &*res;
+  si.stats = &stats;
+  SessionOutcome oc;
+  oc.summary = build_summary(si);
+  if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary));
+  std::vector<std::string> tail = summary_lines(oc.summary);
+
+  if (out) {
+    std::vector<std::string> lines;
+    for (const auto& e : res->verify_error_list) lines.push_back(e.to_line());
+    if (res->verify_errors > res->verify_error_list.size())
+      lines.push_back(
+          "VERIFY ERROR: " + std::to_string(res->verify_errors - res->verify_error_list.size()) +
+          " more not listed");
+    lines.push_back("SUMMARY: " + oc.summary.dump());
+    lines.insert(lines.end(), tail.begin(), tail.end());
+    BLKRR_TRY(out->finish(lines));
+  }
+  if (!o.json_path.empty()) {
+    std::ofstream f(o.json_path);
+    f << oc.summary.dump(2) << "\n";
+    f.close();
+    if (!f) return Error("cannot write the summary to " + o.json_path);
+  }
+
+  oc.report.push_back("blkrr replay: " + o.load + " on " + tgt->description);
+  for (const auto& f : fake) oc.report.push_back("FAKE RESULTS: " + f);
+  for (const auto& w : tgt->warnings) oc.report.push_back("WARN: " + w);
+  const size_t shown = std::min<size_t>(res->verify_error_list.size(), 20);
+  for (size_t i = 0; i < shown; ++i) oc.report.push_back(res->verify_error_list[i].to_line());
+  if (!res->first_error.empty()) oc.report.push_back("first I/O error: " + res->first_error);
+  oc.report.insert(oc.report.end(), tail.begin(), tail.end());
+  if (res->interrupted)
+    oc.exit_status = 130;
+  else if (res->errors > 0 || res->verify_errors > 0 || res->verify_read_errors > 0)
+    oc.exit_status = 1;
+  return oc;
+}
+
+}  // namespace blkrr::replay

@@ -1,0 +1,71 @@
+// One complete `blkrr replay`: open the load and the device (safety checks),
+// build the engine, run the replay loop, write the result file and the JSON
+// summary. Extra sinks (e.g. a validator) see every record as it completes;
+// hooks let a validator start before the first request and finish after the
+// last completion, with the replay's device and start instant.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "converters/source.h"
+#include "replay/conflict.h"
+#include "replay/device_map.h"
+#include "replay/ordering.h"
+#include "replay/record.h"
+#include "replay/schedule.h"
+#include "replay/verify_tag.h"
+
+namespace blkrr::replay {
+
+enum class EngineKind { kUring, kThreads };
+Result<EngineKind> parse_engine(std::string_view s);
+
+struct SessionOptions {
+  std::string load;
+  std::string device;
+  SourceOptions source;
+  ScheduleOptions schedule;
+  std::optional<double> start_at_unix;
+  OrderMode order = OrderMode::kNone;
+  ConflictMode cmode = ConflictMode::kPartial;
+  int strong = 1;
+  VerifyMode vmode = VerifyMode::kNone;
+  EngineKind engine = EngineKind::kUring;
+  uint32_t threads = 16;
+  uint32_t queue_depth = 128;
+  bool scale = false;
+  AlignMode align = AlignMode::kRound;
+  bool dry_run = false, fake_io = false, direct = true;
+  bool force = false, allow_file = false;
+  uint64_t spin_ns = 100'000;
+  std::string output;     // -o *.replay.gz ("" = none)
+  std::string json_path;  // --json ("" = none)
+  bool progress = false;  // progress line on stderr
+  std::string command_line;
+};
+
+struct SessionHooks {
+  std::vector<RecordSink*> sinks;
+  // Called once the device is open and before the first request is due.
+  std::function<Status(const std::string& device_path)> before_start;
+  // Called after the last completion; may add to the summary.
+  std::function<Status(nlohmann::json& summary)> after_end;
+};
+
+struct SessionOutcome {
+  nlohmann::json summary;
+  std::vector<std::string> report;  // end-of-run block for stderr
+  int exit_status = 0;              // 0 ok, 1 I/O or verify errors, 130 interrupted
+};
+
+Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
+                                   const std::atomic<bool>* stop);
+
+}  // namespace blkrr::replay

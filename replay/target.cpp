@@ -1,0 +1,114 @@
+#include "replay/target.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blkrr::replay {
+
+Fd& Fd::operator=(Fd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+Fd::~Fd() {
+  if (fd_ >= 0) close(fd_);
+}
+
+std::optional<std::string> safety_refusal(const std::string& path, const DeviceSafety& s) {
+  if (s.mounted)
+    return path + " is in use: mounted on " + s.mount_point +
+           " (unmount it, or pass --force to destroy its contents anyway)";
+  if (!s.signature.empty())
+    return "libblkid finds a " + s.signature + " on " + path +
+           "; a replay overwrites it (wipefs the device, or pass --force)";
+  if (s.has_partitions)
+    return path + " has partitions; a replay overwrites them (pass --force to proceed)";
+  if (s.holders)
+    return path + " is used by device-mapper or md (sysfs holders); pass --force to proceed";
+  return std::nullopt;
+}
+
+namespace {
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+}  // namespace
+
+Result<Target> open_target(const std::string& path, const TargetOptions& o) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0)
+    return Error("cannot open replay device '" + path + "': " + std::strerror(errno));
+  Target t;
+  t.path = path;
+  if (S_ISREG(st.st_mode)) {
+    if (!o.allow_file)
+      return Error("refusing to replay onto '" + path +
+                       "': it is a regular file, not a block device (pass --allow-file for tests)",
+                   2);
+    t.is_file = true;
+  } else if (!S_ISBLK(st.st_mode)) {
+    return Error("refusing to replay onto '" + path + "': not a block device", 2);
+  }
+  if (!t.is_file) {
+    auto safety = probe_device_safety(path);
+    if (!safety) return safety.error().context("checking " + path + " before the replay");
+    if (auto why = safety_refusal(path, *safety)) {
+      if (!o.force && !o.dry_run) return Error("refusing to replay: " + *why, 2);
+      t.warnings.push_back("overridden by --force: " + *why);
+    }
+  }
+  int flags = (o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+  if (o.direct) flags |= O_DIRECT;
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    int e = errno;
+    std::string hint;
+    if (e == EINVAL && o.direct)
+      hint =
+          " (the file system does not support O_DIRECT, e.g. tmpfs; use a loop device or "
+          "--no-direct)";
+    return Error("cannot open '" + path + "'" + (o.direct ? " with O_DIRECT" : "") + ": " +
+                 std::strerror(e) + hint);
+  }
+  t.fd = Fd(fd);
+  if (t.is_file) {
+    t.size_bytes = static_cast<uint64_t>(st.st_size);
+    t.logical_block = 512;
+  } else {
+    uint64_t size = 0;
+    if (ioctl(fd, BLKGETSIZE64, &size) != 0)
+      return Error("cannot read the size of '" + path + "': " + std::strerror(errno));
+    int lbs = 512;
+    if (ioctl(fd, BLKSSZGET, &lbs) != 0 || lbs < 512) lbs = 512;
+    t.size_bytes = size;
+    t.logical_block = static_cast<uint32_t>(lbs);
+  }
+  if (t.size_bytes < t.logical_block)
+    return Error("replay device '" + path + "' is empty (size " + std::to_string(t.size_bytes) +
+                 " bytes)");
+  t.description = path + " (" + (t.is_file ? "regular file" : "block device") + ", " +
+                  human_bytes(t.size_bytes) + ", logical block " + std::to_string(t.logical_block) +
+                  ")";
+  return t;
+}
+
+}  // namespace blkrr::replay

@@ -1,0 +1,52 @@
+// The replay target: opened O_DIRECT after the safety checks, with its size
+// and logical block size.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/device.h"
+#include "core/result.h"
+
+namespace blkrr::replay {
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct TargetOptions {
+  bool allow_file = false;  // --allow-file: a regular file is fine (tests)
+  bool force = false;       // --force: write over signatures / mounted devices anyway
+  bool direct = true;       // O_DIRECT (--no-direct turns it off; results are FAKE)
+  bool dry_run = false;     // open read-only, the device is never touched
+};
+
+struct Target {
+  Fd fd;
+  std::string path;
+  bool is_file = false;
+  uint64_t size_bytes = 0;
+  uint32_t logical_block = 512;
+  std::string description;            // "/dev/loop3 (block device, 1.0 GiB, logical block 512)"
+  std::vector<std::string> warnings;  // safety findings overridden by --force
+};
+
+// Why blkrr refuses to write to `path` given what the probe found, or nullopt
+// when the device is safe to use.
+std::optional<std::string> safety_refusal(const std::string& path, const DeviceSafety& s);
+
+Result<Target> open_target(const std::string& path, const TargetOptions& o);
+
+}  // namespace blkrr::replay
