@@ -167,7 +167,10 @@ std::string format_text(const Report& r, size_t list_lines) {
     s += fmt("  %s (%zu):\n", title, total);
     each();
   };
-  list("missing", r.missing_count, [&] {
+  const char* missing_title = r.verdict == Verdict::kUnknown
+                                  ? "not seen (the capture lost events: maybe served)"
+                                  : "missing";
+  list(missing_title, r.missing_count, [&] {
     for (size_t i = 0; i < r.missing.size() && i < list_lines; i++)
       s += "    " + ref_text(r.missing[i]) + "\n";
   });
