@@ -28,6 +28,7 @@ Result<ReplayInput> read_replay_input(const std::string& path) {
     if (in.is_replay_result && rec.duration_ns >= 0)
       r.complete_ns = r.submit_ns + static_cast<uint64_t>(rec.duration_ns);
     in.requests.push_back(r);
+    if (in.is_replay_result) in.orig_start_ns.push_back(rec.start_ns);
   }
   return in;
 }
@@ -86,6 +87,26 @@ Report validate_offline(ReplayInput replay, const TraceInput& trace, const Offli
           std::to_string(static_cast<double>(*o.offset_ns) / 1e9) + " s";
   } else {
     Alignment a = align_times(replay.requests, trace.requests, o.align);
+    if (replay.orig_start_ns.size() == replay.requests.size() && a.mode != Alignment::Mode::kNone) {
+      // The other time base: submit = replay_delay (fullspeed replays).
+      std::vector<ReplayedRequest> alt = replay.requests;
+      for (size_t i = 0; i < alt.size(); i++) {
+        int64_t shift = replay.orig_start_ns[i];
+        auto back = [&](uint64_t t) {
+          int64_t v = static_cast<int64_t>(t) - shift;
+          return v > 0 ? static_cast<uint64_t>(v) : uint64_t{0};
+        };
+        if (alt[i].complete_ns != kNoTime) alt[i].complete_ns = back(alt[i].complete_ns);
+        alt[i].submit_ns = back(alt[i].submit_ns);
+      }
+      Alignment b = align_times(alt, trace.requests, o.align);
+      if (b.mode == Alignment::Mode::kOffset &&
+          (a.mode != Alignment::Mode::kOffset || b.votes > a.votes)) {
+        a = b;
+        replay.requests = std::move(alt);
+        how = "submit times taken from replay_delay alone (fullspeed replay); ";
+      }
+    }
     apply_alignment(a, replay.requests);
     if (a.mode == Alignment::Mode::kOffset) {
       mo.post_slack_ns += a.spread_ns;
@@ -93,7 +114,7 @@ Report validate_offline(ReplayInput replay, const TraceInput& trace, const Offli
       mo.pre_slack_ns = std::max(mo.pre_slack_ns, a.relaxed_slack_ns);
       mo.post_slack_ns = std::max(mo.post_slack_ns, a.relaxed_slack_ns);
     }
-    how = a.describe();
+    how += a.describe();
   }
   Report rep = match_requests(replay.requests, trace.requests, trace.losses, mo);
   rep.notes.push_back(how);

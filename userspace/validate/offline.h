@@ -15,6 +15,10 @@ namespace blkrr::validate {
 struct ReplayInput {
   std::vector<ReplayedRequest> requests;  // relative times (orig_start + delay)
   bool is_replay_result = false;          // false: a load, only the intended start times
+  // Replay results: orig_start of each request. In fullspeed replays every
+  // request is due at 0, so replay_delay alone is the submit time; the
+  // alignment tries both time bases (see docs/validate.md).
+  std::vector<int64_t> orig_start_ns;
 };
 
 // Reads a blkreplay replay result or load (gzip or plain). Replay results

@@ -129,6 +129,26 @@ TEST(Offline, TrailerLossesAreUnknown) {
   EXPECT_EQ(validate_offline(std::move(*in), *tr, {}).verdict, Verdict::kUnknown);
 }
 
+TEST(Offline, FullspeedReplayUsesTheDelayAsSubmitTime) {
+  TempDir d;
+  Crafted c = craft(1000, 3'000'000'000ull);
+  // Fullspeed: every request due at 0, so replay_delay is the submit time;
+  // the requests ran 3.3x faster than recorded.
+  for (size_t i = 0; i < c.replay.size(); i++) {
+    c.replay[i].delay_ns = static_cast<int64_t>(i) * 30 * kUs;
+    c.trace[i].issue_ns = 3'000'000'000ull + static_cast<uint64_t>(c.replay[i].delay_ns) + 5 * kUs;
+    c.trace[i].complete_ns = c.trace[i].issue_ns + 20 * kUs;
+  }
+  write_files(c, d.file("r.replay.gz"), d.file("t.blkrr"));
+  auto in = read_replay_input(d.file("r.replay.gz"));
+  auto tr = read_trace_input({d.file("t.blkrr")}, "");
+  ASSERT_TRUE(in && tr);
+  Report rep = validate_offline(std::move(*in), *tr, {});
+  EXPECT_EQ(rep.verdict, Verdict::kComplete) << rep.notes[0];
+  EXPECT_EQ(rep.covered, 1000u);
+  EXPECT_NE(rep.notes[0].find("replay_delay alone"), std::string::npos) << rep.notes[0];
+}
+
 TEST(Align, OffsetVoteIgnoresForeignAndHotSectors) {
   Crafted c = craft(500, 42'000'000'000ull);
   // Foreign requests on the replay's sectors at other times.
