@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -182,6 +183,14 @@ Result<Dataset> load_dataset(const std::string& path, const std::string& label) 
 
 // ---- saved form ----
 
+namespace {
+std::string fmt_double(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+}  // namespace
+
 Status save_dataset(const Dataset& d, const std::string& path) {
   auto o = OutFile::create(path, 1);
   if (!o) return o.error();
@@ -189,6 +198,9 @@ Status save_dataset(const Dataset& d, const std::string& path) {
   out.append("# blkrr report data v1\n# kind=" + std::string(kind_name(d.kind)) +
              "\n# label=" + d.label + "\n# path=" + d.path +
              "\n# other_requests=" + std::to_string(d.other_requests) + "\n");
+  if (d.fake) out.append("# fake=1\n");
+  if (d.wraparound_factor)
+    out.append("# wraparound_factor=" + fmt_double(*d.wraparound_factor) + "\n");
   for (const auto& l : d.info) out.append("# info=" + l + "\n");
   for (const auto& p : d.procs)
     out.append("# proc=" + std::to_string(p.tgid) + "," + std::to_string(p.requests) + "," +
@@ -263,6 +275,12 @@ Result<Dataset> load_saved_dataset(const std::string& path) {
         auto n = parse_u64(*v4);
         if (!n) return bad("bad other_requests");
         d.other_requests = *n;
+      } else if (val("# fake=1")) {
+        d.fake = true;
+      } else if (auto v7 = val("# wraparound_factor=")) {
+        auto w = parse_double(*v7);
+        if (!w) return bad("bad wraparound factor");
+        d.wraparound_factor = *w;
       } else if (auto v5 = val("# info=")) {
         d.info.push_back(*v5);
       } else if (auto v6 = val("# proc=")) {

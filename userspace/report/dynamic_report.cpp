@@ -55,7 +55,7 @@ Status scatter(Context& ctx, Section& sec, const std::string& name, const std::s
       std::string file = "dyn-" + d.label + "-" + name + (dir ? "-writes" : "-reads");
       auto f = ctx.csv(file, {"x", "y"});
       if (!f) return f.error();
-      Thinner th(x0, x1, xa.log, y0, y1, ya.log);
+      Thinner th(x0, x1, xa.log, y0, y1, ya.log, 480, 320);  // 2.5 px cells ~ point size
       for (size_t i = 0; i < n; ++i) {
         if (d.samples[i].write() != (dir == 1)) continue;
         double x = clampv(xa.value(i), xa.log), y = clampv(ya.value(i), ya.log);

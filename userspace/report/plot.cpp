@@ -149,13 +149,14 @@ Result<RenderResult> render_plots(const std::string& dir, const std::vector<Plot
                                   const std::string& gnuplot, int jobs) {
   RenderResult rr;
   std::string prog = find_program(gnuplot);
-  std::string terminal = "pngcairo";
+  // libgd's png draws scatter plots about 3x faster than pngcairo; cairo is
+  // the fallback when gnuplot was built without libgd.
+  std::string terminal = "png";
   std::string log = "plots/gnuplot.log";
   ::unlink((dir + "/" + log).c_str());
   if (!prog.empty()) {
-    // Prefer the cairo terminal; fall back to libgd's png.
-    pid_t pid = spawn_in(dir, prog, {"-e", "set terminal pngcairo"}, "/dev/null");
-    if (pid < 0 || wait_status(pid) != 0) terminal = "png";
+    pid_t pid = spawn_in(dir, prog, {"-e", "set terminal png"}, "/dev/null");
+    if (pid < 0 || wait_status(pid) != 0) terminal = "pngcairo";
   }
   for (const auto& p : plots)
     BLKRR_TRY(write_text(dir + "/plots/" + p.name + ".gp", gnuplot_script(p, terminal)));

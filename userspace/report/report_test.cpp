@@ -1,0 +1,311 @@
+// End-to-end tests of the report: shipped real loads, FAKE stamp, --bins
+// re-reports, summary statistics and fidelity numbers in report.json.
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "report/compare_report.h"
+#include "report/test_util.h"
+
+namespace blkrr::report {
+namespace {
+
+using testing::exists;
+using testing::slurp;
+using testing::TempDir;
+
+// Rows of a CSV data file (header excluded), as numbers.
+std::vector<std::vector<double>> read_csv(const std::string& path) {
+  std::vector<std::vector<double>> rows;
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  while (std::getline(f, line)) {
+    std::vector<double> r;
+    size_t b = 0;
+    while (b <= line.size()) {
+      size_t e = line.find(',', b);
+      if (e == std::string::npos) e = line.size();
+      r.push_back(std::strtod(line.substr(b, e - b).c_str(), nullptr));
+      b = e + 1;
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  return nlohmann::json::parse(slurp(path));
+}
+
+struct Shipped {
+  const char* name;
+  size_t requests, reads, writes, seconds;
+  uint64_t distinct_sectors;
+};
+// Expected values computed independently (awk/python over the text files).
+const Shipped kShipped[] = {{"linux-mysql", 80794, 7187, 73607, 3600, 1140481},
+                            {"windows-mssql", 42976, 2528, 40448, 3063, 1234226}};
+
+class ShippedLoad : public ::testing::TestWithParam<Shipped> {};
+
+TEST_P(ShippedLoad, StaticReportHasTheExpectedSeriesAndPlots) {
+  const Shipped& s = GetParam();
+  auto d = load_dataset(std::string(BLKRR_TEST_DATA) + "/" + s.name + ".load.gz", "");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->samples.size(), s.requests);
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  std::vector<Dataset> data;
+  data.push_back(std::move(*d));
+  auto r = make_report(data, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::string base = dir.path() + "/data/static-" + s.name;
+
+  auto rate = read_csv(base + "-rate-1s.csv");
+  ASSERT_EQ(rate.size(), s.seconds);
+  double reads = 0, writes = 0;
+  for (const auto& row : rate) {
+    reads += row[1];
+    writes += row[2];
+  }
+  EXPECT_EQ(reads, s.reads);
+  EXPECT_EQ(writes, s.writes);
+
+  auto cum = read_csv(base + "-ws-cumulative.csv");
+  ASSERT_EQ(cum.size(), s.seconds);
+  EXPECT_NEAR(cum.back()[1], s.distinct_sectors * 512.0 / (1024 * 1024), 1e-6);
+  for (size_t i = 1; i < cum.size(); ++i) ASSERT_GE(cum[i][1], cum[i - 1][1]);
+  for (const char* w : {"1s", "6s", "60s", "600s"}) {
+    auto ws = read_csv(base + "-ws-" + w + ".csv");
+    uint64_t win = std::stoull(w);
+    EXPECT_EQ(ws.size(), (s.seconds + win - 1) / win) << w;
+    auto seek = read_csv(base + "-seek-" + w + ".csv");
+    double seeks = 0;
+    for (const auto& row : seek) seeks += row[1];
+    EXPECT_EQ(seeks, s.requests - 1) << w;
+  }
+  auto sizes = read_csv(base + "-sizes.csv");
+  double n = 0;
+  for (const auto& row : sizes) n += row[1] + row[2];
+  EXPECT_EQ(n, s.requests);
+  auto pos = read_csv(base + "-positions.csv");
+  EXPECT_EQ(pos.size(), 50u);
+
+  auto js = read_json(dir.path() + "/report.json");
+  EXPECT_EQ(js["static"][s.name]["requests"], s.requests);
+  EXPECT_EQ(js["static"][s.name]["iops_per_second"]["count"], s.seconds);
+  std::string html = slurp(dir.path() + "/index.html");
+  EXPECT_NE(html.find("Working set per 60 s window"), std::string::npos);
+  EXPECT_NE(html.find("Requests per second (1 s windows)"), std::string::npos);
+  EXPECT_EQ(html.find("FAKE RESULT"), std::string::npos);
+
+  if (find_program("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed: PNGs not checked";
+  EXPECT_TRUE(r->render.ran);
+  EXPECT_EQ(r->render.produced, r->plots) << r->render.message;
+  EXPECT_EQ(r->plots, 23u);
+  for (const auto& p : js["plots"]) {
+    std::string png = slurp(dir.path() + "/" + p.get<std::string>());
+    ASSERT_GT(png.size(), 1000u) << p;
+    EXPECT_EQ(png.substr(1, 3), "PNG") << p;
+  }
+  EXPECT_NE(html.find("data:image/png;base64,iVBOR"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Report, ShippedLoad, ::testing::ValuesIn(kShipped),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param.name;
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// A replay of ten requests with latencies 1..10 ms, set points 0..90 ms.
+Dataset small_replay(const std::string& label, bool fake) {
+  Dataset d;
+  d.label = label;
+  d.path = label + ".replay.gz";
+  d.kind = DataKind::kReplay;
+  d.fake = fake;
+  for (int i = 0; i < 10; ++i) {
+    Sample s;
+    s.t_ns = static_cast<uint64_t>(i) * 10'000'000;
+    s.sector = 1000 + 8 * static_cast<uint64_t>(i);
+    s.sectors = 8;
+    s.op = i % 2 ? kSampleWrite : kSampleRead;
+    s.flags = kSampleHasLatency | kSampleHasDelay;
+    s.delay_ns = 0;
+    s.latency_ns = static_cast<uint64_t>(i + 1) * 1'000'000;
+    d.samples.push_back(s);
+  }
+  return d;
+}
+
+TEST(Report, SummaryStatisticsMatchHandComputedValues) {
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  std::vector<Dataset> data{small_replay("ten", false)};
+  auto r = make_report(data, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->render.ran);
+  EXPECT_NE(r->render.message.find("not found"), std::string::npos);
+  auto js = read_json(dir.path() + "/report.json");
+  auto lat = js["dynamic"]["ten"]["latency_ms"]["all"];
+  EXPECT_EQ(lat["count"], 10);
+  EXPECT_DOUBLE_EQ(lat["min"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(lat["median"].get<double>(), 5.5);
+  EXPECT_DOUBLE_EQ(lat["mean"].get<double>(), 5.5);
+  EXPECT_NEAR(lat["p75"].get<double>(), 7.75, 1e-12);
+  EXPECT_NEAR(lat["p90"].get<double>(), 9.1, 1e-12);
+  EXPECT_NEAR(lat["p95"].get<double>(), 9.55, 1e-12);
+  EXPECT_NEAR(lat["p99"].get<double>(), 9.91, 1e-12);
+  EXPECT_NEAR(lat["p99.9"].get<double>(), 9.991, 1e-12);
+  EXPECT_DOUBLE_EQ(lat["max"].get<double>(), 10.0);
+  EXPECT_NEAR(lat["stddev"].get<double>(), 3.0276503540974917, 1e-12);
+  auto rd = js["dynamic"]["ten"]["latency_ms"]["reads"];  // 1,3,5,7,9
+  EXPECT_DOUBLE_EQ(rd["median"].get<double>(), 5.0);
+  // Data and scripts are there even without gnuplot; the page says why no plots.
+  EXPECT_TRUE(exists(dir.path() + "/plots/sonar.gp"));
+  EXPECT_TRUE(exists(dir.path() + "/data/dyn-ten-sonar-reads.csv"));
+  EXPECT_EQ(read_csv(dir.path() + "/data/dyn-ten-sonar-reads.csv").size(), 5u);
+  EXPECT_NE(slurp(dir.path() + "/index.html").find("was not found"), std::string::npos);
+}
+
+TEST(Report, FakeReplayGetsTheStampOthersDoNot) {
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  std::vector<Dataset> data{small_replay("dry", true)};
+  ASSERT_TRUE(make_report(data, o).ok());
+  for (const char* p :
+       {"sonar", "latency-histogram", "delay-setpoint", "throughput-iops", "inflight"})
+    EXPECT_NE(slurp(dir.path() + "/plots/" + p + ".gp").find("'FAKE RESULT'"), std::string::npos)
+        << p;
+  EXPECT_NE(slurp(dir.path() + "/index.html").find("class=\"fake\""), std::string::npos);
+  EXPECT_EQ(read_json(dir.path() + "/report.json")["dynamic"]["dry"]["fake"], true);
+
+  TempDir real;
+  o.out_dir = real.path();
+  std::vector<Dataset> good{small_replay("real", false)};
+  ASSERT_TRUE(make_report(good, o).ok());
+  EXPECT_EQ(slurp(real.path() + "/plots/sonar.gp").find("FAKE"), std::string::npos);
+  EXPECT_EQ(slurp(real.path() + "/index.html").find("class=\"fake\""), std::string::npos);
+}
+
+TEST(Report, BinsReReportFromSavedData) {
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  std::vector<Dataset> data{small_replay("ten", true)};
+  ASSERT_TRUE(make_report(data, o).ok());
+  EXPECT_EQ(read_csv(dir.path() + "/data/dyn-ten-latency-histogram.csv").size(), 50u);
+  ReportOptions again;
+  again.out_dir = dir.path();
+  again.gnuplot = o.gnuplot;
+  again.bins = 4;
+  auto r = rereport(again);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto h = read_csv(dir.path() + "/data/dyn-ten-latency-histogram.csv");
+  ASSERT_EQ(h.size(), 4u);
+  double n = 0;
+  for (const auto& row : h) n += row[2] + row[3];
+  EXPECT_EQ(n, 10);
+  EXPECT_NEAR(h[0][0], 1.0, 1e-12);  // logarithmic buckets over [1, 10] ms
+  EXPECT_NEAR(h[3][1], 10.0, 1e-12);
+  auto js = read_json(dir.path() + "/report.json");
+  EXPECT_EQ(js["options"]["bins"], 4);
+  EXPECT_EQ(js["dynamic"]["ten"]["fake"], true);  // the marker survives the saved form
+}
+
+TEST(Report, ReReportWithoutEarlierReportIsAClearError) {
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  auto r = rereport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no earlier report"), std::string::npos);
+}
+
+// Original: 4 requests at 0, 10, 20, 30 ms with 1 ms latency.
+// Replay a: delays 0, 0, 15, 0 ms (the third is issued after the fourth).
+// Replay b: exact.
+Dataset four(const std::string& label, DataKind kind, std::vector<int64_t> delay_ms) {
+  Dataset d;
+  d.label = label;
+  d.kind = kind;
+  for (size_t i = 0; i < 4; ++i) {
+    Sample s;
+    s.t_ns = i * 10'000'000;
+    s.sector = 8 * i;
+    s.sectors = 8;
+    s.flags = kSampleHasLatency | (kind == DataKind::kReplay ? kSampleHasDelay : 0);
+    s.latency_ns = 1'000'000;
+    s.delay_ns = delay_ms.empty() ? 0 : delay_ms[i] * 1'000'000;
+    d.samples.push_back(s);
+  }
+  return d;
+}
+
+TEST(Fidelity, OrderAndRunMetrics) {
+  auto a = four("a", DataKind::kReplay, {0, 0, 15, 0});
+  OrderFidelity of = order_fidelity(a);
+  EXPECT_EQ(of.total, 4u);
+  EXPECT_EQ(of.issue_reordered, 1u);
+  EXPECT_DOUBLE_EQ(of.issue_percent, 25.0);
+  EXPECT_EQ(of.completion_reordered, 1u);
+  RunMetrics m = run_metrics(a);
+  EXPECT_NEAR(m.duration_s, 0.036, 1e-12);
+  EXPECT_NEAR(m.iops, 4 / 0.036, 1e-9);
+  EXPECT_NEAR(*m.issue_error_mean_ms, 3.75, 1e-12);
+  EXPECT_NEAR(*m.latency_mean_ms, 1.0, 1e-12);
+  RunMetrics o = run_metrics(four("o", DataKind::kTrace, {}));
+  EXPECT_NEAR(o.duration_s, 0.031, 1e-12);
+  EXPECT_FALSE(o.issue_error_mean_ms.has_value());
+  EXPECT_NEAR(*o.inflight_mean, 4.0 / 31.0, 1e-12);
+}
+
+TEST(Fidelity, CompareReport) {
+  TempDir dir;
+  ReportOptions opt;
+  opt.out_dir = dir.path();
+  opt.gnuplot = "blkrr-no-such-gnuplot";
+  opt.compare = true;
+  std::vector<Dataset> data{four("orig", DataKind::kTrace, {}),
+                            four("a", DataKind::kReplay, {0, 0, 15, 0}),
+                            four("b", DataKind::kReplay, {0, 0, 0, 0})};
+  auto r = make_report(data, opt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto f = read_json(dir.path() + "/report.json")["fidelity"];
+  EXPECT_EQ(f["original"], "orig");
+  EXPECT_DOUBLE_EQ(f["reordering"]["a"]["issue_order_percent"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(f["reordering"]["b"]["issue_order_percent"].get<double>(), 0.0);
+  // Time at level 0: 27 of 31 ms (original, b) vs 32 of 36 ms (a).
+  EXPECT_NEAR(f["concurrency_ks"]["a"].get<double>(), 32.0 / 36 - 27.0 / 31, 1e-12);
+  EXPECT_NEAR(f["concurrency_ks"]["b"].get<double>(), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(f["latency_ks"]["a"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(f["issue_error_ms"]["a"]["max"].get<double>(), 15.0);
+  auto u = f["uncertainty"]["requests per second"];
+  double ia = 4 / 0.036, ib = 4 / 0.031, ref = 4 / 0.031;
+  EXPECT_EQ(u["n"], 2);
+  EXPECT_NEAR(u["mean"].get<double>(), (ia + ib) / 2, 1e-9);
+  EXPECT_NEAR(u["original"].get<double>(), ref, 1e-9);
+  EXPECT_NEAR(u["bias_rel_rms"].get<double>(), std::sqrt(std::pow((ia - ref) / ref, 2) / 2), 1e-12);
+  EXPECT_NEAR(u["reproducibility_sd"].get<double>(), std::fabs(ia - ib) / std::sqrt(2.0), 1e-9);
+  EXPECT_FALSE(u["expanded_rel_k2"].is_null());
+  std::string html = slurp(dir.path() + "/index.html");
+  EXPECT_NE(html.find("Kolmogorov-Smirnov"), std::string::npos);
+  EXPECT_NE(html.find("RFC 4737"), std::string::npos);
+  EXPECT_NE(html.find("U (k=2)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr::report
