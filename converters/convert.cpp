@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <ctime>
-#include <queue>
+#include <algorithm>
+#include <deque>
 
 #include "converters/derive.h"
 #include "converters/text_io.h"
@@ -46,13 +47,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 struct Item {
   uint64_t point;
-  uint64_t seq;
   Request r;
-};
-struct Later {
-  bool operator()(const Item& a, const Item& b) const {
-    return a.point > b.point || (a.point == b.point && a.seq > b.seq);
-  }
 };
 
 class Pipeline {
@@ -114,8 +109,10 @@ class Pipeline {
     const SourceInfo& info = src.info();
     bool reorder = !info.sorted_by_issue || o_.point == StartPoint::kComplete;
     last_point_ = 0;
-    std::priority_queue<Item, std::vector<Item>, Later> heap;
-    uint64_t seq = 0, max_seen = 0;
+    // Reorder buffer sorted by start time. Inputs are nearly sorted (native
+    // traces are in completion order), so inserts land at or near the back.
+    std::deque<Item> buf;
+    uint64_t max_seen = 0;
     Request r;
     while (!stop_ && !window_done_) {
       auto got = src.next(r);
@@ -142,16 +139,22 @@ class Pipeline {
         continue;
       }
       max_seen = std::max(max_seen, point);
-      heap.push({point, seq++, r});
-      while (!heap.empty() &&
-             heap.top().point + static_cast<uint64_t>(o_.reorder_window_ns) <= max_seen) {
-        BLKRR_TRY(stage2(heap.top().r, heap.top().point, false));
-        heap.pop();
+      if (buf.empty() || buf.back().point <= point) {
+        buf.push_back({point, r});
+      } else {
+        auto at = std::upper_bound(buf.begin(), buf.end(), point,
+                                   [](uint64_t p, const Item& it) { return p < it.point; });
+        buf.insert(at, {point, r});
+      }
+      while (!buf.empty() &&
+             buf.front().point + static_cast<uint64_t>(o_.reorder_window_ns) <= max_seen) {
+        BLKRR_TRY(stage2(buf.front().r, buf.front().point, false));
+        buf.pop_front();
       }
     }
-    while (!heap.empty() && !stop_) {
-      BLKRR_TRY(stage2(heap.top().r, heap.top().point, false));
-      heap.pop();
+    while (!buf.empty() && !stop_) {
+      BLKRR_TRY(stage2(buf.front().r, buf.front().point, false));
+      buf.pop_front();
     }
     window_done_ = false;
     if (first_pass_) s_.source_counters = src.counters();

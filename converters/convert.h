@@ -22,9 +22,9 @@ enum class StartPoint { kIssue, kComplete };
 struct ConvertOptions {
   std::vector<std::string> inputs;
   SourceOptions source;
-  std::string output;              // "-" = stdout
-  std::optional<OutputFormat> to;  // default: from the output name
-  int gz_level = 6;
+  std::string output;                     // "-" = stdout
+  std::optional<OutputFormat> to;         // default: from the output name
+  int gz_level = 1;                       // fast; --gzip-level 9 for archives
   StartPoint point = StartPoint::kIssue;  // native traces: which time is the start
   Selection select;
   Transform transform;

@@ -173,6 +173,13 @@ TEST(Convert, NativeToLoadSortsByIssueAndCountsFlush) {
   EXPECT_EQ(s->source_counters.at("capture: lost_events"), 2u);
   EXPECT_NE(s->text().find("NOT CONVERTED:  1 (flush 1)"), std::string::npos) << s->text();
   EXPECT_NE(s->text().find("capture: lost_events: 2"), std::string::npos) << s->text();
+  // Without a reorder window the request that completed first comes too late.
+  ConvertOptions o = opts(t.file("a.blkrr"), t.file("b.load"));
+  o.reorder_window_ns = 0;
+  auto late = convert(o);
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(late->out_of_order, 1u);
+  EXPECT_EQ(late->out, 4u);
 }
 
 TEST(Convert, NativeLoadNativeRoundTrip) {

@@ -11,7 +11,7 @@ namespace blkrr::cli {
 Result<int> cmd_convert(int argc, char** argv) {
   ConvertOptions o;
   std::string from, to, point = "issue", action = "D", until;
-  uint64_t derive = 0, gz_level = 6;
+  uint64_t derive = 0, gz_level = 1;
   std::string snippet = "300", reorder = "10";
   bool quiet = false;
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
@@ -68,7 +68,8 @@ Result<int> cmd_convert(int argc, char** argv) {
   ap.opt_string(0, "snippet", "SECONDS", "snippet length for --derive (default 300)", &snippet);
   ap.opt_string(0, "fio-file", "NAME", "fio output: the target file (default /dev/DEVICE)",
                 &o.fio_file);
-  ap.opt_u64(0, "gzip-level", "N", "compression level 1..9 of .gz outputs (default 6)", &gz_level);
+  ap.opt_u64(0, "gzip-level", "N", "compression level 1..9 of .gz outputs (default 1: fastest)",
+             &gz_level);
   ap.opt_string(0, "reorder-window", "SECONDS",
                 "unsorted inputs (native traces, replay results) are sorted within this much "
                 "trace time (default 10)",
