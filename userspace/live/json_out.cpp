@@ -78,6 +78,7 @@ nlohmann::json snapshot_json(const Snapshot& s) {
   }
   j["rows"] = std::move(rows);
   j["lost"] = s.lost;
+  j["counters"] = s.counters;
   return j;
 }
 

@@ -45,7 +45,8 @@ TEST(JsonOut, OneObjectWithEveryCounter) {
   EXPECT_EQ(fio["latency_ns"], 4500000000u);
   EXPECT_EQ(fio["tasks"], 2);
   EXPECT_TRUE(j["rows"][2]["uid"].is_null());  // exited before it was seen
-  EXPECT_EQ(j["lost"]["lost_completions"], 3);
+  EXPECT_EQ(j["lost"], nlohmann::json({{"inflight_swept", 3}}));
+  EXPECT_EQ(j["counters"]["issues"], 400);
 }
 
 // The numbers a script reads are those of the screen.

@@ -37,6 +37,21 @@ double percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
   return 100.0 * static_cast<double>(disk_time_ns) / static_cast<double>(interval_ns);
 }
 
+bool is_loss_counter(std::string_view name) {
+  static constexpr std::string_view kLoss[] = {
+      "ringbuf_reserve_failed",
+      "inflight_map_full",
+      "agg_map_full",
+      "devstate_map_full",
+      "completion_not_seen_reissued",
+      "inflight_swept",
+      "prog_recursion_misses",
+  };
+  for (auto l : kLoss)
+    if (name == l) return true;
+  return false;
+}
+
 namespace {
 
 std::string comm_string(const std::array<char, 16>& c) {
@@ -140,7 +155,9 @@ Snapshot TopModel::update(const Sample& s) {
   snap.loadavg = s.loadavg;
   snap.by = by_;
   snap.deltas = agg_.update(s.agg);
-  snap.lost = counters_.update(s.counters);
+  snap.counters = counters_.update(s.counters);
+  for (const auto& [name, n] : snap.counters)
+    if (is_loss_counter(name)) snap.lost[name] = n;
   snap.rows = group_rows(snap.deltas, by_, lk_);
   sort_rows(snap.rows, sort_);
 

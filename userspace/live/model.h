@@ -55,7 +55,8 @@ struct Snapshot {
   std::vector<Row> rows;  // sorted
   std::vector<DeviceRow> devices;
   AggValue read, write, total;   // over all rows (write = every non-read op)
-  Counters lost;                 // capture counters that grew in the interval
+  Counters counters;             // every capture counter that grew in the interval
+  Counters lost;                 // those of them that mean lost data (is_loss_counter)
   std::vector<AggEntry> deltas;  // raw per-task deltas (for exporters)
 };
 
@@ -102,6 +103,10 @@ class TopModel {
 // Groups raw deltas into rows (not sorted).
 std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, const Lookups& lk);
 void sort_rows(std::vector<Row>& rows, SortKey key);
+// Capture counters that mean something was not counted (a full map, a
+// completion the kernel never delivered, a skipped program), as opposed to
+// activity counters (issues, requeues...).
+bool is_loss_counter(std::string_view name);
 // %I/O of a disk time over an interval, per single disk.
 double percent_of(uint64_t disk_time_ns, uint64_t interval_ns);
 

@@ -54,7 +54,10 @@ TEST(TopModel, TotalsDevicesAndLost) {
   EXPECT_DOUBLE_EQ(s.devices[1].util_pct, 100.0);
   EXPECT_EQ(s.devices[1].pending, 1u);
   EXPECT_FALSE(s.devices[1].io_ticks_ms.has_value());
-  EXPECT_EQ(s.lost, (Counters{{"lost_completions", 3}}));
+  EXPECT_EQ(s.lost, (Counters{{"inflight_swept", 3}}));
+  EXPECT_EQ(s.counters, (Counters{{"issues", 400}, {"inflight_swept", 3}}));
+  EXPECT_TRUE(is_loss_counter("agg_map_full"));
+  EXPECT_FALSE(is_loss_counter("requeues"));
 }
 
 TEST(TopModel, SortKeys) {

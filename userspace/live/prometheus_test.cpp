@@ -47,7 +47,7 @@ TEST(Prometheus, CountersInBaseUnitsWithoutPid) {
             std::string::npos);
   EXPECT_NE(t.find("blkrr_device_io_ticks_seconds_total{device=\"sda\"} 1.520000000\n"),
             std::string::npos);
-  EXPECT_NE(t.find("blkrr_capture_lost_total{reason=\"lost_completions\"} 3\n"), std::string::npos);
+  EXPECT_NE(t.find("blkrr_capture_lost_total{reason=\"inflight_swept\"} 3\n"), std::string::npos);
   EXPECT_EQ(t.find("pid="), std::string::npos);
 }
 

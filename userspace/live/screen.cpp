@@ -95,6 +95,10 @@ std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
     h += ",  util:";
     for (const auto& d : s.devices) h += fmt(" %s %.1f%%", d.name.c_str(), d.util_pct);
   }
+  if (!s.lost.empty()) {
+    h += ",  LOST:";
+    for (const auto& [name, n] : s.lost) h += fmt(" %s=%" PRIu64, name.c_str(), n);
+  }
   return cut(std::move(h), opt.width);
 }
 

@@ -25,7 +25,7 @@ TEST(Screen, BytesColumnsAndRows) {
   ASSERT_EQ(l.size(), 7u);
   EXPECT_EQ(l[0],
             "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.5 MiB,  disk_w: 8.0 MiB,  "
-            "util: sda 75.0% sdb 100.0%");
+            "util: sda 75.0% sdb 100.0%,  LOST: inflight_swept=3");
   EXPECT_EQ(l[1], "");
   EXPECT_EQ(l[2], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
   EXPECT_EQ(l[3], " 1000     200       1 dd               sdb           8   16 W      8388608");

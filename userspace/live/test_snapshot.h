@@ -53,7 +53,7 @@ inline Snapshot two_second_interval(GroupBy by = GroupBy::kPid, SortKey sort = S
            agg(200, 200, "dd", make_dev(8, 16), Op::kWrite, 8, 8 << 20, 2'000'000'000, 5),
            agg(4242, 4242, "tar", make_dev(8, 2), Op::kWrite, 1, 4096, 250'000, 77)};
   s.busy = {{make_dev(8, 0), 1'500'250'000, 0, 385}, {make_dev(8, 16), 2'000'000'000, 1, 8}};
-  s.counters = {{"ringbuf_drops", 0}, {"lost_completions", 3}};
+  s.counters = {{"issues", 400}, {"ringbuf_reserve_failed", 0}, {"inflight_swept", 3}};
   s.diskstats = std::vector<DiskStat>{{make_dev(8, 0), "sda", 0, 0, 0, 0, 0, 0, 0, 1520}};
   return m.update(s);
 }
