@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "converters/load_format.h"
@@ -129,8 +130,22 @@ class ChainSource : public RequestSource {
   Result<bool> next(Request& out) override {
     while (cur_ < parts_.size()) {
       auto r = parts_[cur_]->next(out);
-      if (!r || *r) return r;
-      ++cur_;
+      if (!r) return r;
+      if (!*r) {
+        ++cur_;
+        first_of_part_ = true;
+        continue;
+      }
+      // An input that starts before the previous one ended is moved to
+      // follow it (blkreplay's paste_together), so time never runs back.
+      if (first_of_part_) {
+        first_of_part_ = false;
+        shift_ = out.issue_ns < end_ ? end_ - out.issue_ns : 0;
+      }
+      out.issue_ns += shift_;
+      if (out.completed()) out.complete_ns += shift_;
+      end_ = std::max(end_, out.issue_ns);
+      return true;
     }
     return false;
   }
@@ -144,6 +159,8 @@ class ChainSource : public RequestSource {
  private:
   std::vector<std::unique_ptr<RequestSource>> parts_;
   size_t cur_ = 0;
+  bool first_of_part_ = true;
+  uint64_t shift_ = 0, end_ = 0;
 };
 
 // "NAME" -> NAME.blktrace.0, NAME.blktrace.1, ... when those exist.

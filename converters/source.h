@@ -65,7 +65,8 @@ class RequestSource {
 
 // Opens one or several inputs as one stream. Several blktrace per-CPU files
 // (or a blktrace base name "NAME" for NAME.blktrace.N) are merged by time;
-// inputs of other formats are read one after the other.
+// inputs of other formats are read one after the other, an input that starts
+// before the previous one ended being moved to follow it.
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts);
 

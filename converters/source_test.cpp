@@ -83,9 +83,17 @@ TEST(Source, SeveralLoadsAreConcatenated) {
   auto s = open_source({data_path("linux-mysql.load.gz"), data_path("windows-mssql.load.gz")}, {});
   ASSERT_TRUE(s.ok());
   Request r;
-  uint64_t n = 0;
-  while (*(*s)->next(r)) ++n;
+  uint64_t n = 0, last = 0;
+  while (*(*s)->next(r)) {
+    ++n;
+    if (n == 80794u + 1) {
+      EXPECT_EQ(r.issue_ns, 3599890074831u);  // follows the first load
+    }
+    EXPECT_GE(r.issue_ns, last);
+    last = r.issue_ns;
+  }
   EXPECT_EQ(n, 80794u + 42976u);
+  EXPECT_EQ(last, 3599890074831u + 3062338015914u);
   EXPECT_EQ((*s)->info().paths.size(), 2u);
 }
 
