@@ -24,9 +24,13 @@ const volatile __u8 cfg_emit = 1;
 const volatile __u8 cfg_aggregate = 0;
 const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
 
+/* Raised by the user-space sweeper after it changed sweep_req: the hot path
+ * looks at sweep_req only when this moved (a plain load from .bss). */
+volatile __u64 sweep_gen = 0;
+
 struct devstate {
   struct bpf_spin_lock lock;
-  __u32 pad;
+  __u32 seen_gen; /* sweep_gen applied last (low 32 bits) */
   struct blkrr_devstate_pub s;
 };
 
@@ -49,14 +53,7 @@ struct {
   __type(value, struct blkrr_dev_sel);
 } sel_disks SEC(".maps");
 
-/* block_io_start -> issue; LRU because requests merged away are freed unissued. */
-struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, 32768);
-  __type(key, __u64);
-  __type(value, struct blkrr_start);
-} starts SEC(".maps");
-
+/* Every tracked request from block_io_start (or issue) to completion. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, BLKRR_INFLIGHT_MAX); /* resizable by the loader */
@@ -105,23 +102,25 @@ static __always_inline __u32 mkdev(int major, int minor) {
   return ((__u32)major << 20) | ((__u32)minor & 0xfffff);
 }
 
+/* tp_btf arguments are BTF pointers: plain loads (CO-RE relocated), no
+ * bpf_probe_read calls on the hot path. */
 static __always_inline __u32 rq_disk_dev(struct request* rq) {
   struct gendisk* disk;
   if (bpf_core_field_exists(struct request___old, rq_disk))
-    disk = BPF_CORE_READ((struct request___old*)rq, rq_disk);
+    disk = ((struct request___old*)rq)->rq_disk;
   else
-    disk = BPF_CORE_READ(rq, q, disk);
+    disk = rq->q->disk;
   if (!disk) return 0;
-  return mkdev(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+  return mkdev(disk->major, disk->first_minor);
 }
 
 /* Partition device number; 0 when the kernel's request points to an
  * hd_struct (before 5.11): user space then finds it by sector. */
 static __always_inline __u32 rq_part_dev(struct request* rq, __u32 disk) {
   if (bpf_core_type_exists(struct hd_struct___old)) return 0;
-  struct block_device* part = BPF_CORE_READ(rq, part);
+  struct block_device* part = rq->part;
   if (!part) return disk;
-  return BPF_CORE_READ(part, bd_dev);
+  return part->bd_dev;
 }
 
 #define FLAG(kbit, out)                                                     \
@@ -210,13 +209,18 @@ static __always_inline struct devstate* get_devstate(__u32 disk) {
   return ds;
 }
 
-static __always_inline __u64 sweep_target(__u32 disk) {
+/* The sweeper's cumulative correction count for the disk, or 0 when nothing
+ * changed since this device last looked (the common case: no map lookup). */
+static __always_inline __u64 sweep_target(__u32 disk, struct devstate* ds, __u32* gen) {
+  *gen = (__u32)sweep_gen;
+  if (*gen == ds->seen_gen) return 0;
   __u64* v = bpf_map_lookup_elem(&sweep_req, &disk);
   return v ? *v : 0;
 }
 
 /* Apply the user-space sweeper's corrections; called with the lock held. */
-static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target) {
+static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target, __u32 gen) {
+  ds->seen_gen = gen;
   if (target <= ds->s.sweep_applied) return 0;
   __u64 d = target - ds->s.sweep_applied;
   ds->s.pending = ds->s.pending > d ? ds->s.pending - d : 0;
@@ -228,11 +232,12 @@ static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target) {
 static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 completion) {
   struct devstate* ds = get_devstate(disk);
   if (!ds) return 0;
-  __u64 target = sweep_target(disk);
+  __u32 gen;
+  __u64 target = sweep_target(disk, ds, &gen);
   __u64 dt = 0;
   __u8 clamped = 0, swept;
   bpf_spin_lock(&ds->lock);
-  swept = apply_sweep(ds, target);
+  swept = apply_sweep(ds, target, gen);
   __u64 from =
       ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns : ds->s.busy_start_ns;
   if (ds->s.pending) {
@@ -257,10 +262,11 @@ static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 c
 static __always_inline void add_pending(__u32 disk, __u64 now) {
   struct devstate* ds = get_devstate(disk);
   if (!ds) return;
-  __u64 target = sweep_target(disk);
+  __u32 gen;
+  __u64 target = sweep_target(disk, ds, &gen);
   __u8 swept;
   bpf_spin_lock(&ds->lock);
-  swept = apply_sweep(ds, target);
+  swept = apply_sweep(ds, target, gen);
   if (ds->s.pending == 0) ds->s.busy_start_ns = now;
   ds->s.pending += 1;
   bpf_spin_unlock(&ds->lock);
@@ -271,9 +277,10 @@ static __always_inline void add_pending(__u32 disk, __u64 now) {
 static __always_inline void drop_pending(__u32 disk) {
   struct devstate* ds = get_devstate(disk);
   if (!ds) return;
-  __u64 target = sweep_target(disk);
+  __u32 gen;
+  __u64 target = sweep_target(disk, ds, &gen);
   bpf_spin_lock(&ds->lock);
-  apply_sweep(ds, target);
+  apply_sweep(ds, target, gen);
   if (ds->s.pending) ds->s.pending -= 1;
   bpf_spin_unlock(&ds->lock);
 }
@@ -336,6 +343,20 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
   __sync_fetch_and_add(&v->latency_ns, lat);
 }
 
+/* The entry of rq is still in flight although rq is being reused: its
+ * completion never reached us. Emit it flagged and free the device slot. */
+static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
+  return __sync_val_compare_and_swap(&e->state, BLKRR_RQ_INFLIGHT, to) == BLKRR_RQ_INFLIGHT;
+}
+
+static __always_inline void give_up_stale(struct blkrr_inflight* e) {
+  struct blkrr_inflight old = *e;
+  if (!take(e, BLKRR_RQ_DONE)) return; /* someone else owns it */
+  drop_pending(old.disk);
+  count(BLKRR_CNT_NOT_SEEN_REISSUE);
+  if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
+}
+
 /* Submitter context: remember who created the request and whether it passes
  * the task filters. */
 SEC("tp_btf/block_io_start")
@@ -343,11 +364,23 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
   struct blkrr_dev_sel* sel;
   __u32 disk = rq_disk_dev(rq);
   if (!disk_selected(disk, &sel)) return 0;
-  struct blkrr_start st = {};
-  fill_task(&st.task);
-  st.match = task_matches(&st.task);
   __u64 key = (__u64)rq;
-  bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  if (e && e->state == BLKRR_RQ_INFLIGHT) give_up_stale(e);
+  if (e) {
+    /* The entry of an earlier use of this rq: reuse it in place. */
+    fill_task(&e->task);
+    e->match = task_matches(&e->task);
+    e->rec_flags = 0;
+    e->disk_time_ns = 0;
+    e->state = BLKRR_RQ_STARTED;
+    return 0;
+  }
+  struct blkrr_inflight n = {};
+  fill_task(&n.task);
+  n.match = task_matches(&n.task);
+  n.state = BLKRR_RQ_STARTED;
+  if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) count(BLKRR_CNT_INFLIGHT_FULL);
   return 0;
 }
 
@@ -360,44 +393,65 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
   count(BLKRR_CNT_ISSUES);
 
   __u64 key = (__u64)rq;
-  struct blkrr_inflight e = {};
-  e.issue_ns = now;
-  e.sector = BPF_CORE_READ(rq, __sector);
-  e.bytes = BPF_CORE_READ(rq, __data_len);
-  e.disk = disk;
-  e.part = rq_part_dev(rq, disk);
-  translate_op(BPF_CORE_READ(rq, cmd_flags), &e.op, &e.flags);
+  __u8 op;
+  __u16 flags;
+  translate_op(rq->cmd_flags, &op, &flags);
+  __u64 sector = rq->__sector;
+  __u32 bytes = rq->__data_len;
+  __u32 part = rq_part_dev(rq, disk);
 
-  __u8 match;
-  struct blkrr_start* st = bpf_map_lookup_elem(&starts, &key);
-  if (st) {
-    e.task = st->task;
-    e.disk_time_ns = st->disk_time_ns;
-    e.rec_flags = st->rec_flags;
-    match = st->match;
-    bpf_map_delete_elem(&starts, &key);
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  /* Issued again while still in flight: its completion never reached us. */
+  if (e && e->state == BLKRR_RQ_INFLIGHT) give_up_stale(e);
+  if (e && e->state == BLKRR_RQ_STARTED) {
+    /* Created at block_io_start (or requeued): fill in the issue in place. */
+    e->issue_ns = now;
+    e->sector = sector;
+    e->bytes = bytes;
+    e->disk = disk;
+    e->part = part;
+    e->op = op;
+    e->flags = flags;
+    e->emit = e->match && in_ranges(sel, sector);
+    e->state = BLKRR_RQ_INFLIGHT;
   } else {
     /* No block_io_start (older kernel, flush machinery, before attach). */
-    fill_task(&e.task);
-    e.rec_flags = BLKRR_R_TASK_FROM_ISSUE;
-    match = task_matches(&e.task);
-    count(BLKRR_CNT_TASK_FROM_ISSUE);
-  }
-  e.emit = match && in_ranges(sel, e.sector);
-
-  /* Issued again while still in flight: its completion never reached us. */
-  struct blkrr_inflight* o = bpf_map_lookup_elem(&inflight, &key);
-  if (o) {
-    struct blkrr_inflight old = *o;
-    if (bpf_map_delete_elem(&inflight, &key) == 0) {
-      drop_pending(old.disk);
-      count(BLKRR_CNT_NOT_SEEN_REISSUE);
-      if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
+    if (e) {
+      fill_task(&e->task);
+      e->match = task_matches(&e->task);
+      e->rec_flags = BLKRR_R_TASK_FROM_ISSUE;
+      e->disk_time_ns = 0;
+      e->issue_ns = now;
+      e->sector = sector;
+      e->bytes = bytes;
+      e->disk = disk;
+      e->part = part;
+      e->op = op;
+      e->flags = flags;
+      e->emit = e->match && in_ranges(sel, sector);
+      e->state = BLKRR_RQ_INFLIGHT;
+      count(BLKRR_CNT_TASK_FROM_ISSUE);
+      add_pending(disk, now);
+      return 0;
     }
-  }
-  if (bpf_map_update_elem(&inflight, &key, &e, BPF_ANY)) {
-    count(BLKRR_CNT_INFLIGHT_FULL);
-    return 0;
+    struct blkrr_inflight n = {};
+    fill_task(&n.task);
+    n.match = task_matches(&n.task);
+    n.rec_flags = BLKRR_R_TASK_FROM_ISSUE;
+    n.issue_ns = now;
+    n.sector = sector;
+    n.bytes = bytes;
+    n.disk = disk;
+    n.part = part;
+    n.op = op;
+    n.flags = flags;
+    n.emit = n.match && in_ranges(sel, sector);
+    n.state = BLKRR_RQ_INFLIGHT;
+    count(BLKRR_CNT_TASK_FROM_ISSUE);
+    if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) {
+      count(BLKRR_CNT_INFLIGHT_FULL);
+      return 0;
+    }
   }
   add_pending(disk, now);
   return 0;
@@ -408,19 +462,19 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
-  if (!e) {
+  if (!e || e->state != BLKRR_RQ_INFLIGHT) {
     struct blkrr_dev_sel* sel;
     if (disk_selected(rq_disk_dev(rq), &sel)) count(BLKRR_CNT_NO_ISSUE);
     return 0;
   }
-  if (nr_bytes < BPF_CORE_READ(rq, __data_len)) {
+  if (nr_bytes < rq->__data_len) {
     e->rec_flags |= BLKRR_R_PARTIAL;
     count(BLKRR_CNT_PARTIAL);
     return 0;
   }
   struct blkrr_inflight c = *e;
-  /* Whoever deletes the entry owns the request (sweeper, re-issue, us). */
-  if (bpf_map_delete_elem(&inflight, &key)) return 0;
+  /* Whoever moves the entry out of INFLIGHT owns the request. */
+  if (!take(e, BLKRR_RQ_DONE)) return 0;
   __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
   __u64 dt = c.disk_time_ns + charge(c.disk, now, lat, 1);
   count(BLKRR_CNT_COMPLETIONS);
@@ -437,16 +491,11 @@ int BPF_PROG(blkrr_requeue, struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
-  if (!e) return 0;
-  struct blkrr_inflight c = *e;
-  if (bpf_map_delete_elem(&inflight, &key)) return 0;
+  if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
+  if (!take(e, BLKRR_RQ_STARTED)) return 0;
   count(BLKRR_CNT_REQUEUE);
-  __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
-  struct blkrr_start st = {};
-  st.task = c.task;
-  st.disk_time_ns = c.disk_time_ns + charge(c.disk, now, lat, 0);
-  st.match = c.emit;
-  st.rec_flags = c.rec_flags | BLKRR_R_REQUEUED;
-  bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+  __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
+  e->disk_time_ns += charge(e->disk, now, lat, 0);
+  e->rec_flags |= BLKRR_R_REQUEUED;
   return 0;
 }

@@ -70,16 +70,16 @@ struct blkrr_task {
   char comm[BLKRR_COMM_LEN];
 };
 
-/* Kept from block_io_start (or a requeue) until the request is issued. */
-struct blkrr_start {
-  struct blkrr_task task;
-  __u64 disk_time_ns; /* charged before a requeue */
-  __u8 match;         /* passes the filters */
-  __u8 rec_flags;
-  __u8 pad[6];
+/* State of a request entry. */
+enum blkrr_rq_state {
+  BLKRR_RQ_DONE = 0,     /* completed or given up: free for the next use of the rq */
+  BLKRR_RQ_STARTED = 1,  /* seen at block_io_start (or requeued), not issued */
+  BLKRR_RQ_INFLIGHT = 2, /* issued, completion pending */
 };
 
-/* One request in flight, keyed by the kernel's struct request pointer. */
+/* One request from block_io_start to its completion, keyed by the kernel's
+ * struct request pointer (requests are preallocated per tag set, so the key
+ * space is bounded). */
 struct blkrr_inflight {
   struct blkrr_task task;
   __u64 issue_ns;
@@ -88,11 +88,15 @@ struct blkrr_inflight {
   __u32 bytes;
   __u32 disk;
   __u32 part;
+  /* enum blkrr_rq_state. Leaving INFLIGHT is a compare-and-swap: whoever
+   * wins (completion, requeue, re-use of the rq) owns the request. */
+  __u32 state;
   __u16 flags;
   __u8 op;
   __u8 rec_flags;
-  __u8 emit; /* 1: passes the filters, becomes a record */
-  __u8 pad[7];
+  __u8 emit;  /* 1: passes the filters, becomes a record */
+  __u8 match; /* the creator passes the task filters */
+  __u8 pad[2];
 };
 
 /* Ring-buffer record: one finished (or given up) request. */

@@ -229,7 +229,8 @@ Status CaptureImpl::stop(const EventFn& fn) {
   std::vector<blkrr_inflight> left;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     blkrr_inflight e{};
-    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.emit) left.push_back(e);
+    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT && e.emit)
+      left.push_back(e);
     key = next;
     prev = &key;
   }
@@ -248,7 +249,7 @@ Status CaptureImpl::stop(const EventFn& fn) {
 
 void CaptureImpl::sweeper_loop() {
   capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), bpf_map__fd(skel_->maps.devstate),
-                      bpf_map__fd(skel_->maps.sweep_req));
+                      bpf_map__fd(skel_->maps.sweep_req), &skel_->bss->sweep_gen);
   std::unique_lock<std::mutex> lk(mu_);
   while (!quit_) {
     cv_.wait_for(lk, std::chrono::seconds(1));

@@ -33,7 +33,8 @@ SweepResult Sweeper::sweep(uint64_t now_ns) {
   uint64_t* prev = nullptr;
   while (bpf_map_get_next_key(inflight_fd_, prev, &next) == 0) {
     blkrr_inflight e{};
-    if (bpf_map_lookup_elem(inflight_fd_, &next, &e) == 0 && now_ns > e.issue_ns) {
+    if (bpf_map_lookup_elem(inflight_fd_, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT &&
+        now_ns > e.issue_ns) {
       auto it = max_lat.find(e.disk);
       uint64_t limit = stale_after_ns(it == max_lat.end() ? 0 : it->second);
       if (now_ns - e.issue_ns > limit) stale.emplace_back(next, e);
@@ -54,6 +55,7 @@ SweepResult Sweeper::sweep(uint64_t now_ns) {
     uint64_t v = corrections_[disk];
     bpf_map_update_elem(sweep_req_fd_, &disk, &v, BPF_ANY);
   }
+  if (!touched.empty() && sweep_gen_) __atomic_add_fetch(sweep_gen_, 1, __ATOMIC_SEQ_CST);
   return res;
 }
 

@@ -23,8 +23,13 @@ struct SweepResult {
 
 class Sweeper {
  public:
-  Sweeper(int inflight_fd, int devstate_fd, int sweep_req_fd)
-      : inflight_fd_(inflight_fd), devstate_fd_(devstate_fd), sweep_req_fd_(sweep_req_fd) {}
+  // sweep_gen: the program's .bss generation counter, raised after every
+  // change of sweep_req so that the BPF side looks the map up only then.
+  Sweeper(int inflight_fd, int devstate_fd, int sweep_req_fd, volatile __u64* sweep_gen)
+      : inflight_fd_(inflight_fd),
+        devstate_fd_(devstate_fd),
+        sweep_req_fd_(sweep_req_fd),
+        sweep_gen_(sweep_gen) {}
   // One pass at CLOCK_MONOTONIC time now_ns: deletes the stale entries it
   // owns (delete succeeded) and raises the disk's correction counter, which
   // the BPF side applies to pending under the device lock.
@@ -32,6 +37,7 @@ class Sweeper {
 
  private:
   int inflight_fd_, devstate_fd_, sweep_req_fd_;
+  volatile __u64* sweep_gen_;
   std::map<uint32_t, uint64_t> corrections_;  // cumulative per disk
 };
 

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Cost of `blkrr record` on a loop device over /dev/shm, compared in the same
+# run with no tracing, a bpftrace one-liner on the same two tracepoints and
+# the kernel's own blktrace engine (the `blk` tracer of tracefs).
+#   fio 4k random reads, queue depth 32, libaio, modes alternated, ROUNDS
+#   rounds of SECONDS each; medians reported. Then, in separate runs:
+#   kernel ns/request of our BPF programs (kernel.bpf_stats_enabled),
+#   recorder user+sys CPU per request, trace bytes per request, and a fixed
+#   50k IOPS run (achieved IOPS and mean completion latency).
+# Usage (root): scripts/bench-record.sh [BLKRR_BINARY]   env: ROUNDS=3 SECONDS_PER_RUN=5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "bench-record.sh: run as root" >&2; exit 1; }
+BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
+ROUNDS=${ROUNDS:-3}
+SECS=${SECONDS_PER_RUN:-5}
+for t in fio bpftrace bpftool jq; do command -v $t >/dev/null || { echo "missing $t" >&2; exit 1; }; done
+[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
+
+work=$(mktemp -d /dev/shm/blkrr-bench.XXXXXX)
+img=$work/disk.img
+loop=""
+rec_pid=""
+cleanup() {
+  [ -n "$rec_pid" ] && kill "$rec_pid" 2>/dev/null || true
+  if [ -n "${T:-}" ] && [ -d "$T" ]; then
+    echo 0 >"$T/tracing_on" 2>/dev/null || true
+    [ -n "$loop" ] && echo 0 >/sys/block/$(basename "$loop")/trace/enable 2>/dev/null || true
+    echo nop >"$T/current_tracer" 2>/dev/null || true
+  fi
+  sysctl -q kernel.bpf_stats_enabled=0 || true
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+truncate -s 1G "$img"
+dd if=/dev/urandom of="$img" bs=1M count=1024 conv=notrunc status=none
+loop=$(losetup --find --show "$img")
+name=$(basename "$loop")
+T=/sys/kernel/tracing
+mountpoint -q $T || mount -t tracefs nodev $T
+
+fio_iops() {  # fio_iops [extra fio args] -> "iops clat_mean_us"
+  fio --name=bench --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+      --iodepth=32 --runtime="$SECS" --time_based --norandommap --randrepeat=0 \
+      --output-format=json "$@" 2>/dev/null |
+    jq -r '.jobs[0].read | "\(.iops) \(.clat_ns.mean / 1000)"'
+}
+
+wait_ready() {  # wait until the log file contains the ready line
+  for _ in $(seq 100); do grep -q "Ctrl-C stops\|Attaching" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  echo "tracer did not start: $(cat "$1")" >&2; exit 1
+}
+
+run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
+  local mode=$1; shift
+  case $mode in
+    none) fio_iops "$@" ;;
+    blkrr)
+      "$BLKRR" record -d "$loop" -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
+      rec_pid=$!; wait_ready "$work/rec.log"
+      fio_iops "$@"
+      kill -INT $rec_pid; wait $rec_pid; rec_pid=""
+      rm -f "$work/rec.blkrr" ;;
+    bpftrace)
+      bpftrace -e 'tracepoint:block:block_rq_issue, tracepoint:block:block_rq_complete { @[probe] = count(); }' \
+        >"$work/bt.log" 2>&1 &
+      rec_pid=$!; wait_ready "$work/bt.log"
+      fio_iops "$@"
+      kill -INT $rec_pid; wait $rec_pid || true; rec_pid="" ;;
+    blktracer)
+      echo 0 >$T/tracing_on; echo >$T/trace
+      echo blk >$T/current_tracer
+      echo 1 >/sys/block/$name/trace/enable
+      echo 1 >$T/tracing_on
+      fio_iops "$@"
+      echo 0 >$T/tracing_on
+      echo 0 >/sys/block/$name/trace/enable
+      echo nop >$T/current_tracer; echo >$T/trace ;;
+  esac
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+modes=(none blkrr bpftrace blktracer)
+declare -A res
+echo "# fio 4k randread qd32 libaio on $loop (1 GiB over /dev/shm), ${SECS}s per run, $ROUNDS rounds, modes alternated"
+for r in $(seq "$ROUNDS"); do
+  for m in "${modes[@]}"; do
+    v=$(run_mode "$m")
+    res[$m]+="${v%% *}"$'\n'
+    echo "round $r $m: ${v%% *} IOPS" >&2
+  done
+done
+base=$(printf "%s" "${res[none]}" | median)
+echo
+echo "| mode | median IOPS | vs no tracing | runs |"
+echo "|---|---|---|---|"
+for m in "${modes[@]}"; do
+  med=$(printf "%s" "${res[$m]}" | median)
+  runs=$(printf "%s" "${res[$m]}" | awk '{printf "%s%d", (NR>1?" ":""), $1}')
+  echo "| $m | $(printf %.0f "$med") | $(awk -v a="$med" -v b="$base" 'BEGIN{printf "%.3f", a/b}') | $runs |"
+done
+
+# Steadier figures: kernel CPU per request of our programs, recorder CPU,
+# bytes per request (one run with kernel.bpf_stats_enabled=1).
+sysctl -q kernel.bpf_stats_enabled=1
+"$BLKRR" record -d "$loop" -o "$work/stats.blkrr" >"$work/rec.log" 2>&1 &
+rec_pid=$!; wait_ready "$work/rec.log"
+hz=$(getconf CLK_TCK)
+fio_iops >/dev/null
+progs=$(bpftool prog show --json | jq -c '[.[] | select(.name | startswith("blkrr_")) | {name, run_time_ns, run_cnt}]')
+cpu_ticks=$(awk '{print $14 + $15}' /proc/$rec_pid/stat)
+kill -INT $rec_pid; wait $rec_pid; rec_pid=""
+sysctl -q kernel.bpf_stats_enabled=0
+reqs=$(sed -n 's/^recorded \([0-9]*\) requests.*/\1/p' "$work/rec.log")
+bpr=$(sed -n 's/.* \([0-9.]*\) bytes\/request.*/\1/p' "$work/rec.log")
+echo
+echo "## per request (one blkrr run with kernel.bpf_stats_enabled=1; $reqs requests)"
+echo "$progs" | jq -r --argjson n "$reqs" '.[] | "- \(.name): \(.run_cnt) runs, \((.run_time_ns / (if .run_cnt > 0 then .run_cnt else 1 end)) | floor) ns/run"'
+echo "$progs" | jq -r --argjson n "$reqs" '"- kernel total: \(([.[].run_time_ns] | add) / $n | floor) ns/request (all programs, incl. ring buffer)"'
+awk -v t="$cpu_ticks" -v hz="$hz" -v n="$reqs" 'BEGIN{printf "- recorder user+sys CPU: %.0f ns/request\n", t / hz * 1e9 / n}'
+echo "- trace size: $bpr bytes/request"
+grep "drops and anomalies" "$work/rec.log" | sed 's/^/- /'
+
+# Fixed rate: 50k IOPS, with and without blkrr.
+echo
+echo "## fixed 50k IOPS (rate_iops=50000), medians of $ROUNDS"
+declare -A fixed_iops fixed_lat
+for r in $(seq "$ROUNDS"); do
+  for m in none blkrr; do
+    v=$(run_mode "$m" --rate_iops=50000)
+    fixed_iops[$m]+="${v%% *}"$'\n'
+    fixed_lat[$m]+="${v##* }"$'\n'
+  done
+done
+echo "| mode | IOPS | mean clat (us) |"
+echo "|---|---|---|"
+for m in none blkrr; do
+  echo "| $m | $(printf "%s" "${fixed_iops[$m]}" | median | xargs printf %.0f) | $(printf "%s" "${fixed_lat[$m]}" | median | xargs printf %.1f) |"
+done
