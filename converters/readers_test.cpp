@@ -141,6 +141,52 @@ TEST(Blkparse, DetectedAndMalformedLines) {
   EXPECT_EQ(sel->all[0].rec_flags, kRecCompletionNotSeen);
 }
 
+TEST(Blkparse, EveryMalformedLineNamesFileAndLine) {
+  TempDir t;
+  const std::string good = "  8,0    0        1     0.000000000  100  D   W 10 + 8 [dd]\n";
+  const std::pair<const char*, const char*> bad[] = {
+      {"  8,0    0        2     0.00x  100  D   W 10 + 8 [dd]\n", ":2: bad time"},
+      {"  8,0    0        2     0.1  1x0  D   W 10 + 8 [dd]\n", ":2: bad pid"},
+      {"  8,0    0        2     0.1  100  D   W 1z + 8 [dd]\n", ":2: bad sector"},
+      {"  8,0    0        2     0.1  100  D   W 10 + 99999999999 [dd]\n", ":2: length too large"},
+      {"  8,0    0        2     0.1\n", ":2: too few fields"},
+      {"some text\n", ":2: not an event line"},
+  };
+  for (const auto& [line, want] : bad) {
+    auto p = t.write("b.txt", good + line);
+    auto r = tally({p}, SourceOptions{.format = InputFormat::kBlkparse});
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_NE(r.error().message.find(p + want), std::string::npos) << r.error().message;
+  }
+  // After blkparse's statistics begin, other text is expected.
+  auto p = t.write("s.txt", good + "CPU0 (x):\n Reads Queued: 1, 4KiB\nThroughput (R/W): 0KiB/s\n");
+  auto r = tally({p});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->n, 1u);
+}
+
+TEST(Native, CorruptTraceIsAnError) {
+  TempDir t;
+  TraceHeader h;
+  auto w = TraceWriter::create(t.file("n.blkrr"), h);
+  ASSERT_TRUE(w.ok());
+  Request r;
+  r.bytes = 4096;
+  for (int i = 0; i < 20000; ++i) {
+    r.issue_ns = 1000 + i;
+    r.sector = static_cast<uint64_t>(i) * 7919;
+    ASSERT_TRUE(w->append(r).ok());
+  }
+  ASSERT_TRUE(w->close({}).ok());
+  std::string bytes = testing::slurp_raw(t.file("n.blkrr"));
+  // Flip bytes in the middle of the first compressed block.
+  for (size_t i = bytes.size() / 3; i < bytes.size() / 3 + 64; ++i) bytes[i] ^= 0x5a;
+  auto p = t.write("bad.blkrr", bytes);
+  auto res = tally({p});
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.error().message.find(p), std::string::npos) << res.error().message;
+}
+
 // ---- crafted blktrace files ----
 
 std::string event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act, uint32_t cat,

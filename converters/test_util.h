@@ -55,6 +55,12 @@ inline std::string slurp(const std::string& path) {
   return out;
 }
 
+// Bytes of a file as they are on disk.
+inline std::string slurp_raw(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
