@@ -66,8 +66,8 @@ row "blkrr convert native -> load (plain)"       "'$BLKRR' convert '$native' -o 
 row "blkrr convert native -> load.gz (level 1)"  "'$BLKRR' convert '$native' -o '$WORK/o2.load.gz' --gzip-level 1 -q"
 row "blkrr convert load.gz -> load (plain)"      "'$BLKRR' convert '$big' -o '$WORK/o3.load' -q"
 row "blkrr convert load.gz -> load.gz (level 1)" "'$BLKRR' convert '$big' -o '$WORK/o4.load.gz' --gzip-level 1 -q"
-row "zcat | awk rewrite (plain)"                 "zcat '$big' | $awk_rewrite > '$WORK/a1.load'"
-row "zcat | awk rewrite | gzip -1"               "zcat '$big' | $awk_rewrite | gzip -1 > '$WORK/a2.load.gz'"
+row "zcat \\| awk rewrite (plain)"               "zcat '$big' | $awk_rewrite > '$WORK/a1.load'"
+row "zcat \\| awk rewrite \\| gzip -1"           "zcat '$big' | $awk_rewrite | gzip -1 > '$WORK/a2.load.gz'"
 row "zcat > /dev/null (decompression alone)"     "zcat '$big' > /dev/null"
 echo
 # The outputs must agree: same data lines from both converters.
