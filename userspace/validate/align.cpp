@@ -1,8 +1,5 @@
-// Offset vote: for the first submitted requests of the replay, every traced
-// request starting at the same sector with the same operation proposes the
-// offset "its issue time - the request's submit time". The true offset is
-// proposed by nearly every request (within the software overhead); wrong
-// pairings scatter. The densest window of proposals wins.
+// Offset vote over the first submitted requests of the replay (see
+// align_times), or a linear mapping of the spans when no offset wins.
 #include "validate/align.h"
 
 #include <algorithm>
@@ -64,33 +61,72 @@ Alignment align_times(const std::vector<ReplayedRequest>& replayed,
   for (const auto& b : traced)
     if (b.op != Op::kFlush && b.bytes > 0) by_key[key_of(b.sector, b.op)].push_back(b.issue_ns);
 
-  std::vector<int64_t> offsets;
+  // Each pairing of a sampled request with a traced request of the same start
+  // sector and operation bounds the offset: the block layer issued the
+  // request after the replayer submitted it and before the replayer saw it
+  // complete, so offset in [issue - complete, issue - submit]. The true
+  // offset lies in the intervals of nearly all right pairings; wrong ones
+  // scatter. The point covered by most intervals wins.
+  struct Ev {
+    int64_t at;
+    int delta;  // +1 opens, -1 closes
+  };
   size_t n = std::min(rs.size(), opts.sample);
-  for (size_t i = 0; i < n; i++) {
+  auto candidates = [&](size_t i) -> const std::vector<uint64_t>* {
     auto it = by_key.find(key_of(rs[i]->sector, rs[i]->op));
-    if (it == by_key.end() || it->second.size() > opts.max_candidates) continue;
+    if (it == by_key.end() || it->second.size() > opts.max_candidates) return nullptr;
+    return &it->second;
+  };
+  // Offset interval of request i paired with a traced issue at t.
+  auto interval = [&](size_t i, uint64_t t) {
+    const ReplayedRequest& r = *rs[i];
+    int64_t width = r.complete_ns != kNoTime && r.complete_ns >= r.submit_ns
+                        ? static_cast<int64_t>(r.complete_ns - r.submit_ns)
+                        : static_cast<int64_t>(opts.tolerance_ns);
+    int64_t err = static_cast<int64_t>(opts.clock_error_ns);
+    int64_t hi = static_cast<int64_t>(t) - static_cast<int64_t>(r.submit_ns) + err;
+    return std::make_pair(hi - width - err, hi);
+  };
+  std::vector<Ev> ev;
+  for (size_t i = 0; i < n; i++) {
+    const auto* c = candidates(i);
+    if (!c) continue;
     a.sampled++;
-    // One vote per request and distinct offset.
-    for (uint64_t t : it->second)
-      offsets.push_back(static_cast<int64_t>(t) - static_cast<int64_t>(rs[i]->submit_ns));
-  }
-  std::sort(offsets.begin(), offsets.end());
-  size_t best_lo = 0, best_n = 0;
-  for (size_t lo = 0, hi = 0; hi < offsets.size(); hi++) {
-    while (offsets[hi] - offsets[lo] > static_cast<int64_t>(opts.tolerance_ns)) lo++;
-    if (hi - lo + 1 > best_n) {
-      best_n = hi - lo + 1;
-      best_lo = lo;
+    for (uint64_t t : *c) {
+      auto [lo, hi] = interval(i, t);
+      ev.push_back({lo, +1});
+      ev.push_back({hi, -1});
     }
   }
-  a.votes = best_n;
-  if (best_n >= 3 &&
-      static_cast<double>(best_n) >= opts.min_agreement * static_cast<double>(a.sampled)) {
+  std::sort(ev.begin(), ev.end(), [](const Ev& x, const Ev& y) {
+    return x.at != y.at ? x.at < y.at : x.delta > y.delta;
+  });
+  int64_t count = 0, best = 0, best_lo = 0, best_hi = 0;
+  for (size_t i = 0; i < ev.size(); i++) {
+    count += ev[i].delta;
+    if (count > best) {
+      best = count;
+      best_lo = ev[i].at;
+      best_hi = i + 1 < ev.size() ? ev[i + 1].at : ev[i].at;
+    }
+  }
+  int64_t offset = best_lo + (best_hi - best_lo) / 2;
+  for (size_t i = 0; i < n; i++) {
+    const auto* c = candidates(i);
+    if (!c) continue;
+    for (uint64_t t : *c) {
+      auto [lo, hi] = interval(i, t);
+      if (offset >= lo && offset <= hi) {
+        a.votes++;
+        break;
+      }
+    }
+  }
+  if (a.votes >= 3 &&
+      static_cast<double>(a.votes) >= opts.min_agreement * static_cast<double>(a.sampled)) {
     a.mode = Alignment::Mode::kOffset;
-    // The smallest agreeing offset: the block layer issues a request after
-    // the replayer submitted it, never before.
-    a.offset_ns = offsets[best_lo];
-    a.spread_ns = static_cast<uint64_t>(offsets[best_lo + best_n - 1] - offsets[best_lo]);
+    a.offset_ns = offset;
+    a.spread_ns = static_cast<uint64_t>(best_hi - best_lo);
     return a;
   }
 

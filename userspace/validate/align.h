@@ -22,16 +22,19 @@ struct Alignment {
   double scale = 1.0;
   uint64_t votes = 0;             // sampled requests agreeing with the offset
   uint64_t sampled = 0;           // sampled requests having a same-sector candidate in the trace
-  uint64_t spread_ns = 0;         // spread of the agreeing offsets (max - min)
+  uint64_t spread_ns = 0;         // width of the offset range most requests agree on
   uint64_t relaxed_slack_ns = 0;  // window slack to use in kLinear mode
   std::string describe() const;
 };
 
 struct AlignOptions {
-  size_t sample = 4096;               // first submitted requests used for the vote
-  uint64_t tolerance_ns = 2'000'000;  // offsets agreeing within this window vote together
-  size_t max_candidates = 64;         // requests whose sector recurs more often are not sampled
-  double min_agreement = 0.2;         // fraction of the sample needed for kOffset
+  size_t sample = 4096;  // first submitted requests used for the vote
+  // Width of a request's offset interval when its completion time is unknown
+  // (loads): the block layer issued it at most this long after its start time.
+  uint64_t tolerance_ns = 2'000'000;
+  uint64_t clock_error_ns = 20'000;  // timestamps of both sides may be off by this much
+  size_t max_candidates = 64;        // requests whose sector recurs more often are not sampled
+  double min_agreement = 0.2;        // fraction of the sample needed for kOffset
 };
 
 // `replayed` times are relative (replay result: orig_start + delay), `traced`
