@@ -1,0 +1,75 @@
+// validate_attach: benchmark helper for scripts/bench-validate.sh. Attaches
+// the live validator to DEVICE, prints "ready", waits for SIGINT/SIGTERM,
+// then stops and, given a replay result, validates it against what it
+// captured and prints the report and how long each step took.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "validate/live.h"
+#include "validate/offline.h"
+#include "validate/report_io.h"
+
+using namespace blkrr;
+using namespace blkrr::validate;
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help") {
+    std::fprintf(stderr,
+                 "usage: validate_attach DEVICE [REPLAY_RESULT]\n"
+                 "Attach the live validator to DEVICE until SIGINT/SIGTERM, then validate\n"
+                 "REPLAY_RESULT (a *.replay.gz written during that time) against the capture.\n");
+    return 2;
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // threads started below inherit the mask
+
+  auto v = LiveValidator::start(argv[1]);
+  if (!v) {
+    std::fprintf(stderr, "validate_attach: %s\n", v.error().message.c_str());
+    return 1;
+  }
+  std::printf("ready\n");
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&set, &sig);
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto obs = (*v)->stop();
+  if (!obs) {
+    std::fprintf(stderr, "validate_attach: %s\n", obs.error().message.c_str());
+    return 1;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  std::printf("captured %zu block-layer requests, stop took %.1f ms\n", obs->requests.size(),
+              std::chrono::duration<double, std::milli>(t1 - t0).count());
+  if (argc < 3) return 0;
+
+  auto replay = read_replay_input(argv[2]);
+  if (!replay) {
+    std::fprintf(stderr, "validate_attach: %s\n", replay.error().message.c_str());
+    return 1;
+  }
+  size_t n = replay->requests.size();
+  TraceInput trace;
+  trace.requests = std::move(obs->requests);
+  trace.format = "live";
+  losses_from_counters(obs->counters, trace.losses);
+  OfflineOptions o;
+  o.sector_offset = obs->partition_offset;
+  o.match.flush_reaches_device = obs->flush_reaches_device;
+  auto t2 = std::chrono::steady_clock::now();
+  Report rep = validate_offline(std::move(*replay), trace, o);
+  auto t3 = std::chrono::steady_clock::now();
+  std::fputs(format_text(rep).c_str(), stdout);
+  double ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
+  std::printf("matched %zu replayed with %zu block-layer requests in %.1f ms (%.2f M req/s)\n", n,
+              trace.requests.size(), ms,
+              static_cast<double>(n + trace.requests.size()) / ms / 1e3);
+  return rep.verdict == Verdict::kComplete ? 0 : 3;
+}
