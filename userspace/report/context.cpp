@@ -86,10 +86,19 @@ std::string note(const std::string& text, bool warn) {
 }
 
 void mark_plot(PlotSpec& p, const Dataset& d) {
-  if (d.fake) p.fake = true;
+  if (d.fake &&
+      std::find(p.fake_labels.begin(), p.fake_labels.end(), d.label) == p.fake_labels.end())
+    p.fake_labels.push_back(d.label);
+  if (std::find(p.labels.begin(), p.labels.end(), d.label) == p.labels.end())
+    p.labels.push_back(d.label);
   if (d.wraparound_factor) {
-    std::string n = d.label + ": wraparound factor " + fmt_num(*d.wraparound_factor);
-    if (std::find(p.notes.begin(), p.notes.end(), n) == p.notes.end()) p.notes.push_back(n);
+    std::string key = "wraparound factor " + fmt_short(*d.wraparound_factor) + ": ";
+    auto it = std::find_if(p.notes.begin(), p.notes.end(),
+                           [&](const std::string& n) { return n.rfind(key, 0) == 0; });
+    if (it == p.notes.end())
+      p.notes.push_back(key + d.label);
+    else
+      *it += ", " + d.label;
   }
 }
 

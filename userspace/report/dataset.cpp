@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "converters/load_format.h"
 #include "converters/source.h"
@@ -53,8 +56,54 @@ std::string label_from_path(const std::string& path) {
   return out.empty() ? "input" : out;
 }
 
+namespace {
+
+bool starts_with(const std::string& s, std::string_view p) {
+  return s.compare(0, p.size(), p) == 0;
+}
+
+// The JSON object at the end of "SUMMARY: {...}" / "INFO: settings {...}".
+nlohmann::json json_tail(const std::string& line) {
+  size_t b = line.find('{');
+  if (b == std::string::npos) return nlohmann::json();
+  auto j = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(b), line.end(), nullptr,
+                                 false);
+  return j.is_object() ? j : nlohmann::json();
+}
+
+// Typed lookups that never throw on unexpected types.
+bool jbool(const nlohmann::json& j, const char* key, bool def) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : def;
+}
+double jnum(const nlohmann::json& j, const char* key, double def) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : def;
+}
+
+}  // namespace
+
 void apply_info_markers(Dataset& d) {
+  std::optional<double> wrap_text, wrap_json;
   for (const auto& l : d.info) {
+    if (starts_with(l, "SUMMARY: {")) {  // blkrr replay's summary
+      auto j = json_tail(l);
+      if (j.is_object()) {
+        if (jbool(j, "fake", false)) d.fake = true;
+        auto m = j.find("mapping");
+        if (m != j.end() && m->is_object() && jnum(*m, "wraparound_factor", -1) >= 0)
+          wrap_json = jnum(*m, "wraparound_factor", 0);
+      }
+      continue;
+    }
+    if (starts_with(l, "INFO: settings {")) {  // blkrr replay's settings
+      auto j = json_tail(l);
+      if (j.is_object() &&
+          (jbool(j, "dry_run", false) || jbool(j, "fake_io", false) || !jbool(j, "direct", true)))
+        d.fake = true;
+      continue;
+    }
+    if (starts_with(l, "INFO: command")) continue;  // file names are no markers
     std::string low = l;
     std::transform(low.begin(), low.end(), low.begin(),
                    [](unsigned char c) { return std::tolower(c); });
@@ -67,10 +116,14 @@ void apply_info_markers(Dataset& d) {
       if (p != std::string::npos) {
         double v = 0;
         auto [e, ec] = std::from_chars(low.data() + p, low.data() + low.size(), v);
-        if (ec == std::errc()) d.wraparound_factor = v;
+        if (ec == std::errc()) wrap_text = v;
       }
     }
   }
+  if (wrap_json)
+    d.wraparound_factor = wrap_json;
+  else if (wrap_text)
+    d.wraparound_factor = wrap_text;
 }
 
 namespace {
@@ -111,9 +164,26 @@ Status read_load(const std::string& path, Dataset& d) {
     start.push_back(rec.start_ns);
     d.samples.push_back(s);
   }
-  rebase(start, d);
   d.info = rd.preamble();
   d.info.insert(d.info.end(), rd.info_lines().begin(), rd.info_lines().end());
+  // blkrr replay with --start/--speedup: a request was due at
+  // (orig_start - start) / speedup on the replay clock; delays refer to that.
+  for (const auto& l : d.info) {
+    if (d.kind != DataKind::kReplay || !starts_with(l, "INFO: settings {")) continue;
+    auto j = json_tail(l);
+    if (!j.is_object()) break;
+    double speedup = jnum(j, "speedup", 1.0), start_s = jnum(j, "start_s", 0.0);
+    if (!(speedup > 0)) break;
+    bool ok = true;
+    for (auto v : start) ok = ok && static_cast<double>(v) >= start_s * 1e9;
+    if (!ok) break;
+    for (size_t i = 0; i < start.size(); ++i)
+      d.samples[i].t_ns = static_cast<uint64_t>(
+          std::llround((static_cast<double>(start[i]) - start_s * 1e9) / speedup));
+    d.time_scale = speedup;
+    return {};
+  }
+  rebase(start, d);
   return {};
 }
 
@@ -199,6 +269,7 @@ Status save_dataset(const Dataset& d, const std::string& path) {
              "\n# label=" + d.label + "\n# path=" + d.path +
              "\n# other_requests=" + std::to_string(d.other_requests) + "\n");
   if (d.fake) out.append("# fake=1\n");
+  if (d.time_scale != 1) out.append("# time_scale=" + fmt_double(d.time_scale) + "\n");
   if (d.wraparound_factor)
     out.append("# wraparound_factor=" + fmt_double(*d.wraparound_factor) + "\n");
   for (const auto& l : d.info) out.append("# info=" + l + "\n");
@@ -277,6 +348,10 @@ Result<Dataset> load_saved_dataset(const std::string& path) {
         d.other_requests = *n;
       } else if (val("# fake=1")) {
         d.fake = true;
+      } else if (auto v8 = val("# time_scale=")) {
+        auto w = parse_double(*v8);
+        if (!w || !(*w > 0)) return bad("bad time scale");
+        d.time_scale = *w;
       } else if (auto v7 = val("# wraparound_factor=")) {
         auto w = parse_double(*v7);
         if (!w) return bad("bad wraparound factor");

@@ -33,6 +33,9 @@ struct Dataset {
   uint64_t other_requests = 0;    // flushes, discards, ... (not in samples)
   bool fake = false;              // dry run or replay without O_DIRECT
   std::optional<double> wraparound_factor;
+  // Replays run with --speedup F: set points are on the replay clock, i.e. the
+  // original times divided by F.
+  double time_scale = 1;
 
   bool has_latency() const;
   bool has_delay() const;

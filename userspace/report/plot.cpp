@@ -62,17 +62,24 @@ std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
   s += "set ylabel " + quote(p.ylabel) + " noenhanced\n";
   if (p.logx) s += "set logscale x\n";
   if (p.logy) s += "set logscale y\n";
-  double y = 0.97;
+  if (!p.notes.empty()) s += "set tmargin " + std::to_string(3 + p.notes.size()) + "\n";
+  double y = 0.985;
   int tag = 1;
   for (const auto& n : p.notes) {
     s += "set label " + std::to_string(tag++) + " " + quote(n) + " at screen 0.01," +
          std::to_string(y) + " left noenhanced front\n";
-    y -= 0.03;
+    y -= 0.025;
   }
-  if (p.fake)
-    s += "set label " + std::to_string(tag++) +
-         " 'FAKE RESULT' at graph 0.5,0.5 center rotate by 25 font ',64' textcolor rgb "
-         "'#60ff0000' front\n";
+  if (!p.fake_labels.empty()) {
+    std::string stamp = "FAKE RESULT";
+    if (p.fake_labels.size() < p.labels.size()) {
+      stamp += ": ";
+      for (size_t i = 0; i < p.fake_labels.size(); ++i) stamp += (i ? ", " : "") + p.fake_labels[i];
+    }
+    s += "set label " + std::to_string(tag++) + " " + quote(stamp) +
+         " at graph 0.5,0.5 center rotate by 25 font '," + (stamp.size() > 11 ? "40" : "64") +
+         "' textcolor rgb '#60ff0000' front noenhanced\n";
+  }
   s += p.extra;
   if (!p.extra.empty() && p.extra.back() != '\n') s += "\n";
   s += "plot ";

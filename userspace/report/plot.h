@@ -31,7 +31,9 @@ struct PlotSpec {
   std::string name;  // file stem
   std::string title, xlabel, ylabel;
   bool logx = false, logy = false;
-  bool fake = false;               // stamp "FAKE RESULT"
+  // Inputs shown, and those of them that are FAKE (dry run / no O_DIRECT):
+  // the plot is stamped "FAKE RESULT" (naming them when others are real).
+  std::vector<std::string> labels, fake_labels;
   std::vector<std::string> notes;  // printed at the top left (e.g. wraparound factor)
   std::vector<Series> series;
   std::string extra;  // additional gnuplot commands (ranges, tics)
