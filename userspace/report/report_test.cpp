@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/trace_format.h"
 #include "report/compare_report.h"
 #include "report/test_util.h"
 
@@ -305,6 +306,77 @@ TEST(Fidelity, CompareReport) {
   EXPECT_NE(html.find("Kolmogorov-Smirnov"), std::string::npos);
   EXPECT_NE(html.find("RFC 4737"), std::string::npos);
   EXPECT_NE(html.find("U (k=2)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+// A native trace with two processes: per-process views from the real reader.
+TEST(Report, PerProcessViewsFromANativeTrace) {
+  TempDir dir;
+  std::string path = dir.path() + "/t.blkrr";
+  {
+    TraceHeader h;
+    h.host = "test";
+    auto w = TraceWriter::create(path, h);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    auto req = [](uint64_t issue_us, uint64_t sector, uint32_t bytes, Op op, uint32_t tgid,
+                  const char* comm, uint64_t disk_us) {
+      Request q;
+      q.issue_ns = 1'000'000'000 + issue_us * 1000;
+      q.complete_ns = q.issue_ns + 500'000;
+      q.disk_time_ns = disk_us * 1000;
+      q.sector = sector;
+      q.bytes = bytes;
+      q.op = op;
+      q.tgid = q.pid = tgid;
+      q.set_comm(comm);
+      return q;
+    };
+    // In completion order, not issue order.
+    ASSERT_TRUE(w->append(req(100, 1000, 4096, Op::kWrite, 7, "mysqld", 300)).ok());
+    ASSERT_TRUE(w->append(req(0, 0, 65536, Op::kRead, 9, "backup", 400)).ok());
+    ASSERT_TRUE(w->append(req(200, 2000, 8192, Op::kWrite, 7, "mysqld", 200)).ok());
+    Request flush = req(300, 0, 0, Op::kFlush, 7, "mysqld", 0);
+    ASSERT_TRUE(w->append(flush).ok());
+    ASSERT_TRUE(w->close({}).ok());
+  }
+  auto d = load_dataset(path, "");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->kind, DataKind::kTrace);
+  ASSERT_EQ(d->samples.size(), 3u);
+  EXPECT_EQ(d->other_requests, 1u);
+  ASSERT_EQ(d->procs.size(), 2u);
+  EXPECT_EQ(d->samples[1].t_ns, 0u);  // rebased on the earliest issue
+  EXPECT_EQ(d->samples[0].t_ns, 100'000u);
+  EXPECT_EQ(d->samples[0].latency_ns, 500'000u);
+  TempDir out;
+  ReportOptions o;
+  o.out_dir = out.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  std::vector<Dataset> data;
+  data.push_back(std::move(*d));
+  ASSERT_TRUE(make_report(data, o).ok());
+  // tgid,comm,requests,bytes,disk_time_s,disk_time_percent; by disk time.
+  std::string procs = slurp(out.path() + "/data/static-t-processes.csv");
+  EXPECT_EQ(procs,
+            "tgid,comm,requests,bytes,disk_time_s,disk_time_percent\n"
+            "7,mysqld,2,12288,0.0005,55.55555556\n"
+            "9,backup,1,65536,0.0004,44.44444444\n");
+  // mysqld: sizes 8 and 16 sectors; seeks from the end of the previous request
+  // in issue order: 128 -> 1000 = 872 sectors, 1008 -> 2000 = 992 sectors.
+  std::string dist = slurp(out.path() + "/data/static-t-process-distributions.csv");
+  EXPECT_NE(dist.find("7,mysqld,size_sectors,8,1\n"), std::string::npos) << dist;
+  EXPECT_NE(dist.find("7,mysqld,size_sectors,16,1\n"), std::string::npos) << dist;
+  EXPECT_NE(dist.find("7,mysqld,seek_sectors,512,2\n"), std::string::npos) << dist;
+  EXPECT_NE(dist.find("9,backup,size_sectors,128,1\n"), std::string::npos) << dist;
+  EXPECT_EQ(dist.find("9,backup,seek"), std::string::npos) << dist;  // first request: no seek
+  auto js = read_json(out.path() + "/report.json");
+  EXPECT_EQ(js["static"]["t"]["processes"][0]["comm"], "mysqld");
+  EXPECT_EQ(js["dynamic"]["t"]["latency_ms"]["all"]["median"], 0.5);
 }
 
 }  // namespace
