@@ -7,14 +7,14 @@
 #      what it captured and reports how long the matching took);
 #   2. fio io_uring 4 KiB random read at queue depth 32 for DURATION seconds,
 #      with and without the validator attached.
-# Usage: [RUNS=3] [DURATION=5] [BLKRR_BUILD_DIR=build] scripts/bench-validate.sh [N]
+# Usage: [RUNS=5] [DURATION=3] [BLKRR_BUILD_DIR=build] scripts/bench-validate.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BLKRR_BUILD_DIR:-build}
 BLKRR=${BLKRR:-$BUILD/userspace/cli/blkrr}
 ATTACH=${ATTACH:-$BUILD/userspace/validate/validate_attach}
-RUNS=${RUNS:-3}
-DURATION=${DURATION:-5}
+RUNS=${RUNS:-5}
+DURATION=${DURATION:-3}
 N=${1:-300000}
 [ "$(id -u)" = 0 ] || { echo "bench-validate: needs root (BPF, loop devices)" >&2; exit 2; }
 for b in "$BLKRR" "$ATTACH"; do
@@ -50,7 +50,8 @@ attach() {  # attach [RESULT]: start the validator, wait until it is ready
   for _ in $(seq 100); do grep -qs ready "$work/attach.out" && return 0; sleep 0.1; done
   echo "bench-validate: validator did not start: $(cat "$work/attach.out")" >&2; exit 1
 }
-detach() {
+detach() {  # prints the validator's user+sys CPU seconds while attached
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f\n", ($14 + $15) / hz}' "/proc/$APID/stat"
   kill -INT "$APID"; wait "$APID" || true; APID=
 }
 replay() {  # replay OUT -> prints achieved IOPS
@@ -64,21 +65,29 @@ fio_iops() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-: > "$work/r.plain"; : > "$work/r.val"; : > "$work/f.plain"; : > "$work/f.val"; : > "$work/match"
+: > "$work/r.plain"; : > "$work/r.val"; : > "$work/f.plain"; : > "$work/f.val"
+: > "$work/match"; : > "$work/cpu"
 for round in $(seq "$RUNS"); do
   for mode in $( [ $((round % 2)) = 1 ] && echo "plain val" || echo "val plain" ); do
     if [ "$mode" = plain ]; then
       replay "$work/p.replay.gz" >> "$work/r.plain"
       fio_iops >> "$work/f.plain"
     else
-      attach "$work/v.replay.gz"
+      attach "$work/v.replay.gz" "$work/v.blkrr"
       replay "$work/v.replay.gz" >> "$work/r.val"
-      detach
+      cpu=$(detach)
       grep -E "^validate:|^matched" "$work/attach.out" | sed "s/^/  round $round: /" >&2
       sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' "$work/attach.out" >> "$work/match"
+      n=$(sed -n 's/^captured \([0-9]*\) .*/\1/p' "$work/attach.out")
+      awk -v c="$cpu" -v n="$n" 'BEGIN {printf "%.3f\n", c / n * 1e6}' >> "$work/cpu"
+      if ! grep -q "^validate: COMPLETE" "$work/attach.out"; then
+        keep=/dev/shm/blkrr-bench-validate-kept-$round-$$
+        mkdir -p "$keep" && cp "$work/v.replay.gz" "$work/v.blkrr" "$work/attach.out" "$keep/"
+        echo "  round $round: not complete; replay result and capture kept in $keep" >&2
+      fi
       attach
       fio_iops >> "$work/f.val"
-      detach
+      detach > /dev/null
     fi
   done
 done
@@ -92,3 +101,4 @@ done
 echo "raw: replay without $(tr '\n' ' ' < "$work/r.plain")| with $(tr '\n' ' ' < "$work/r.val")"
 echo "raw: fio without $(tr '\n' ' ' < "$work/f.plain")| with $(tr '\n' ' ' < "$work/f.val")"
 echo "matching after the run (ms, median): $(median < "$work/match")"
+echo "validator user+sys CPU while attached (us per block-layer request, median): $(median < "$work/cpu")"

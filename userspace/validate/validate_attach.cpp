@@ -18,9 +18,10 @@ using namespace blkrr::validate;
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
     std::fprintf(stderr,
-                 "usage: validate_attach DEVICE [REPLAY_RESULT]\n"
+                 "usage: validate_attach DEVICE [REPLAY_RESULT [SAVE.blkrr]]\n"
                  "Attach the live validator to DEVICE until SIGINT/SIGTERM, then validate\n"
-                 "REPLAY_RESULT (a *.replay.gz written during that time) against the capture.\n");
+                 "REPLAY_RESULT (a *.replay.gz written during that time) against the capture;\n"
+                 "SAVE.blkrr keeps the capture as a native trace.\n");
     return 2;
   }
   sigset_t set;
@@ -48,6 +49,24 @@ int main(int argc, char** argv) {
   auto t1 = std::chrono::steady_clock::now();
   std::printf("captured %zu block-layer requests, stop took %.1f ms\n", obs->requests.size(),
               std::chrono::duration<double, std::milli>(t1 - t0).count());
+  if (argc >= 4) {  // keep what was captured, for `blkrr validate`
+    TraceHeader h;
+    h.tool_version = "validate_attach";
+    auto w = TraceWriter::create(argv[3], h);
+    if (!w) {
+      std::fprintf(stderr, "validate_attach: %s\n", w.error().message.c_str());
+      return 1;
+    }
+    for (const auto& r : obs->requests)
+      if (auto st = w->append(r); !st) {
+        std::fprintf(stderr, "validate_attach: %s\n", st.error().message.c_str());
+        return 1;
+      }
+    if (auto st = w->close(obs->counters); !st) {
+      std::fprintf(stderr, "validate_attach: %s\n", st.error().message.c_str());
+      return 1;
+    }
+  }
   if (argc < 3) return 0;
 
   auto replay = read_replay_input(argv[2]);
@@ -69,7 +88,6 @@ int main(int argc, char** argv) {
   std::fputs(format_text(rep).c_str(), stdout);
   double ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
   std::printf("matched %zu replayed with %zu block-layer requests in %.1f ms (%.2f M req/s)\n", n,
-              trace.requests.size(), ms,
-              static_cast<double>(n + trace.requests.size()) / ms / 1e3);
+              trace.requests.size(), ms, static_cast<double>(n + trace.requests.size()) / ms / 1e3);
   return rep.verdict == Verdict::kComplete ? 0 : 3;
 }
