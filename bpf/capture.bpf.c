@@ -303,6 +303,7 @@ static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_
   ev->disk_time_ns = dt;
   ev->sector = c->sector;
   ev->cgroup_id = c->task.cgroup_id;
+  ev->insert_ns = c->insert_ns;
   ev->bytes = c->bytes;
   ev->disk = c->disk;
   ev->part = c->part;
@@ -373,6 +374,7 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
     e->match = task_matches(&e->task);
     e->rec_flags = 0;
     e->disk_time_ns = 0;
+    e->insert_ns = 0;
     e->state = BLKRR_RQ_STARTED;
     return 0;
   }
@@ -421,6 +423,7 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
       e->match = task_matches(&e->task);
       e->rec_flags = BLKRR_R_TASK_FROM_ISSUE;
       e->disk_time_ns = 0;
+      e->insert_ns = 0;
       e->issue_ns = now;
       e->sector = sector;
       e->bytes = bytes;
@@ -497,5 +500,15 @@ int BPF_PROG(blkrr_requeue, struct request* rq) {
   __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
   e->disk_time_ns += charge(e->disk, now, lat, 0);
   e->rec_flags |= BLKRR_R_REQUEUED;
+  return 0;
+}
+
+/* Queue time (snoop -Q): loaded only when asked for and the kernel has the
+ * tracepoint. The request's entry exists from block_io_start. */
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blkrr_insert, struct request* rq) {
+  __u64 key = (__u64)rq;
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  if (e && e->state == BLKRR_RQ_STARTED) e->insert_ns = bpf_ktime_get_ns();
   return 0;
 }

@@ -85,6 +85,7 @@ struct blkrr_inflight {
   __u64 issue_ns;
   __u64 sector;
   __u64 disk_time_ns; /* charged before a requeue */
+  __u64 insert_ns;    /* block_rq_insert (queue time), 0 if not seen */
   __u32 bytes;
   __u32 disk;
   __u32 part;
@@ -106,6 +107,7 @@ struct blkrr_event {
   __u64 disk_time_ns;
   __u64 sector;
   __u64 cgroup_id;
+  __u64 insert_ns; /* 0 when not inserted through a scheduler or not tracked */
   __u32 bytes;
   __u32 disk;
   __u32 part;

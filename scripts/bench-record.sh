@@ -111,7 +111,11 @@ sysctl -q kernel.bpf_stats_enabled=1
 rec_pid=$!; wait_ready "$work/rec.log"
 hz=$(getconf CLK_TCK)
 fio_iops >/dev/null
-progs=$(bpftool prog show --json | jq -c '[.[] | select(.name | startswith("blkrr_")) | {name, run_time_ns, run_cnt}]')
+# Only the programs of this recorder (other blkrr instances may be running).
+ids=$(cat /proc/$rec_pid/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u | jq -s -c .)
+progs=$(bpftool prog show --json | jq -c --argjson ids "$ids" \
+  '[.[] | select(.id as $i | $ids | index($i)) |
+    {name, run_time_ns: (.run_time_ns // 0), run_cnt: (.run_cnt // 0)}]')
 read -r utick stick <<<"$(awk '{print $14, $15}' /proc/$rec_pid/stat)"
 kill -INT $rec_pid; wait $rec_pid; rec_pid=""
 sysctl -q kernel.bpf_stats_enabled=0

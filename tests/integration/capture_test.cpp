@@ -137,6 +137,45 @@ TEST(Capture, AggregateOnlySendsNothingThroughTheRingBuffer) {
   EXPECT_EQ((*cap)->counters().at("events"), 0u);
 }
 
+TEST(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  {
+    FILE* f = fopen(("/sys/block/" + a->name() + "/queue/scheduler").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs("mq-deadline", f);
+    ASSERT_EQ(fclose(f), 0) << "mq-deadline not available";
+  }
+  auto sel = resolve_device(a->path());
+  ASSERT_TRUE(sel);
+  CaptureConfig cfg;
+  cfg.devices.push_back(*sel);
+  cfg.queue_time = true;
+  auto cap = Capture::start(cfg);
+  ASSERT_TRUE(cap) << cap.error().message;
+  if (!(*cap)->has_queue_time()) GTEST_SKIP() << "kernel without block_rq_insert/block_io_start";
+  auto x = IoChild::spawn("blkrr-queue", a->path(), make_known_load(4, 10, 0, 100000));
+  ASSERT_TRUE(x);
+  x->go();
+  ASSERT_EQ(x->wait(), 0);
+  size_t n = 0, with_insert = 0;
+  auto fn = [&](const Request& r) {
+    if (r.comm_view() != "blkrr-queue") return;
+    n++;
+    RequestExtra e = (*cap)->current_extra();
+    if (e.insert_ns == kNoTime) return;
+    with_insert++;
+    EXPECT_LE(e.insert_ns, r.issue_ns);
+    EXPECT_LT(r.issue_ns - e.insert_ns, 1'000'000'000ull);
+  };
+  ASSERT_TRUE((*cap)->poll(100, fn));
+  ASSERT_TRUE((*cap)->stop(fn));
+  EXPECT_EQ(n, 40u);
+  // Every request went through the scheduler's insert.
+  EXPECT_EQ(with_insert, 40u);
+}
+
 // The sweeper on maps of the program's layout: only INFLIGHT entries older
 // than the device's threshold go, the correction counter and the generation
 // move, and only matching entries come back for emission.

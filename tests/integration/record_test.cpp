@@ -2,6 +2,7 @@
 // requests and attribution, device filter, pid filter with disk time over all
 // requests, and a recorder killed with SIGKILL.
 #include <signal.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -248,6 +249,48 @@ TEST(Record, SigkillLeavesAReadableTrace) {
     EXPECT_EQ(r.dev, a->dev());
     EXPECT_EQ(r.comm_view(), kChildComm);
   }
+}
+
+// A small tmpfs to fill up.
+struct TinyFs {
+  std::string dir;
+  bool mounted = false;
+  explicit TinyFs(const std::string& size) {
+    char tmpl[] = "/tmp/blkrr-full-XXXXXX";
+    if (!mkdtemp(tmpl)) return;
+    dir = tmpl;
+    mounted = mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+  }
+  ~TinyFs() {
+    if (mounted) umount2(dir.c_str(), MNT_DETACH);
+    if (!dir.empty()) rmdir(dir.c_str());
+  }
+};
+
+TEST(Record, DiskFullKeepsWhatWasFlushed) {
+  SKIP_UNLESS_CAPTURE();
+  TinyFs fs("96k");
+  ASSERT_TRUE(fs.mounted) << "cannot mount a tmpfs on " << fs.dir;
+  auto a = LoopDevice::create(128 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  const std::string out = fs.dir + "/full.blkrr";
+  auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out, "-D", "20"}, kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  // ~15 bytes/request uncompressed-ish random load: 96 KiB fill up quickly.
+  auto child = IoChild::spawn(kChildComm, a->path(), make_known_load(4, 64, 0, 250000),
+                              /*repeat_for_ms=*/6000);
+  ASSERT_TRUE(child);
+  child->go();
+  const int st = rec->wait();
+  child->wait();
+  EXPECT_EQ(st, 1) << rec->output();
+  EXPECT_NE(rec->output().find("No space left on device"), std::string::npos) << rec->output();
+  EXPECT_NE(rec->output().find("keeps what was flushed"), std::string::npos) << rec->output();
+  auto t = read_trace(out);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_GT(t->reqs.size(), 0u);
+  for (const auto& r : t->reqs) EXPECT_EQ(r.dev, a->dev());
+  unlink(out.c_str());
 }
 
 TEST(Record, ClearErrors) {

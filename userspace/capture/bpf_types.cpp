@@ -5,7 +5,7 @@
 
 namespace blkrr::capture {
 
-static_assert(sizeof(blkrr_event) == 88, "ring-buffer record layout changed");
+static_assert(sizeof(blkrr_event) == 96, "ring-buffer record layout changed");
 static_assert(static_cast<int>(Op::kWriteZeroes) == BLKRR_OP_WRITE_ZEROES);
 static_assert(static_cast<int>(Op::kOther) == BLKRR_OP_OTHER);
 static_assert(static_cast<int>(kFlagPrio) == static_cast<int>(BLKRR_F_PRIO));

@@ -27,6 +27,10 @@ int blk_status_to_errno(int status);
 // A ring-buffer record as a trace request. part == 0 (kernels whose request
 // has no partition device) is left 0 for the caller to resolve by sector.
 Request event_to_request(const blkrr_event& ev);
+// The record's insert time, kNoTime when not seen.
+inline uint64_t event_insert_ns(const blkrr_event& ev) {
+  return ev.insert_ns ? ev.insert_ns : kNoTime;
+}
 // An in-flight entry given up on (sweeper, end of capture): its completion
 // was never seen.
 Request inflight_to_request(const blkrr_inflight& e);

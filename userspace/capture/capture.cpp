@@ -62,6 +62,8 @@ class CaptureImpl final : public Capture {
   Result<std::vector<AggEntry>> aggregates() const override;
   Result<std::vector<DeviceBusy>> device_busy() const override;
   bool has_io_start() const override { return features_.has_io_start; }
+  RequestExtra current_extra() const override { return extra_; }
+  bool has_queue_time() const override { return queue_time_; }
 
  private:
   static int on_event(void* ctx, void* data, size_t size);
@@ -77,6 +79,8 @@ class CaptureImpl final : public Capture {
   std::unique_ptr<ring_buffer, RingBufferFree> rb_;
   DeviceNamer namer_;
   const EventFn* fn_ = nullptr;
+  RequestExtra extra_;
+  bool queue_time_ = false;
   int delivered_now_ = 0;
   bool stopped_ = false;
   Counters final_counters_;
@@ -125,6 +129,9 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
   if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
     return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
   if (!features_.has_io_start) bpf_program__set_autoload(skel_->progs.blkrr_io_start, false);
+  // Queue time needs the creator's entry (block_io_start) and the insert tracepoint.
+  queue_time_ = cfg.queue_time && features_.has_rq_insert && features_.has_io_start;
+  if (!queue_time_) bpf_program__set_autoload(skel_->progs.blkrr_insert, false);
 
   if (int err = capture_bpf__load(skel_.get()); err != 0) {
     return Error(std::string("loading the BPF programs failed: ") + strerror(-err) +
@@ -171,7 +178,9 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
 int CaptureImpl::on_event(void* ctx, void* data, size_t size) {
   auto* self = static_cast<CaptureImpl*>(ctx);
   if (size < sizeof(blkrr_event)) return 0;
-  self->deliver(capture::event_to_request(*static_cast<const blkrr_event*>(data)));
+  const auto& ev = *static_cast<const blkrr_event*>(data);
+  self->extra_.insert_ns = capture::event_insert_ns(ev);
+  self->deliver(capture::event_to_request(ev));
   return 0;
 }
 
@@ -188,7 +197,10 @@ int CaptureImpl::deliver_swept() {
     std::lock_guard<std::mutex> lk(mu_);
     v.swap(swept_);
   }
-  for (const auto& e : v) deliver(capture::inflight_to_request(e));
+  for (const auto& e : v) {
+    extra_.insert_ns = e.insert_ns ? e.insert_ns : kNoTime;
+    deliver(capture::inflight_to_request(e));
+  }
   return static_cast<int>(v.size());
 }
 
@@ -238,7 +250,10 @@ Status CaptureImpl::stop(const EventFn& fn) {
     return a.issue_ns < b.issue_ns;
   });
   if (cfg_.emit_events) {
-    for (const auto& e : left) deliver(capture::inflight_to_request(e));
+    for (const auto& e : left) {
+      extra_.insert_ns = e.insert_ns ? e.insert_ns : kNoTime;
+      deliver(capture::inflight_to_request(e));
+    }
   }
   not_seen_at_stop_ = left.size();
   fn_ = nullptr;

@@ -56,6 +56,11 @@ struct DeviceBusy {
   uint64_t requests = 0;
 };
 
+// What a record carries beyond the trace model (see Capture::current_extra).
+struct RequestExtra {
+  uint64_t insert_ns = kNoTime;  // block_rq_insert time (queue_time only; kNoTime if none)
+};
+
 class Capture {
  public:
   using EventFn = std::function<void(const Request&)>;
@@ -75,6 +80,11 @@ class Capture {
   virtual Result<std::vector<DeviceBusy>> device_busy() const = 0;
   // True when the kernel has block_io_start (attribution to the creating task).
   virtual bool has_io_start() const = 0;
+  // Valid inside an EventFn callback: the extra data of the record being
+  // delivered (queue time needs CaptureConfig::queue_time).
+  virtual RequestExtra current_extra() const = 0;
+  // True when queue_time was asked for and the kernel has block_rq_insert.
+  virtual bool has_queue_time() const = 0;
 };
 
 // Why the capture cannot run here (not root, no BTF...), or ok.
