@@ -2,6 +2,7 @@
 // aggregation (what `blkrr top` reads) equals the totals of the event stream
 // of the same run; the stale-entry sweeper on real BPF maps.
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +175,23 @@ TEST(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {
   EXPECT_EQ(n, 40u);
   // Every request went through the scheduler's insert.
   EXPECT_EQ(with_insert, 40u);
+}
+
+// The object compiled against bpf/vmlinux_fallback.h (for build machines
+// without /sys/kernel/btf/vmlinux) loads here: CO-RE relocated every access.
+TEST(Capture, FallbackVmlinuxObjectLoadsOnThisKernel) {
+  SKIP_UNLESS_CAPTURE();
+  bpf_object* obj = bpf_object__open_file(BLKRR_BPF_FALLBACK_OBJ, nullptr);
+  ASSERT_NE(obj, nullptr) << BLKRR_BPF_FALLBACK_OBJ;
+  bpf_program* insert = bpf_object__find_program_by_name(obj, "blkrr_insert");
+  ASSERT_NE(insert, nullptr);
+  int err = bpf_object__load(obj);
+  EXPECT_EQ(err, 0) << "loading " << BLKRR_BPF_FALLBACK_OBJ << ": " << strerror(-err);
+  int n = 0;
+  bpf_program* p = nullptr;
+  bpf_object__for_each_program(p, obj) n += bpf_program__fd(p) >= 0;
+  EXPECT_EQ(n, 5);
+  bpf_object__close(obj);
 }
 
 // The sweeper on maps of the program's layout: only INFLIGHT entries older
