@@ -1,5 +1,7 @@
 #include "converters/convert.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <ctime>
 #include <algorithm>
@@ -331,6 +333,15 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   if (o.repeat == 0) return Error("--repeat must be at least 1", 2);
   if (!(o.timescale > 0)) return Error("--timescale must be positive", 2);
   if (o.derive && o.output == "-") return Error("--derive writes N files; name them with -o", 2);
+  struct stat out_st;
+  if (o.output != "-" && ::stat(o.output.c_str(), &out_st) == 0) {
+    for (const auto& in : o.inputs) {
+      struct stat in_st;
+      if (::stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+          in_st.st_ino == out_st.st_ino)
+        return Error("the output " + o.output + " is the input " + in + "; choose another name", 2);
+    }
+  }
   ConvertSummary s;
   s.inputs = o.inputs;
   auto src = open_source(o.inputs, o.source);

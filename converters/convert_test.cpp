@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "converters/derive.h"
 #include "converters/load_format.h"
 #include "converters/test_util.h"
@@ -420,9 +422,41 @@ TEST(Convert, BlktraceToLoadAndUsageErrors) {
   auto bad = convert(opts(t.file("missing.load"), t.file("y.load")));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("missing.load"), std::string::npos);
+  auto in = t.write("same.load", load_text({{0, 1, 8, 'R'}}));
+  auto same = convert(opts(in, in));
+  ASSERT_FALSE(same.ok());
+  EXPECT_NE(same.error().message.find("is the input"), std::string::npos);
+  EXPECT_EQ(read_load(in).size(), 1u);  // untouched
   auto nodir = convert(opts(data_path("linux-mysql.load.gz"), "/nonexistent/dir/x.load"));
   ASSERT_FALSE(nodir.ok());
   EXPECT_NE(nodir.error().message.find("/nonexistent/dir/x.load"), std::string::npos);
+}
+
+// fio itself replays the iolog we write (skipped where fio is not installed).
+TEST(Convert, FioReplaysOurIolog) {
+  if (std::system("fio --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "fio is not installed";
+  TempDir t;
+  auto target = t.file("target.img");
+  ASSERT_EQ(std::system(("truncate -s 16M " + target).c_str()), 0);
+  auto in =
+      t.write("f.load",
+              load_text({{0, 0, 8, 'W'}, {1'000'000, 4096, 16, 'R'}, {2'000'000, 10000, 8, 'W'}}));
+  ConvertOptions o = opts(in, t.file("f.iolog"));
+  o.fio_file = target;
+  ASSERT_TRUE(convert(o).ok());
+  std::string cmd = "fio --name=r --read_iolog=" + t.file("f.iolog") +
+                    " --ioengine=psync --output-format=terse --terse-version=3 > " +
+                    t.file("fio.out") + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::slurp(t.file("fio.out"));
+  // Terse v3: field 6 = read KiB, 47 = write KiB (1-based, ';'-separated).
+  std::string out = testing::slurp(t.file("fio.out"));
+  std::vector<std::string> f;
+  size_t b = 0;
+  for (size_t e; (e = out.find(';', b)) != std::string::npos; b = e + 1)
+    f.push_back(out.substr(b, e - b));
+  ASSERT_GT(f.size(), 47u) << out;
+  EXPECT_EQ(f[5], "8");   // one 8 KiB read
+  EXPECT_EQ(f[46], "8");  // two 4 KiB writes
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ Result<int> cmd_convert(int argc, char** argv) {
       "  blkrr convert prod.load.gz -o prod.iolog --fio-file /dev/sdX   for fio --read_iolog\n"
       "  blkrr convert prod.blkrr -o mysql.csv --comm mysqld --window 10m:5m\n"
       "  blkrr convert msr/hm_0.csv.gz -d 0 -o hm0.load.gz --timescale 0.5\n"
-      "  blkrr convert prod.load.gz -o prod.load.gz --derive 4 --snippet 300\n");
+      "  blkrr convert prod.load.gz -o over.load.gz --derive 4 --snippet 300   over.000..003\n");
   auto parsed = ap.parse(argc, argv);
   if (!parsed) return parsed.error();
   if (!*parsed) return 0;
