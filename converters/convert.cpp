@@ -347,6 +347,15 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   auto src = open_source(o.inputs, o.source);
   if (!src) return src.error();
   s.input_format = std::string(input_format_name((*src)->info().format));
+  // Selections on fields the input does not have would silently drop everything.
+  uint32_t have = fields_for((*src)->info());
+  const std::string fmt = s.input_format;
+  if ((!o.select.pids.empty() || !o.select.comms.empty()) && !(have & kFieldProcess))
+    return Error("--pid/--comm: a " + fmt + " input has no process ids or names", 2);
+  if (!o.select.cgroups.empty() && (*src)->info().format != InputFormat::kNative)
+    return Error("--cgroup: only native traces carry cgroup ids, not a " + fmt + " input", 2);
+  if (o.point == StartPoint::kComplete && !(*src)->info().has_completion)
+    return Error("--point complete: a " + fmt + " input has no completion times", 2);
   Pipeline p(o, s);
   p.absolute_ = (*src)->info().absolute_time;
   BLKRR_TRY(p.open_output((*src)->info()));

@@ -422,6 +422,20 @@ TEST(Convert, BlktraceToLoadAndUsageErrors) {
   auto bad = convert(opts(t.file("missing.load"), t.file("y.load")));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("missing.load"), std::string::npos);
+  // Selections on fields a load does not have are refused, not silently empty.
+  for (auto set : {+[](ConvertOptions& c) { c.select.pids = {1}; },
+                   +[](ConvertOptions& c) { c.select.comms = {"x"}; },
+                   +[](ConvertOptions& c) { c.select.cgroups = {1}; },
+                   +[](ConvertOptions& c) { c.point = StartPoint::kComplete; },
+                   +[](ConvertOptions& c) { c.source.device = "sda"; }}) {
+    ConvertOptions c = opts(data_path("linux-mysql.load.gz"), t.file("z.load"));
+    set(c);
+    auto r = convert(c);
+    EXPECT_FALSE(r.ok());
+    if (!r.ok()) {
+      EXPECT_EQ(r.error().exit_code, 2) << r.error().message;
+    }
+  }
   auto in = t.write("same.load", load_text({{0, 1, 8, 'R'}}));
   auto same = convert(opts(in, in));
   ASSERT_FALSE(same.ok());

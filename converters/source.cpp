@@ -269,6 +269,8 @@ class LoadSource : public RequestSource {
 
 Result<std::unique_ptr<RequestSource>> open_load_source(const std::string& path,
                                                         const SourceOptions& opts) {
+  if (!opts.device.empty())
+    return Error(path + ": a blkreplay load has no devices; --device does not apply", 2);
   LoadReadOptions lo;
   lo.skip_bad = opts.skip_bad;
   auto r = LoadReader::open(path, lo);
