@@ -23,15 +23,27 @@ done
 
 work=$(mktemp -d /dev/shm/blkrr-bench-validate.XXXXXX)
 truncate -s 1G "$work/dev.img"
-LO=$(losetup -f --show "$work/dev.img")
-command -v udevadm > /dev/null && udevadm settle -t 5 || true
 APID=
 cleanup() {
   if [ -n "$APID" ]; then kill -INT "$APID" 2>/dev/null || true; wait "$APID" 2>/dev/null || true; fi
-  losetup -d "$LO" 2>/dev/null || true
+  # Detach only if the loop device is still backed by our file (other
+  # benchmarks may attach loop devices concurrently).
+  if [ -n "${LO:-}" ] && [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" = "$work/dev.img" ]; then
+    losetup -d "$LO" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
+LO=
 trap cleanup EXIT
+LO=$(losetup -f --show "$work/dev.img")
+if [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" != "$work/dev.img" ]; then
+  echo "bench-validate: $LO is not backed by $work/dev.img (attached concurrently?); retry" >&2
+  LO=; exit 1
+fi
+command -v udevadm > /dev/null && udevadm settle -t 5 || true
+# A loop device reused after a partitioned one may keep stale partitions.
+ls "/sys/block/${LO#/dev/}" | grep -q "^${LO#/dev/}p" && partx -d "$LO" 2>/dev/null || true
+APID=
 
 # Synthetic load: N random 4 KiB reads over the 1 GiB device, 10 us apart.
 python3 - "$N" > "$work/load" <<'PY'
@@ -50,11 +62,14 @@ attach() {  # attach [RESULT]: start the validator, wait until it is ready
   for _ in $(seq 100); do grep -qs ready "$work/attach.out" && return 0; sleep 0.1; done
   echo "bench-validate: validator did not start: $(cat "$work/attach.out")" >&2; exit 1
 }
-detach() {  # prints the validator's user+sys CPU seconds while attached
-  awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f\n", ($14 + $15) / hz}' "/proc/$APID/stat"
+detach() {  # the validator's user+sys CPU seconds while attached -> $work/cpu.last
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f\n", ($14 + $15) / hz}' "/proc/$APID/stat" \
+    > "$work/cpu.last"
   kill -INT "$APID"; wait "$APID" || true; APID=
 }
 replay() {  # replay OUT -> prints achieved IOPS
+  [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" = "$work/dev.img" ] ||
+    { echo "bench-validate: $LO was detached behind our back" >&2; LO=; exit 1; }
   "$BLKRR" replay --timing fullspeed "$work/synthetic.load.gz" "$LO" -o "$1" --json "$work/s.json" \
     > "$work/replay.log" 2>&1 || { echo "bench-validate: replay failed:" >&2; tail -5 "$work/replay.log" >&2; exit 1; }
   jq '.achieved.iops' "$work/s.json"
@@ -75,8 +90,9 @@ for round in $(seq "$RUNS"); do
     else
       attach "$work/v.replay.gz" "$work/v.blkrr"
       replay "$work/v.replay.gz" >> "$work/r.val"
-      cpu=$(detach)
-      grep -E "^validate:|^matched" "$work/attach.out" | sed "s/^/  round $round: /" >&2
+      detach
+      cpu=$(cat "$work/cpu.last")
+      grep -E "^validate:|^matched" "$work/attach.out" | sed "s/^/  round $round: /" >&2 || true
       sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' "$work/attach.out" >> "$work/match"
       n=$(sed -n 's/^captured \([0-9]*\) .*/\1/p' "$work/attach.out")
       awk -v c="$cpu" -v n="$n" 'BEGIN {printf "%.3f\n", c / n * 1e6}' >> "$work/cpu"
@@ -87,7 +103,7 @@ for round in $(seq "$RUNS"); do
       fi
       attach
       fio_iops >> "$work/f.val"
-      detach > /dev/null
+      detach
     fi
   done
 done
