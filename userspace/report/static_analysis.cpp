@@ -1,29 +1,10 @@
 #include "report/static_analysis.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 namespace blkrr::report {
-
-uint64_t IntervalSet::add(uint64_t begin, uint64_t end) {
-  if (end <= begin) return 0;
-  // First piece that could touch [begin, end): the one starting at or before begin.
-  auto it = map_.upper_bound(begin);
-  if (it != map_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second >= begin) it = prev;
-  }
-  uint64_t nb = begin, ne = end, removed = 0;
-  while (it != map_.end() && it->first <= end) {
-    nb = std::min(nb, it->first);
-    ne = std::max(ne, it->second);
-    removed += it->second - it->first;
-    it = map_.erase(it);
-  }
-  map_.emplace(nb, ne);
-  uint64_t added = (ne - nb) - removed;
-  covered_ += added;
-  return added;
-}
 
 namespace {
 
@@ -80,25 +61,65 @@ std::vector<WorkingSetPoint> working_set(const TimeOrder& s, uint64_t window_ns)
   return out;
 }
 
+namespace {
+
+// Sectors each step newly touches (first touch in time order), for the
+// requests selected by `take`: an offline sweep over the sector axis. Each
+// elementary segment between interval ends is credited to the earliest
+// request covering it (min-heap of active requests, lazily pruned). Sorting
+// 2n events is much faster than a balanced tree of extents for large inputs.
+template <class Take>
+std::vector<uint64_t> first_touch_per_step(const TimeOrder& s, uint64_t step_ns, size_t steps,
+                                           Take take) {
+  struct Event {
+    uint64_t pos;
+    uint32_t idx;
+    bool end;
+  };
+  std::vector<Event> ev;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const Sample& x = s[i];
+    if (!take(x) || x.sectors == 0) continue;
+    ev.push_back({x.sector, static_cast<uint32_t>(i), false});
+    ev.push_back({x.end_sector(), static_cast<uint32_t>(i), true});
+  }
+  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.pos < b.pos; });
+  std::vector<uint64_t> added(steps, 0);
+  std::vector<bool> ended(s.size(), false);
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> active;
+  uint64_t last = 0;
+  for (const Event& e : ev) {
+    if (e.pos > last) {
+      while (!active.empty() && ended[active.top()]) active.pop();
+      if (!active.empty()) added[s[active.top()].t_ns / step_ns] += e.pos - last;
+    }
+    last = e.pos;
+    if (e.end)
+      ended[e.idx] = true;
+    else
+      active.push(e.idx);
+  }
+  return added;
+}
+
+}  // namespace
+
 std::vector<WorkingSetPoint> cumulative_working_set(const TimeOrder& s, uint64_t step_ns) {
   std::vector<WorkingSetPoint> out;
   if (s.size() == 0 || step_ns == 0) return out;
-  IntervalSet all, rd, wr;
-  uint64_t k = 0;
-  auto emit = [&] {
-    out.push_back({(k + 1) * step_ns, all.covered(), rd.covered(), wr.covered()});
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    const Sample& x = s[i];
-    uint64_t w = x.t_ns / step_ns;
-    while (k < w) {
-      emit();
-      ++k;
-    }
-    all.add(x.sector, x.end_sector());
-    (x.write() ? wr : rd).add(x.sector, x.end_sector());
+  size_t steps = s[s.size() - 1].t_ns / step_ns + 1;
+  auto all = first_touch_per_step(s, step_ns, steps, [](const Sample&) { return true; });
+  auto rd = first_touch_per_step(s, step_ns, steps, [](const Sample& x) { return !x.write(); });
+  auto wr = first_touch_per_step(s, step_ns, steps, [](const Sample& x) { return x.write(); });
+  out.resize(steps);
+  WorkingSetPoint cum;
+  for (size_t k = 0; k < steps; ++k) {
+    cum.all += all[k];
+    cum.reads += rd[k];
+    cum.writes += wr[k];
+    cum.t_ns = (k + 1) * step_ns;
+    out[k] = cum;
   }
-  emit();
   return out;
 }
 

@@ -6,25 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include "report/histogram.h"
 #include "report/sample.h"
 
 namespace blkrr::report {
-
-// Union of sector intervals; add() returns how many sectors were new.
-class IntervalSet {
- public:
-  uint64_t add(uint64_t begin, uint64_t end);  // [begin, end)
-  uint64_t covered() const { return covered_; }
-  size_t pieces() const { return map_.size(); }
-
- private:
-  std::map<uint64_t, uint64_t> map_;  // begin -> end, disjoint, not touching
-  uint64_t covered_ = 0;
-};
 
 // Distinct sectors touched, split by direction ("all" counts a sector once
 // even when both read and written).

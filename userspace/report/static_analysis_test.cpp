@@ -24,19 +24,6 @@ std::vector<Sample> five() {
           mk(2.7, 200, 16, true, 0), mk(2.2, 100, 8, false, 1)};
 }
 
-TEST(IntervalSet, MergesOverlapsAndNeighbours) {
-  IntervalSet s;
-  EXPECT_EQ(s.add(10, 20), 10u);
-  EXPECT_EQ(s.add(15, 25), 5u);
-  EXPECT_EQ(s.add(30, 40), 10u);
-  EXPECT_EQ(s.add(25, 30), 5u);  // bridges the two pieces
-  EXPECT_EQ(s.pieces(), 1u);
-  EXPECT_EQ(s.add(0, 50), 20u);
-  EXPECT_EQ(s.add(12, 13), 0u);
-  EXPECT_EQ(s.covered(), 50u);
-  EXPECT_EQ(s.add(7, 7), 0u);
-}
-
 TEST(WorkingSet, OneSecondWindows) {
   auto v = five();
   TimeOrder o(v);
@@ -134,6 +121,27 @@ TEST(PerProcess, SizesAndSeeks) {
   EXPECT_EQ(pp[1].seeks.counts[3], 1u);
   EXPECT_EQ(pp[1].seeks.counts[6], 1u);
   EXPECT_EQ(pp[0].seeks.total() + pp[1].seeks.total(), 4u);
+}
+
+}  // namespace
+}  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+TEST(WorkingSet, CumulativeCreditsFirstTouchOnly) {
+  // t=0.5 [10,20); t=1.5 [15,30) adds 10; t=1.7 [0,40) adds 10+10; t=2.1 [5,25) adds 0.
+  std::vector<Sample> v{mk(0.5, 10, 10, false), mk(1.5, 15, 15, true), mk(1.7, 0, 40, false),
+                        mk(2.1, 5, 20, true)};
+  TimeOrder o(v);
+  auto cum = cumulative_working_set(o, 1'000'000'000);
+  ASSERT_EQ(cum.size(), 3u);
+  EXPECT_EQ(cum[0].all, 10u);
+  EXPECT_EQ(cum[1].all, 40u);
+  EXPECT_EQ(cum[2].all, 40u);
+  EXPECT_EQ(cum[1].reads, 40u);   // [10,20) then [0,40)
+  EXPECT_EQ(cum[1].writes, 15u);  // [15,30)
+  EXPECT_EQ(cum[2].writes, 25u);  // + [5,15)
 }
 
 }  // namespace
