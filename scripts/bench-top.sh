@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Cost of leaving `blkrr top` running: fio 4k random reads, queue depth 32,
+# libaio, on a loop device over /dev/shm (the device's maximum rate here),
+# with nothing, with `blkrr top` and with a biotop-like bpftrace script (the
+# peer: per-comm bytes and summed latencies) running. Modes alternate,
+# ROUNDS rounds of SECONDS_PER_RUN seconds each, medians reported. Also:
+# kernel ns per request of top's BPF programs (kernel.bpf_stats_enabled) and
+# the CPU time of the top process itself.
+# Usage (root): scripts/bench-top.sh [BLKRR_BINARY]   env: ROUNDS=5 SECONDS_PER_RUN=5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "bench-top.sh: run as root" >&2; exit 1; }
+BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
+ROUNDS=${ROUNDS:-5}
+SECS=${SECONDS_PER_RUN:-5}
+for t in fio bpftrace bpftool jq; do command -v $t >/dev/null || { echo "missing $t" >&2; exit 1; }; done
+[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
+
+work=$(mktemp -d /dev/shm/blkrr-bench-top.XXXXXX)
+loop=""
+bg=""
+cleanup() {
+  [ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null || true
+  sysctl -q kernel.bpf_stats_enabled=0 || true
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+truncate -s 1G "$work/disk.img"
+dd if=/dev/urandom of="$work/disk.img" bs=1M count=1024 conv=notrunc status=none
+loop=$(losetup --find --show "$work/disk.img")
+
+fio_iops() {
+  fio --name=bench --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+    --iodepth=32 --runtime="$SECS" --time_based --norandommap --randrepeat=0 \
+    --output-format=json 2>/dev/null | jq -r '.jobs[0].read.iops'
+}
+
+# biotop's measure with bpftrace: bytes, requests and summed latency per comm.
+peer_script='
+tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; @who[args->dev, args->sector] = comm; }
+tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
+  $k = @who[args->dev, args->sector];
+  @lat[$k] = sum(nsecs - @start[args->dev, args->sector]);
+  @bytes[$k] = sum(args->nr_sector * 512); @io[$k] = count();
+  delete(@start[args->dev, args->sector]); delete(@who[args->dev, args->sector]);
+}
+interval:s:1 { print(@bytes); print(@io); print(@lat); clear(@bytes); clear(@io); clear(@lat); }'
+
+start_bg() {  # start_bg MODE: start the observer, wait until it is attached
+  case $1 in
+    none) bg="" ;;
+    top)
+      "$BLKRR" top -C -d "$loop" 1 >"$work/top.out" 2>&1 &
+      bg=$!
+      for _ in $(seq 100); do grep -q BYTES "$work/top.out" && break; sleep 0.05; done ;;
+    peer)
+      bpftrace -e "$peer_script" >"$work/peer.out" 2>&1 &
+      bg=$!
+      for _ in $(seq 200); do grep -q Attaching "$work/peer.out" && break; sleep 0.05; done
+      sleep 0.5 ;;
+  esac
+}
+stop_bg() {
+  [ -n "$bg" ] && { kill -INT "$bg"; wait "$bg" 2>/dev/null || true; }
+  bg=""
+}
+
+declare -A res
+modes="none top peer"
+for r in $(seq "$ROUNDS"); do
+  for m in $modes; do
+    start_bg "$m"
+    iops=$(fio_iops)
+    stop_bg
+    res[$m]="${res[$m]:-} $iops"
+    printf 'round %d %-5s %10.0f IOPS\n' "$r" "$m" "$iops"
+  done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+base=$(echo "${res[none]}" | median)
+echo
+echo "medians over $ROUNDS rounds of ${SECS}s (fio 4k randread qd32 libaio on $loop over /dev/shm):"
+for m in $modes; do
+  med=$(echo "${res[$m]}" | median)
+  awk -v m="$m" -v v="$med" -v b="$base" 'BEGIN { printf "  %-5s %10.0f IOPS  %+6.2f %% vs none\n", m, v, (v - b) / b * 100 }'
+done
+
+# Kernel time of top's BPF programs per request, and top's own CPU time.
+sysctl -q kernel.bpf_stats_enabled=1
+before=$(bpftool prog show --json | jq -c '[.[].id]')
+"$BLKRR" top -C -d "$loop" 1 >"$work/top.out" 2>&1 &
+bg=$!
+for _ in $(seq 100); do grep -q BYTES "$work/top.out" && break; sleep 0.05; done
+t0=$(awk '{print $14 + $15}' /proc/$bg/stat)
+fio_iops >/dev/null
+t1=$(awk '{print $14 + $15}' /proc/$bg/stat)
+# top's programs: the blkrr_* programs loaded after it started.
+bpftool prog show --json | jq -r --argjson old "$before" \
+  '[.[] | select(.name | startswith("blkrr_")) | select(.id as $i | $old | index($i) | not) |
+    select(.run_cnt > 0)] |
+   (map("  \(.name): \(.run_cnt) runs, \((.run_time_ns / .run_cnt) | floor) ns/run") | .[]),
+   "  per request (sum of the programs / completions): \((map(.run_time_ns) | add) /
+      ([.[] | select(.name == "blkrr_complete") | .run_cnt] | add) | floor) ns"'
+hz=$(getconf CLK_TCK)
+awk -v t="$((t1 - t0))" -v hz="$hz" -v s="$SECS" \
+  'BEGIN { printf "  blkrr top process: %.3f s CPU in %d s (%.2f %% of one CPU)\n", t / hz, s, t / hz / s * 100 }'
+stop_bg
+sysctl -q kernel.bpf_stats_enabled=0
