@@ -191,6 +191,7 @@ Result<int> cmd_top(int argc, char** argv) {
     for (const auto& e : s.agg) procs.touch(e.key.pid);  // new pids, while they live
     Snapshot snap = model.update(s);
     procs.next_generation();
+    cgroups.rescan();  // cgroups created since: walk again on the next miss
     if (server) {
       metrics.add(snap);
       server->set_body(metrics.exposition());
