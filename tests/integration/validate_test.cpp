@@ -255,10 +255,10 @@ TEST(OfflineValidate, RecordedReplayIsComplete) {
   std::string trace = dir + "/run.blkrr", result = dir + "/run.replay.gz", json = dir + "/v.json";
   auto rec = BlkrrProcess::start({"record", "-d", lo->path(), "-o", trace}, "Ctrl-C stops");
   ASSERT_TRUE(rec) << rec.error().message;
-  auto rp =
-      BlkrrProcess::start({"replay", std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz",
-                           lo->path(), "--timing", "fullspeed", "--duration", "60", "-o", result},
-                          "");
+  auto rp = BlkrrProcess::start(
+      {"replay", std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz", lo->path(), "--timing",
+       "fullspeed", "--duration", "60", "--force", "-o", result},
+      "");
   ASSERT_TRUE(rp) << rp.error().message;
   int rc = rp->wait();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
