@@ -1,9 +1,12 @@
 #include "replay/session.h"
 
+#include <sched.h>
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 
@@ -32,6 +35,32 @@ uint64_t random_run_id() {
     id = monotonic_now_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
   return id;
 }
+
+// SCHED_FIFO for the calling thread (and the threads it creates) while alive.
+class RealtimeGuard {
+ public:
+  Status enable(int prio) {
+    if (prio <= 0) return {};
+    old_policy_ = sched_getscheduler(0);
+    sched_getparam(0, &old_);
+    sched_param sp{};
+    sp.sched_priority = prio;
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+      return Error("--realtime " + std::to_string(prio) + ": cannot switch to SCHED_FIFO: " +
+                       std::strerror(errno) + " (needs root or CAP_SYS_NICE)",
+                   2);
+    active_ = true;
+    return {};
+  }
+  ~RealtimeGuard() {
+    if (active_) sched_setscheduler(0, old_policy_, &old_);
+  }
+
+ private:
+  bool active_ = false;
+  int old_policy_ = SCHED_OTHER;
+  sched_param old_{};
+};
 
 Result<uint64_t> load_end_sector(const SessionOptions& o) {
   auto src = open_source({o.load}, o.source);
@@ -126,6 +155,9 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
 
   auto pool = BufferPool::create(o.vmode != VerifyMode::kNone);
   if (!pool) return pool.error();
+  // Before the engine and the record bus exist, so that their threads inherit it.
+  RealtimeGuard rt;
+  BLKRR_TRY(rt.enable(o.rt_priority));
   MonotonicClock clock;
   EngineOptions eo;
   eo.fd = tgt->fd.get();
@@ -221,7 +253,10 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   si.stats = &stats;
   SessionOutcome oc;
   oc.summary = build_summary(si);
-  if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary));
+  oc.summary["start_instant_monotonic_ns"] = res->start_instant_ns;
+  oc.summary["start_unix"] =
+      static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res->start_instant_ns)) / 1e9;
+  if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res->start_instant_ns));
   std::vector<std::string> tail = summary_lines(oc.summary);
 
   if (out) {

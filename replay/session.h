@@ -45,6 +45,7 @@ struct SessionOptions {
   bool dry_run = false, fake_io = false, direct = true;
   bool force = false, allow_file = false;
   uint64_t spin_ns = 100'000;
+  int rt_priority = 0;    // --realtime N: SCHED_FIFO priority of the replay threads (0 = off)
   std::string output;     // -o *.replay.gz ("" = none)
   std::string json_path;  // --json ("" = none)
   bool progress = false;  // progress line on stderr
@@ -55,8 +56,9 @@ struct SessionHooks {
   std::vector<RecordSink*> sinks;
   // Called once the device is open and before the first request is due.
   std::function<Status(const std::string& device_path)> before_start;
-  // Called after the last completion; may add to the summary.
-  std::function<Status(nlohmann::json& summary)> after_end;
+  // Called after the last completion with the start instant (CLOCK_MONOTONIC
+  // ns; record times are relative to it); may add to the summary.
+  std::function<Status(nlohmann::json& summary, uint64_t start_instant_ns)> after_end;
 };
 
 struct SessionOutcome {

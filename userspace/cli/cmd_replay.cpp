@@ -55,7 +55,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   replay::SessionOptions o;
   std::vector<std::string> pos;
   std::string from = "auto";
-  uint64_t qd = 128, threads = 16, spin_us = 100;
+  uint64_t qd = 128, threads = 16, spin_us = 100, rt_prio = 0;
   double start_at = 0;
   bool quiet = false;
   ArgParser p(
@@ -106,6 +106,10 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.opt_string(0, "from", "FORMAT", "input format (default: detected from the content)", &from);
   p.opt_u64(0, "spin-us", "US", "sleep until US before a deadline, then spin (default 100)",
             &spin_us);
+  p.opt_u64(0, "realtime", "PRIO",
+            "run the replay threads SCHED_FIFO at PRIO (1-99) so that other load on the host "
+            "cannot delay submissions",
+            &rt_prio);
   p.opt_string('o', "output", "OUT.replay.gz", "per-request results in blkreplay's format",
                &o.output);
   p.opt_string(0, "json", "FILE", "summary as JSON", &o.json_path);
@@ -133,6 +137,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   o.queue_depth = static_cast<uint32_t>(qd);
   o.threads = static_cast<uint32_t>(threads);
   o.spin_ns = spin_us * 1000;
+  if (rt_prio > 99) return Error("--realtime must be between 1 and 99", 2);
+  o.rt_priority = static_cast<int>(rt_prio);
   o.direct = !no_direct;
   if (start_at != 0) o.start_at_unix = start_at;
   o.progress = !quiet && isatty(STDERR_FILENO);
