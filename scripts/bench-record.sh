@@ -61,14 +61,15 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
       "$BLKRR" record -d "$loop" -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
       rec_pid=$!; wait_ready "$work/rec.log"
       fio_iops "$@"
-      kill -INT $rec_pid; wait $rec_pid; rec_pid=""
+      kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
       rm -f "$work/rec.blkrr" ;;
     bpftrace)
       bpftrace -e 'tracepoint:block:block_rq_issue, tracepoint:block:block_rq_complete { @[probe] = count(); }' \
         >"$work/bt.log" 2>&1 &
       rec_pid=$!; wait_ready "$work/bt.log"
       fio_iops "$@"
-      kill -INT $rec_pid; wait $rec_pid || true; rec_pid="" ;;
+      # SIGTERM: background jobs of a non-interactive shell ignore SIGINT.
+      kill -TERM $rec_pid; wait $rec_pid || true; rec_pid="" ;;
     blktracer)
       echo 0 >$T/tracing_on; echo >$T/trace
       echo blk >$T/current_tracer
@@ -117,7 +118,7 @@ progs=$(bpftool prog show --json | jq -c --argjson ids "$ids" \
   '[.[] | select(.id as $i | $ids | index($i)) |
     {name, run_time_ns: (.run_time_ns // 0), run_cnt: (.run_cnt // 0)}]')
 read -r utick stick <<<"$(awk '{print $14, $15}' /proc/$rec_pid/stat)"
-kill -INT $rec_pid; wait $rec_pid; rec_pid=""
+kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
 sysctl -q kernel.bpf_stats_enabled=0
 reqs=$(sed -n 's/^recorded \([0-9]*\) requests.*/\1/p' "$work/rec.log")
 bpr=$(sed -n 's/.* \([0-9.]*\) bytes\/request.*/\1/p' "$work/rec.log")
