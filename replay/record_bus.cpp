@@ -1,5 +1,8 @@
 #include "replay/record_bus.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 namespace blkrr::replay {
 
 RecordBus::RecordBus(bool threaded, size_t batch) : threaded_(threaded), batch_size_(batch) {
@@ -47,6 +50,11 @@ void RecordBus::finish() {
 }
 
 void RecordBus::run() {
+  // Writing results is never urgent: if the replay runs SCHED_FIFO
+  // (--realtime), this thread must not compete with it or with the kernel's
+  // I/O workers.
+  sched_param sp{};
+  pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
   std::unique_lock<std::mutex> l(m_);
   for (;;) {
     cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
