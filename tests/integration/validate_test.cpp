@@ -4,6 +4,8 @@
 // its comm, splits with a lowered max_sectors_kb, losses turning the verdict
 // to "unknown". With a working `blkrr replay`, also `blkrr validate` offline.
 #include <fcntl.h>
+#include <linux/blkpg.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -11,9 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -242,6 +246,80 @@ TEST(LiveValidate, LossesMakeTheVerdictUnknown) {
   auto j = validate::to_json(*rep);
   EXPECT_EQ(j["verdict"], "unknown");
   EXPECT_EQ(j["losses"]["hides_requests"], true);
+}
+
+// A scratch loop device with one partition at sector 2048, added with BLKPG
+// (partition scanning is not used here); removed again by the destructor.
+class PartitionedLoop {
+ public:
+  static constexpr uint32_t kStart = 2048, kSectors = 65536;
+  PartitionedLoop() {
+    auto lo = LoopDevice::create(64ull << 20);
+    if (!lo) return;
+    lo_.emplace(std::move(*lo));
+    settle_udev();
+    fd_ = open(lo_->path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) return;
+    blkpg(BLKPG_DEL_PARTITION, 0, 0);  // left over by a previous user
+    if (!blkpg(BLKPG_ADD_PARTITION, kStart, kSectors)) return;
+    for (int i = 0; i < 50 && access(part().c_str(), F_OK) != 0; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ok_ = access(part().c_str(), F_OK) == 0;
+  }
+  ~PartitionedLoop() {
+    if (fd_ < 0) return;
+    blkpg(BLKPG_DEL_PARTITION, 0, 0);
+    close(fd_);
+  }
+  bool ok() const { return ok_; }
+  std::string disk() const { return lo_->path(); }
+  std::string part() const { return lo_->path() + "p1"; }
+
+ private:
+  bool blkpg(int op, long long start, long long sectors) {
+    blkpg_partition p{};
+    p.pno = 1;
+    p.start = start * 512;
+    p.length = sectors * 512;
+    blkpg_ioctl_arg arg{};
+    arg.op = op;
+    arg.datalen = sizeof p;
+    arg.data = &p;
+    return ioctl(fd_, BLKPG, &arg) == 0;
+  }
+  std::optional<LoopDevice> lo_;
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+// The replay runs on a partition: its sectors are relative to the partition,
+// the capture sees whole-disk sectors and only the partition's range.
+TEST(LiveValidate, PartitionOffsetIsApplied) {
+  SKIP_UNLESS_CAPTURE();
+  PartitionedLoop lo;
+  ASSERT_TRUE(lo.ok()) << "cannot set up a partitioned loop device";
+  auto v = LiveValidator::start(lo.part());
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ((*v)->partition_offset(), PartitionedLoop::kStart);
+  MiniReplay rp(lo.part());
+  ASSERT_TRUE(rp.ok());
+  ASSERT_TRUE(rp.random(500, 0, PartitionedLoop::kSectors, 3));
+  // I/O of the whole disk before the partition is not part of the selection.
+  {
+    Fd fd;
+    fd.fd = open(lo.disk().c_str(), O_RDONLY | O_DIRECT);
+    ASSERT_GE(fd.fd, 0);
+    void* b = aligned_alloc(4096, 4096);
+    for (int i = 0; i < 10; i++) ASSERT_EQ(pread(fd.fd, b, 4096, i * 4096), 4096);
+    free(b);
+  }
+  auto rep = (*v)->finish(rp.reqs);
+  ASSERT_TRUE(rep) << rep.error().message;
+  std::fprintf(stderr, "%s", validate::format_text(*rep).c_str());
+  EXPECT_EQ(rep->verdict, Verdict::kComplete) << rep->verdict_reason;
+  EXPECT_EQ(rep->covered, 500u);
+  EXPECT_EQ(rep->observed, 500u);
+  EXPECT_EQ(rep->foreign_count, 0u);
 }
 
 // `blkrr record` traces the device while `blkrr replay --timing fullspeed`
