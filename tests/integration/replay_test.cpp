@@ -4,6 +4,7 @@
 // device's sector counters); verify mode catching a sector overwritten behind
 // blkrr's back; refusal of a device holding ext4.
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -257,6 +258,35 @@ TEST(ReplayIntegration, VerifyFindsASectorOverwrittenBehindItsBack) {
   EXPECT_EQ(lines, 1);
   unlink(out.c_str());
   unlink(load.c_str());
+}
+
+TEST(ReplayIntegration, CtrlCStopsCleanlyAndWritesResults) {
+  REQUIRE_ROOT();
+  auto dev = scratch_device(256ull << 20);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  const std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+  const std::string out = "/dev/shm/blkrr-itest-int.replay.gz";
+  const std::string json = "/dev/shm/blkrr-itest-int.json";
+  auto p = BlkrrProcess::start({"replay", load, dev->path(), "-o", out, "--json", json}, "", 10000);
+  ASSERT_TRUE(p.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  p->signal(SIGINT);
+  EXPECT_EQ(p->wait(), 130) << p->output();
+  auto res = LoadReader::open(out);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  LoadRecord rec;
+  uint64_t n = 0;
+  while (*res->next(rec)) ++n;
+  EXPECT_GT(n, 0u);
+  bool tail = false;
+  for (const auto& l : res->info_lines())
+    if (l == "# interrupted: results cover what completed") tail = true;
+  EXPECT_TRUE(tail);
+  const std::string j = read_file(json);
+  EXPECT_NE(j.find("\"interrupted\": true"), std::string::npos);
+  EXPECT_NE(j.find("\"completed\": " + std::to_string(n) + ","), std::string::npos) << j;
+  unlink(out.c_str());
+  unlink(json.c_str());
 }
 
 TEST(ReplayIntegration, RefusesADeviceHoldingExt4) {
