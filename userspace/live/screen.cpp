@@ -33,11 +33,27 @@ std::string fit_left(const std::string& s, size_t w) {
   return ".." + s.substr(s.size() - (w - 2));
 }
 
-size_t name_width(const Snapshot& s) {
-  if (s.by != GroupBy::kCgroup) return kCommWidth;
-  size_t w = kCommWidth;
-  for (const auto& r : s.rows) w = std::max(w, r.comm.size() + 1);
-  return std::min<size_t>(w, 40);
+struct Layout {
+  size_t name = kCommWidth, device = kDeviceWidth;
+};
+
+// Column widths; on a narrow terminal COMM and DEVICE shrink (down to 6
+// characters) before the line is cut, so that the value column stays.
+Layout layout(const Snapshot& s, const ScreenOptions& opt) {
+  Layout l;
+  if (s.by == GroupBy::kCgroup) {
+    for (const auto& r : s.rows) l.name = std::max(l.name, r.comm.size() + 1);
+    l.name = std::min<size_t>(l.name, 40);
+  }
+  constexpr size_t kFixed = 22 + 2 + 24;  // UID PID PPID, separators, MAJ MIN D value
+  if (opt.width && kFixed + l.name + l.device > opt.width) {
+    size_t excess = kFixed + l.name + l.device - opt.width;
+    size_t cut_name = std::min(excess, l.name - 6);
+    l.name -= cut_name;
+    excess -= cut_name;
+    l.device -= std::min(excess, l.device - 6);
+  }
+  return l;
 }
 
 }  // namespace
@@ -103,10 +119,10 @@ std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
 }
 
 std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt) {
-  size_t nw = name_width(s);
+  Layout l = layout(s, opt);
   std::string t = fmt("%5s %7s %7s ", "UID", "PID", "PPID");
-  t += fit_left(s.by == GroupBy::kCgroup ? "CGROUP" : "COMM", nw) + " ";
-  t += fit_left("DEVICE", kDeviceWidth) + " ";
+  t += fit_left(s.by == GroupBy::kCgroup ? "CGROUP" : "COMM", l.name) + " ";
+  t += fit_left("DEVICE", l.device) + " ";
   t += fmt("%4s %4s %s %12s", "MAJ", "MIN", "D", std::string(value_title(opt.mode)).c_str());
   return cut(std::move(t), opt.width);
 }
@@ -119,8 +135,9 @@ std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt
     line = fmt("%5s %7u %7s ", "-", r.pid, "-");  // exited before it was seen
   else
     line = fmt("%5s %7s %7s ", "-", "-", "-");
-  line += fit_left(r.comm, name_width(s)) + " ";
-  line += fit_left(r.device, kDeviceWidth) + " ";
+  Layout l = layout(s, opt);
+  line += fit_left(r.comm, l.name) + " ";
+  line += fit_left(r.device, l.device) + " ";
   line += fmt("%4u %4u %c %12s", dev_major(r.dev), dev_minor(r.dev), op_letter(r.dir),
               value_text(r, s.interval_ns, opt.mode).c_str());
   return cut(std::move(line), opt.width);

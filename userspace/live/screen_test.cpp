@@ -61,6 +61,20 @@ TEST(Screen, WidthRowsAndClearing) {
   EXPECT_EQ(out.rfind("\033[H\033[2J", 0), 0u);
 }
 
+// A narrow terminal shrinks COMM and DEVICE first: the value stays whole.
+TEST(Screen, NarrowTerminalKeepsTheValue) {
+  ScreenOptions opt;
+  opt.width = 60;
+  Snapshot s = two_second_interval();
+  EXPECT_EQ(render_column_titles(s, opt),
+            "  UID     PID    PPID COMM   DEVICE  MAJ  MIN D        BYTES");
+  EXPECT_EQ(render_row(s.rows[1], s, opt),
+            " 1000     100       1 fio    sda2      8    2 R      1572864");
+  EXPECT_EQ(render_column_titles(s, opt).size(), 60u);
+  opt.width = 30;  // too narrow even then: cut
+  EXPECT_EQ(render_row(s.rows[1], s, opt).size(), 30u);
+}
+
 TEST(Screen, GroupedRowsHaveNoProcessColumns) {
   Snapshot s = two_second_interval(GroupBy::kCgroup);
   ScreenOptions opt;
