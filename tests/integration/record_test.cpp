@@ -295,6 +295,21 @@ TEST(Record, DiskFullKeepsWhatWasFlushed) {
 
 TEST(Record, ClearErrors) {
   SKIP_UNLESS_CAPTURE();
+  // Not root: a clear message before anything is loaded.
+  if (access("/usr/bin/setpriv", X_OK) == 0) {
+    std::string cmd = std::string("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ") +
+                      "--inh-caps=-all " + BLKRR_BINARY + " record -D 1 -o /tmp/never.blkrr 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[512];
+    while (fgets(buf, sizeof(buf), p)) out += buf;
+    int st = pclose(p);
+    EXPECT_NE(st, 0);
+    EXPECT_NE(out.find("needs root"), std::string::npos) << out;
+    EXPECT_NE(access("/tmp/never.blkrr", F_OK), 0);
+  }
+
   auto unknown = BlkrrProcess::start({"record", "-d", "nosuchdisk0", "-D", "1"}, "blkrr record:");
   ASSERT_TRUE(unknown) << unknown.error().message;
   EXPECT_NE(unknown->wait(), 0);
