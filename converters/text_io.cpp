@@ -4,7 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 namespace blkrr {
 
@@ -103,6 +107,51 @@ bool is_gz_path(const std::string& path) {
   return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
 }
 
+// Compresses full buffers on its own thread; at most two wait, so memory stays
+// bounded and the producer slows down to the compressor's pace.
+struct OutFile::Deflater {
+  struct Chunk {
+    std::vector<char> buf;
+    size_t len = 0;
+  };
+  GzPtr gz;
+  std::string path;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Chunk> todo;
+  std::vector<std::vector<char>> spare;
+  bool stop = false;
+  std::string error;
+  std::thread th;
+
+  void run() {
+    std::unique_lock<std::mutex> lk(mu);
+    for (;;) {
+      cv.wait(lk, [&] { return stop || !todo.empty(); });
+      if (todo.empty()) return;
+      Chunk c = std::move(todo.front());
+      bool failed = !error.empty();
+      lk.unlock();
+      std::string err;
+      if (!failed) {
+        int n = gzwrite(gz.get(), c.buf.data(), static_cast<unsigned>(c.len));
+        if (n <= 0 || static_cast<size_t>(n) != c.len)
+          err = "cannot write " + path + ": " + gz_message(gz.get()) + " (disk full?)";
+      }
+      lk.lock();
+      todo.pop_front();
+      if (!err.empty() && error.empty()) error = err;
+      spare.push_back(std::move(c.buf));
+      cv.notify_all();
+    }
+  }
+};
+
+OutFile::OutFile() = default;
+OutFile::OutFile(OutFile&& o) noexcept {
+  *this = std::move(o);
+}
+
 Result<OutFile> OutFile::create(const std::string& path, int gz_level) {
   OutFile f;
   f.path_ = path;
@@ -125,7 +174,11 @@ Result<OutFile> OutFile::create(const std::string& path, int gz_level) {
       return Error("cannot start gzip output to " + path);
     }
     gzbuffer(gz, 1 << 18);
-    f.gz_.reset(gz);
+    f.gz_ = std::make_unique<Deflater>();
+    f.gz_->gz.reset(gz);
+    f.gz_->path = path;
+    Deflater* d = f.gz_.get();
+    f.gz_->th = std::thread([d] { d->run(); });
   } else {
     f.fd_ = fd;
     f.own_fd_ = true;
@@ -165,10 +218,18 @@ void OutFile::append(std::string_view s) {
 Status OutFile::flush() {
   if (len_ == 0) return {};
   if (gz_) {
-    int n = gzwrite(gz_.get(), buf_.data(), static_cast<unsigned>(len_));
-    if (n <= 0 || static_cast<size_t>(n) != len_) {
-      return Error("cannot write " + path_ + ": " + gz_message(gz_.get()) + " (disk full?)");
+    std::unique_lock<std::mutex> lk(gz_->mu);
+    gz_->cv.wait(lk, [&] { return gz_->todo.size() < 2; });
+    if (!gz_->error.empty()) return Error(gz_->error);
+    size_t cap = buf_.size();
+    gz_->todo.push_back({std::move(buf_), len_});
+    if (!gz_->spare.empty()) {
+      buf_ = std::move(gz_->spare.back());
+      gz_->spare.pop_back();
     }
+    lk.unlock();
+    gz_->cv.notify_all();
+    if (buf_.size() < cap) buf_.resize(cap);
   } else if (fd_ >= 0) {
     size_t off = 0;
     while (off < len_) {
@@ -192,8 +253,16 @@ Status OutFile::close() {
   Status st = flush();
   closed_ = true;
   if (gz_) {
-    int rc = gzclose(gz_.release());
+    {
+      std::lock_guard<std::mutex> lk(gz_->mu);
+      gz_->stop = true;
+    }
+    gz_->cv.notify_all();
+    if (gz_->th.joinable()) gz_->th.join();
+    if (st.ok() && !gz_->error.empty()) st = Error(gz_->error);
+    int rc = gzclose(gz_->gz.release());
     if (st.ok() && rc != Z_OK) st = Error("cannot finish gzip output " + path_ + " (disk full?)");
+    gz_.reset();
   }
   if (own_fd_ && fd_ >= 0) {
     if (::close(fd_) != 0 && st.ok())

@@ -56,12 +56,13 @@ class LineReader {
 bool is_gz_path(const std::string& path);
 
 // Buffered output to a plain file, a gzip file (name ends in ".gz") or
-// standard output ("-").
+// standard output ("-"). Gzip output is compressed by a second thread while
+// the caller fills the next buffer.
 class OutFile {
  public:
   // gz_level: zlib level 1..9 for ".gz" files (ignored otherwise).
   static Result<OutFile> create(const std::string& path, int gz_level = 6);
-  OutFile(OutFile&& o) noexcept { *this = std::move(o); }
+  OutFile(OutFile&& o) noexcept;
   OutFile& operator=(OutFile&& o) noexcept;
   ~OutFile();
 
@@ -81,11 +82,12 @@ class OutFile {
 
  private:
   static constexpr size_t kFlushAt = 1 << 19;
-  OutFile() = default;
+  struct Deflater;  // the compressing thread and its queue
+  OutFile();
   void grow(size_t n);
 
   std::string path_;
-  GzPtr gz_;
+  std::unique_ptr<Deflater> gz_;
   int fd_ = -1;
   bool own_fd_ = false;
   bool closed_ = false;
