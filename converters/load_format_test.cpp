@@ -1,6 +1,7 @@
 #include "converters/load_format.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "converters/test_util.h"
 
@@ -314,6 +315,24 @@ TEST(LoadReader, MissingFileAndNotALoad) {
   auto r3 = LoadReader::open(p2);
   ASSERT_FALSE(r3.ok());
   EXPECT_NE(r3.error().message.find(p2 + ":1: line longer"), std::string::npos);
+}
+
+TEST(LoadWriter, DiskFullIsAnError) {
+  TempDir t;
+  std::string gz = t.file("full.load.gz");
+  ASSERT_EQ(symlink("/dev/full", gz.c_str()), 0);
+  for (const std::string& path : {std::string("/dev/full"), gz}) {
+    auto w = LoadWriter::create(path, LoadKind::kLoad, {"x"});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    LoadRecord r;
+    r.sectors = 8;
+    Status st;
+    for (int i = 0; i < 200000 && st.ok(); ++i) st = w->write(r);
+    if (st.ok()) st = w->close();
+    ASSERT_FALSE(st.ok()) << path;
+    EXPECT_NE(st.error().message.find("cannot write " + path), std::string::npos)
+        << st.error().message;
+  }
 }
 
 TEST(TextIo, NumberFormatting) {

@@ -261,7 +261,8 @@ Status OutFile::close() {
     if (gz_->th.joinable()) gz_->th.join();
     if (st.ok() && !gz_->error.empty()) st = Error(gz_->error);
     int rc = gzclose(gz_->gz.release());
-    if (st.ok() && rc != Z_OK) st = Error("cannot finish gzip output " + path_ + " (disk full?)");
+    if (st.ok() && rc != Z_OK)
+      st = Error("cannot write " + path_ + ": finishing the gzip stream failed (disk full?)");
     gz_.reset();
   }
   if (own_fd_ && fd_ >= 0) {
