@@ -51,6 +51,7 @@ uint64_t sum(const std::vector<uint64_t>& v) {
 
 uint64_t busy(const std::vector<Io>& ios) {
   std::vector<Interval> iv;
+  iv.reserve(ios.size());
   for (const auto& io : ios) iv.push_back({io.issue, io.complete});
   return union_length(iv);
 }

@@ -85,6 +85,7 @@ TEST(MetricsServer, ConcurrentScrapes) {
   srv->set_body(big);
   std::atomic<int> good{0};
   std::vector<std::thread> ts;
+  ts.reserve(8);
   for (int i = 0; i < 8; ++i)
     ts.emplace_back([&] {
       for (int k = 0; k < 10; ++k) {
