@@ -288,6 +288,7 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   {
     RunMetrics o = run_metrics(orig);
     std::vector<RunMetrics> rm;
+    rm.reserve(replays.size());
     for (const Dataset* r : replays) rm.push_back(run_metrics(*r));
     struct Metric {
       const char* name;

@@ -69,6 +69,7 @@ std::string table(const std::string& caption, const std::vector<std::string>& he
 std::string summary_table(const std::string& caption, const std::string& unit,
                           const std::vector<std::pair<std::string, Summary>>& rows) {
   std::vector<std::vector<std::string>> body;
+  body.reserve(rows.size());
   for (const auto& [name, s] : rows) {
     body.push_back({name, std::to_string(s.count), fmt_short(s.min), fmt_short(s.p50),
                     fmt_short(s.mean), fmt_short(s.p75), fmt_short(s.p90), fmt_short(s.p95),

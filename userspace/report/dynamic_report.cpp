@@ -155,6 +155,7 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
   Section& sec = ctx.section("Dynamic analysis (how the device answered)");
   nlohmann::json& js = ctx.json()["dynamic"];
   std::vector<Timeline> tl;
+  tl.reserve(data.size());
   for (const Dataset* d : data) tl.push_back(make_timeline(*d));
   std::vector<const Dataset*> replays;
   std::vector<Timeline*> rtl;
@@ -254,6 +255,7 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
     return v;
   };
   std::vector<Timeline*> tps;
+  tps.reserve(tl.size());
   for (auto& t : tl) tps.push_back(&t);
   auto lat = axes(data, tps, "latency [ms]", true, 1);
   BLKRR_TRY(scatter(ctx, sec, "sonar", "Sonar: latency over real time", data,

@@ -180,19 +180,27 @@ Result<RenderResult> render_plots(const std::string& dir, const std::vector<Plot
   for (int j = 0; j < jobs; ++j) {
     std::string body;
     for (size_t i = static_cast<size_t>(j); i < plots.size(); i += static_cast<size_t>(jobs))
-      body += "load " + quote("plots/" + plots[i].name + ".gp") + "\n";
+      body.append("load ").append(quote("plots/" + plots[i].name + ".gp")).append("\n");
     if (body.empty()) continue;
     std::string name = "plots/all-" + std::to_string(j) + ".gp";
-    BLKRR_TRY(write_text(dir + "/" + name, body));
+    std::string path = dir;
+    path.append("/").append(name);
+    BLKRR_TRY(write_text(path, body));
     scripts.push_back(name);
   }
   std::vector<pid_t> pids;
+  pids.reserve(scripts.size());
   for (const auto& s : scripts) pids.push_back(spawn_in(dir, prog, {s}, log));
   bool failed = false;
   for (pid_t pid : pids) failed |= pid < 0 || wait_status(pid) != 0;
-  for (const auto& s : scripts) ::unlink((dir + "/" + s).c_str());
+  auto in_dir = [&dir](const std::string& rel) {
+    std::string p = dir;
+    p.append("/").append(rel);
+    return p;
+  };
+  for (const auto& s : scripts) ::unlink(in_dir(s).c_str());
   rr.ran = true;
-  for (const auto& p : plots) rr.produced += file_exists(dir + "/plots/" + p.name + ".png");
+  for (const auto& p : plots) rr.produced += file_exists(in_dir("plots/" + p.name + ".png"));
   if (failed || rr.produced != plots.size())
     rr.message = "gnuplot reported problems (" + std::to_string(rr.produced) + " of " +
                  std::to_string(plots.size()) + " plots drawn); see " + dir + "/" + log;
