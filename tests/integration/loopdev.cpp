@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 
@@ -26,6 +27,18 @@ std::string errstr(const std::string& what) {
 }  // namespace
 
 Result<LoopDevice> LoopDevice::create(uint64_t size_bytes, uint32_t block_size) {
+  return create_impl(size_bytes, block_size, {});
+}
+
+Result<LoopDevice> LoopDevice::create_partitioned(
+    uint64_t size_bytes, const std::vector<std::pair<uint32_t, uint32_t>>& parts) {
+  if (parts.empty() || parts.size() > 4) return Error("1 to 4 primary partitions");
+  return create_impl(size_bytes, 0, parts);
+}
+
+Result<LoopDevice> LoopDevice::create_impl(
+    uint64_t size_bytes, uint32_t block_size,
+    const std::vector<std::pair<uint32_t, uint32_t>>& parts) {
   char tmpl[] = "/dev/shm/blkrr-test-XXXXXX.img";
   Fd backing{mkstemps(tmpl, 4)};
   if (backing.fd < 0) return Error(errstr("creating a backing file in /dev/shm"));
@@ -35,6 +48,24 @@ Result<LoopDevice> LoopDevice::create(uint64_t size_bytes, uint32_t block_size) 
   if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0) {
     unlink(tmpl);
     return Error(errstr(std::string("sizing ") + tmpl));
+  }
+  if (!parts.empty()) {
+    // MBR: partition entries at 446 (type 0x83, LBA start and length), 0x55AA.
+    uint8_t mbr[512] = {};
+    for (size_t i = 0; i < parts.size(); i++) {
+      uint8_t* e = mbr + 446 + 16 * i;
+      e[4] = 0x83;
+      for (int b = 0; b < 4; b++) {
+        e[8 + b] = static_cast<uint8_t>(parts[i].first >> (8 * b));
+        e[12 + b] = static_cast<uint8_t>(parts[i].second >> (8 * b));
+      }
+    }
+    mbr[510] = 0x55;
+    mbr[511] = 0xAA;
+    if (pwrite(backing.fd, mbr, sizeof(mbr), 0) != static_cast<ssize_t>(sizeof(mbr))) {
+      unlink(tmpl);
+      return Error(errstr(std::string("writing a partition table to ") + tmpl));
+    }
   }
   Fd ctl{open("/dev/loop-control", O_RDWR | O_CLOEXEC)};
   if (ctl.fd < 0) {
@@ -52,7 +83,7 @@ Result<LoopDevice> LoopDevice::create(uint64_t size_bytes, uint32_t block_size) 
     loop_config cfg{};
     cfg.fd = static_cast<__u32>(backing.fd);
     cfg.block_size = block_size;
-    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (parts.empty() ? 0 : LO_FLAGS_PARTSCAN);
     if (ioctl(fd, LOOP_CONFIGURE, &cfg) != 0) {
       close(fd);
       if (errno == EBUSY) {

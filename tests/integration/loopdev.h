@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/request.h"
 #include "core/result.h"
@@ -16,6 +18,10 @@ class LoopDevice {
  public:
   // size_bytes of zeroes; logical block size 512 unless block_size is given.
   static Result<LoopDevice> create(uint64_t size_bytes, uint32_t block_size = 0);
+  // With an MBR partition table of primary partitions {start sector, sectors}
+  // (at most 4), scanned by the kernel: partitions appear as loopNp1, loopNp2...
+  static Result<LoopDevice> create_partitioned(
+      uint64_t size_bytes, const std::vector<std::pair<uint32_t, uint32_t>>& parts);
   LoopDevice(LoopDevice&& o) noexcept;
   LoopDevice& operator=(LoopDevice&& o) noexcept;
   LoopDevice(const LoopDevice&) = delete;
@@ -31,6 +37,8 @@ class LoopDevice {
  private:
   LoopDevice() = default;
   void release();
+  static Result<LoopDevice> create_impl(uint64_t size_bytes, uint32_t block_size,
+                                        const std::vector<std::pair<uint32_t, uint32_t>>& parts);
 
   std::string path_, file_;
   int fd_ = -1;  // the loop device, held open for autoclear

@@ -3,6 +3,8 @@
 // requests, and a recorder killed with SIGKILL.
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -156,6 +158,59 @@ TEST(Record, ExactRequestsAttributedToTheChildAndOtherDeviceFilteredOut) {
   EXPECT_EQ(t->header.devices[0].size_bytes, 256u << 20);
   EXPECT_GT(t->header.mono_anchor_ns, 0u);
   EXPECT_GT(t->header.real_anchor_ns, t->header.mono_anchor_ns);
+}
+
+// -d loopNp2: the whole disk with p2's sector range; records carry the disk
+// and the partition; p1's I/O stays out; the disk time is the disk's.
+TEST(Record, PartitionIsRecordedAsWholeDiskAndSectorRange) {
+  SKIP_UNLESS_CAPTURE();
+  // p1: sectors 2048..+100000, p2: 104448..+200000
+  auto a = LoopDevice::create_partitioned(256 << 20, {{2048, 100000}, {104448, 200000}});
+  ASSERT_TRUE(a) << a.error().message;
+  const std::string p1 = a->path() + "p1", p2 = a->path() + "p2";
+  for (int i = 0; i < 100 && access(p2.c_str(), F_OK) != 0; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (access(p2.c_str(), F_OK) != 0)
+    GTEST_SKIP() << "partition " << p2 << " did not appear: this kernel reads no MBR "
+                 << "partition tables (CONFIG_MSDOS_PARTITION off)";
+  const auto load2 = make_known_load(2, 12, 0, 190000);  // sectors relative to p2
+  const auto load1 = make_known_load(2, 12, 0, 90000);
+  const std::string out = tmp_trace("part");
+  auto rec = BlkrrProcess::start({"record", "-d", a->name() + "p2", "-o", out}, kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  auto c2 = IoChild::spawn(kChildComm, p2, load2);
+  auto c1 = IoChild::spawn("blkrr-io-other", p1, load1);
+  ASSERT_TRUE(c1 && c2);
+  c1->go();
+  c2->go();
+  ASSERT_EQ(c2->wait(), 0);
+  ASSERT_EQ(c1->wait(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  rec->signal(SIGINT);
+  ASSERT_EQ(rec->wait(), 0) << rec->output();
+  auto t = read_trace(out);
+  unlink(out.c_str());
+  ASSERT_TRUE(t) << t.error().message;
+  std::multiset<Key> want;
+  for (const auto& th : load2)
+    for (const auto& op : th) want.insert({op.sector + 104448, op.bytes, static_cast<int>(op.op)});
+  std::multiset<Key> got;
+  DevT p2dev = 0;
+  for (const auto& r : t->reqs) {
+    EXPECT_EQ(r.dev, a->dev());
+    EXPECT_NE(r.part, a->dev());
+    if (!p2dev) p2dev = r.part;
+    EXPECT_EQ(r.part, p2dev);
+    EXPECT_EQ(r.comm_view(), kChildComm);
+    got.insert(key_of(r));
+  }
+  EXPECT_EQ(got, want);
+  struct stat st {};
+  ASSERT_EQ(stat(p2.c_str(), &st), 0);
+  EXPECT_EQ(p2dev, make_dev(major(st.st_rdev), minor(st.st_rdev)));
+  // The kernel's device total covers p1's requests too: more than p2's union.
+  const uint64_t busy = counter(*t->trailer, "device_busy_ns." + dev_to_string(a->dev()));
+  EXPECT_GT(busy, busy_union(t->reqs, a->dev()));
 }
 
 TEST(Record, PidFilterKeepsDiskTimeComputedOverAllRequests) {
