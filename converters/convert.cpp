@@ -178,6 +178,8 @@ class Pipeline {
       auto paths = deriver_->finish(o_.output, so_, s_.source_counters);
       if (!paths) return paths.error();
       s_.outputs = *paths;
+      s_.derived = o_.derive;
+      s_.snippet_ns = o_.snippet_ns;
       s_.out_of_order += deriver_->late();
       return {};
     }
@@ -315,6 +317,10 @@ std::string ConvertSummary::text() const {
   }
   t += "  skipped lines:  " + std::to_string(skipped) +
        (skipped ? " (--skip-bad):\n" + reasons : "\n");
+  if (derived) {
+    t += "  derived:        " + std::to_string(derived) + " outputs from snippets of " +
+         seconds(snippet_ns) + " s, heaviest first (times below: before dealing)\n";
+  }
   if (out) {
     t += "  time span:      " + seconds(first_ns) + " .. " + seconds(last_ns) + " s (" +
          seconds(last_ns - first_ns) + " s)\n";

@@ -48,7 +48,9 @@ struct ConvertSummary {
   uint64_t no_completion = 0;  // --point complete without a completion time
   uint64_t out_of_order = 0;   // later than the reorder window allowed
   uint64_t passes = 0;
-  bool input_cut = false;             // reading stopped at the end of --window / --until
+  bool input_cut = false;
+  uint32_t derived = 0;               // --derive: number of outputs
+  int64_t snippet_ns = 0;             // reading stopped at the end of --window / --until
   int64_t first_ns = 0, last_ns = 0;  // output start times
   uint64_t max_sector = 0;            // highest end sector written
   Counters source_counters;           // skipped lines, capture losses, ...

@@ -189,7 +189,8 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
     std::vector<std::string> expanded;
     if (in != "-" && !file_exists(in)) {
       expanded = expand_blktrace_base(in);
-      if (expanded.empty()) return Error("cannot open " + in + ": no such file");
+      if (expanded.empty())
+        return Error("cannot open " + in + ": no such file (nor " + in + ".blktrace.0)");
       f = InputFormat::kBlktrace;
     } else if (f == InputFormat::kAuto) {
       auto d = detect_format(in);
