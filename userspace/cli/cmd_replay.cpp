@@ -4,10 +4,15 @@
 
 #include <atomic>
 #include <cstdio>
+#include <memory>
+#include <string>
 
 #include "cli/commands.h"
 #include "core/args.h"
 #include "replay/session.h"
+#include "validate/live.h"
+#include "validate/replay_adapter.h"
+#include "validate/report_io.h"
 
 namespace blkrr::cli {
 namespace {
@@ -113,10 +118,18 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.opt_string('o', "output", "OUT.replay.gz", "per-request results in blkreplay's format",
                &o.output);
   p.opt_string(0, "json", "FILE", "summary as JSON", &o.json_path);
+  bool do_validate = false, fail_incomplete = false;
+  p.flag(0, "validate", &do_validate,
+         "watch the device's block layer with eBPF during the replay and check that every "
+         "submitted request reached it (splits and merges allowed); result in the summary");
+  p.flag(0, "fail-incomplete", &fail_incomplete,
+         "with --validate: exit 3 when a request is missing, 4 when the verdict is unknown "
+         "(the validator lost events)");
   p.flag(0, "quiet", &quiet, "no progress line and no end-of-run block");
   p.positionals("LOAD DEVICE", &pos, 2, 2);
   p.examples(
       "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz --json run.json\n"
+      "  blkrr replay prod.load.gz /dev/sdX --validate --fail-incomplete --json run.json\n"
       "  blkrr replay prod.blkrr /dev/sdX --order per-process --vmode verify\n"
       "  blkrr replay prod.load.gz /dev/sdX --start 10m --duration 60 --speedup 2\n"
       "  blkrr replay prod.load.gz /dev/sdX --timing fullspeed --engine threads --threads 64\n"
@@ -144,12 +157,43 @@ Result<int> cmd_replay(int argc, char** argv) {
   o.progress = !quiet && isatty(STDERR_FILENO);
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
 
+  if (fail_incomplete && !do_validate) return Error("--fail-incomplete needs --validate", 2);
+  if (do_validate && (o.dry_run || o.fake_io))
+    return Error("--validate needs real I/O: drop --dry-run / --fake-io", 2);
+
   replay::SessionHooks hooks;
+  std::unique_ptr<validate::LiveValidator> validator;
+  validate::ValidatorSink vsink;
+  int validation_status = 0;
+  std::string validation_text;
+  if (do_validate) {
+    hooks.sinks.push_back(&vsink);
+    // Attach after the safety checks (so their probe is not foreign I/O) and
+    // before the first request is due.
+    hooks.before_start = [&](const std::string& device) -> Status {
+      auto v = validate::LiveValidator::start(device);
+      if (!v) return v.error().context("--validate");
+      validator = std::move(*v);
+      return {};
+    };
+    hooks.after_end = [&](nlohmann::json& summary, uint64_t start_ns) -> Status {
+      vsink.set_start(start_ns);
+      auto rep = validator->finish(vsink.take());
+      if (!rep) return rep.error().context("--validate");
+      summary["validation"] = validate::to_json(*rep);
+      validation_text = validate::format_text(*rep);
+      if (rep->verdict == validate::Verdict::kIncomplete) validation_status = 3;
+      if (rep->verdict == validate::Verdict::kUnknown) validation_status = 4;
+      return {};
+    };
+  }
   SigintGuard guard;
   auto oc = replay::run_session(o, hooks, &g_stop);
   if (!oc) return oc.error();
   if (!quiet)
     for (const auto& l : oc->report) std::fprintf(stderr, "%s\n", l.c_str());
+  if (!validation_text.empty()) std::fputs(validation_text.c_str(), stderr);
+  if (oc->exit_status == 0 && fail_incomplete) return validation_status;
   return oc->exit_status;
 }
 
