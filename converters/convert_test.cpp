@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "converters/derive.h"
 #include "converters/load_format.h"
@@ -423,11 +424,14 @@ TEST(Convert, BlktraceToLoadAndUsageErrors) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("missing.load"), std::string::npos);
   // Selections on fields a load does not have are refused, not silently empty.
-  for (auto set : {+[](ConvertOptions& c) { c.select.pids = {1}; },
-                   +[](ConvertOptions& c) { c.select.comms = {"x"}; },
-                   +[](ConvertOptions& c) { c.select.cgroups = {1}; },
-                   +[](ConvertOptions& c) { c.point = StartPoint::kComplete; },
-                   +[](ConvertOptions& c) { c.source.device = "sda"; }}) {
+  const std::vector<std::function<void(ConvertOptions&)>> refused = {
+      [](ConvertOptions& c) { c.select.pids = {1}; },
+      [](ConvertOptions& c) { c.select.comms = {"x"}; },
+      [](ConvertOptions& c) { c.select.cgroups = {1}; },
+      [](ConvertOptions& c) { c.point = StartPoint::kComplete; },
+      [](ConvertOptions& c) { c.source.device = "sda"; },
+  };
+  for (const auto& set : refused) {
     ConvertOptions c = opts(data_path("linux-mysql.load.gz"), t.file("z.load"));
     set(c);
     auto r = convert(c);

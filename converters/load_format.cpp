@@ -207,10 +207,10 @@ Result<LoadWriter> LoadWriter::create(const std::string& path, LoadKind kind,
 void LoadWriter::format(const LoadRecord& r) {
   char* p = out_.reserve(128);
   p = fmt_sec9(p, r.start_ns, 17);
-  std::memcpy(p, " ; ", 3);
-  p = fmt_u64_w(p + 3, r.sector, 12);
-  std::memcpy(p, " ; ", 3);
-  p = fmt_u64_w(p + 3, r.sectors, 4);
+  p = put_str(p, " ; ");
+  p = fmt_u64_w(p, r.sector, 12);
+  p = put_str(p, " ; ");
+  p = fmt_u64_w(p, r.sectors, 4);
   *p++ = ' ';
   *p++ = ';';
   char letter = r.op == Op::kWrite ? 'W' : 'R';
@@ -223,13 +223,12 @@ void LoadWriter::format(const LoadRecord& r) {
     *p++ = letter;
   }
   if (kind_ == LoadKind::kLoad) {
-    std::memcpy(p, " ; 0.0 ; 0.0\n", 13);
-    p += 13;
+    p = put_str(p, " ; 0.0 ; 0.0\n");
   } else {
-    std::memcpy(p, " ; ", 3);
-    p = fmt_sec9(p + 3, r.delay_ns, 13);
-    std::memcpy(p, " ; ", 3);
-    p = fmt_sec9(p + 3, r.duration_ns, 13);
+    p = put_str(p, " ; ");
+    p = fmt_sec9(p, r.delay_ns, 13);
+    p = put_str(p, " ; ");
+    p = fmt_sec9(p, r.duration_ns, 13);
     *p++ = '\n';
   }
   out_.commit(p);

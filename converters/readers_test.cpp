@@ -21,7 +21,7 @@ struct Tally {
   std::vector<Request> all;
 };
 
-Result<Tally> tally(const std::vector<std::string>& in, SourceOptions o = {}) {
+Result<Tally> tally(const std::vector<std::string>& in, const SourceOptions& o = {}) {
   auto s = open_source(in, o);
   if (!s) return s.error();
   Tally t;

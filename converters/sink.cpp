@@ -55,18 +55,14 @@ class FioSink : public RequestSink {
     char* p = out_.reserve(file_.size() + 80);
     p = fmt_u64(p, us);
     *p++ = ' ';
-    std::memcpy(p, file_.data(), file_.size());
-    p += file_.size();
+    p = put_str(p, file_);
     const char* act = r.op == Op::kRead    ? " read "
                       : r.op == Op::kWrite ? " write "
                       : r.op == Op::kFlush ? " sync "
                                            : " trim ";
-    size_t n = std::strlen(act);
-    std::memcpy(p, act, n);
-    p += n;
+    p = put_str(p, act);
     if (r.op == Op::kFlush) {
-      std::memcpy(p, "0 0", 3);
-      p += 3;
+      p = put_str(p, "0 0");
     } else {
       p = fmt_u64(p, r.sector * 512);
       *p++ = ' ';

@@ -190,7 +190,7 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
     if (in != "-" && !file_exists(in)) {
       expanded = expand_blktrace_base(in);
       if (expanded.empty())
-        return Error("cannot open " + in + ": no such file (nor " + in + ".blktrace.0)");
+        return Error("cannot open " + in + ": no such file (nor " + in.c_str() + ".blktrace.0)");
       f = InputFormat::kBlktrace;
     } else if (f == InputFormat::kAuto) {
       auto d = detect_format(in);

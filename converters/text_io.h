@@ -96,6 +96,12 @@ class OutFile {
   uint64_t written_ = 0;
 };
 
+// Copies s to p and returns the end (for the formatting hot loops).
+inline char* put_str(char* p, std::string_view s) {
+  for (char c : s) *p++ = c;
+  return p;
+}
+
 // ---- number formatting (p must have room for 24 more bytes) ----
 char* fmt_u64(char* p, uint64_t v);
 char* fmt_i64(char* p, int64_t v);
