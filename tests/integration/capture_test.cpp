@@ -106,7 +106,11 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
   EXPECT_EQ((*busy)[0].disk, a->dev());
   EXPECT_EQ((*busy)[0].busy_ns, dt_sum);
   const double uni = static_cast<double>(union_length(iv));
-  EXPECT_NEAR(static_cast<double>(dt_sum), uni, 0.01 * uni);
+  if (iv.size() == events.size()) {  // no completion lost by the kernel
+    EXPECT_NEAR(static_cast<double>(dt_sum), uni, 0.01 * uni);
+  } else {
+    EXPECT_GE(static_cast<double>(dt_sum), uni);
+  }
 }
 
 // A partition selection is the disk plus a sector range, evaluated in the
