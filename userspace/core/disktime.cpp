@@ -34,7 +34,9 @@ void compute_disk_times(std::vector<Request>& reqs) {
   evs.reserve(reqs.size() * 2);
   for (size_t i = 0; i < reqs.size(); ++i) {
     reqs[i].disk_time_ns = 0;
-    if (!reqs[i].completed()) continue;
+    // A zero-length interval adds nothing to the busy time; leaving it out also
+    // keeps its completion from being ordered before its own issue.
+    if (!reqs[i].completed() || reqs[i].complete_ns <= reqs[i].issue_ns) continue;
     evs.push_back({reqs[i].issue_ns, false, i});
     evs.push_back({reqs[i].complete_ns, true, i});
   }

@@ -66,6 +66,13 @@ TEST(DiskTime, RequestsWithoutCompletionAreLeftOut) {
   EXPECT_EQ(v[1].disk_time_ns, 10 * ms);  // the lost one does not keep the device busy
 }
 
+TEST(DiskTime, ZeroLengthRequestsDoNotLeaveTheDeviceBusy) {
+  std::vector<Request> v{req(100, 100), req(200, 210)};
+  compute_disk_times(v);
+  EXPECT_EQ(v[0].disk_time_ns, 0u);
+  EXPECT_EQ(v[1].disk_time_ns, 10u);
+}
+
 TEST(DiskTime, PendingNeverGoesBelowZero) {
   DiskTimeTracker t;
   EXPECT_EQ(t.complete(5), 5u);  // completion of a request issued before attach
