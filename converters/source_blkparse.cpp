@@ -68,18 +68,6 @@ bool parse_rwbs(std::string_view s, Op& op, uint16_t& flags) {
   return true;
 }
 
-size_t split_ws(std::string_view l, std::string_view* out, size_t max) {
-  size_t n = 0, i = 0;
-  while (n < max) {
-    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
-    if (i >= l.size()) break;
-    size_t b = i;
-    while (i < l.size() && l[i] != ' ' && l[i] != '\t') ++i;
-    out[n++] = l.substr(b, i - b);
-  }
-  return n;
-}
-
 class BlkparseSource : public RequestSource {
  public:
   BlkparseSource(LineReader in, const SourceOptions& o, std::optional<DevT> dev)
@@ -107,13 +95,7 @@ class BlkparseSource : public RequestSource {
       }
       const char* why = handle(line);
       if (!why) continue;
-      if (why[0] == '!') return Error(in_.where() + ": " + (why + 1));
-      if (!skip_bad_) {
-        return Error(in_.where() + ": " + why +
-                     " (expected blkparse's default output); --skip-bad skips such lines");
-      }
-      ++counters_["lines_skipped"];
-      ++counters_[std::string("skipped: ") + why];
+      BLKRR_TRY(reject_line(in_, why, skip_bad_, "blkparse's default output", counters_));
     }
   }
 
@@ -127,7 +109,7 @@ class BlkparseSource : public RequestSource {
   // nullptr: fine; "!..." a fatal error; else the reason the line is malformed.
   const char* handle(std::string_view line) {
     std::string_view f[12];
-    size_t n = split_ws(line, f, 12);
+    size_t n = split_whitespace(line, f, 12);
     if (n == 0) return nullptr;
     size_t comma = f[0].find(',');
     uint64_t ma = 0, mi = 0;

@@ -13,18 +13,6 @@ namespace blkrr {
 
 namespace {
 
-size_t split_fields(std::string_view l, std::string_view* out, size_t max) {
-  size_t n = 0, i = 0;
-  while (n < max) {
-    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
-    if (i >= l.size()) break;
-    size_t b = i;
-    while (i < l.size() && l[i] != ' ' && l[i] != '\t') ++i;
-    out[n++] = l.substr(b, i - b);
-  }
-  return n;
-}
-
 class FioSource : public RequestSource {
  public:
   FioSource(LineReader in, int version, const SourceOptions& o)
@@ -42,13 +30,9 @@ class FioSource : public RequestSource {
       const char* why = parse(line, out);
       if (why == kRequest) return true;
       if (!why) continue;
-      if (why[0] == '!') return Error(in_.where() + ": " + (why + 1));
-      if (!skip_bad_) {
-        return Error(in_.where() + ": " + why + " (expected a fio version " +
-                     std::to_string(version_) + " iolog line); --skip-bad skips such lines");
-      }
-      ++counters_["lines_skipped"];
-      ++counters_[std::string("skipped: ") + why];
+      BLKRR_TRY(reject_line(in_, why, skip_bad_,
+                            "a fio version " + std::to_string(version_) + " iolog line",
+                            counters_));
     }
   }
   Counters counters() const override { return counters_; }
@@ -58,7 +42,7 @@ class FioSource : public RequestSource {
 
   const char* parse(std::string_view line, Request& out) {
     std::string_view f[6];
-    size_t n = split_fields(line, f, 6);
+    size_t n = split_whitespace(line, f, 6);
     if (n == 0) return nullptr;
     size_t i = 0;
     if (version_ == 3) {

@@ -49,14 +49,9 @@ class MsrSource : public RequestSource {
       const char* why = parse(line, out);
       if (why == kRequest) return true;
       if (!why) continue;
-      if (why[0] == '!') return Error(in_.where() + ": " + (why + 1));
-      if (!skip_bad_) {
-        return Error(in_.where() + ": " + why +
-                     " (expected Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime); "
-                     "--skip-bad skips such lines");
-      }
-      ++counters_["lines_skipped"];
-      ++counters_[std::string("skipped: ") + why];
+      BLKRR_TRY(reject_line(in_, why, skip_bad_,
+                            "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+                            counters_));
     }
   }
   Counters counters() const override { return counters_; }

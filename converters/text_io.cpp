@@ -426,4 +426,27 @@ bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits) {
   return true;
 }
 
+size_t split_whitespace(std::string_view l, std::string_view* out, size_t max) {
+  size_t n = 0, i = 0;
+  while (n < max) {
+    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+    if (i >= l.size()) break;
+    size_t b = i;
+    while (i < l.size() && l[i] != ' ' && l[i] != '\t') ++i;
+    out[n++] = l.substr(b, i - b);
+  }
+  return n;
+}
+
+Status reject_line(const LineReader& in, const char* why, bool skip_bad, std::string_view expected,
+                   Counters& counters) {
+  if (why[0] == '!') return Error(in.where() + ": " + (why + 1));
+  if (!skip_bad)
+    return Error(in.where() + ": " + why + " (expected " + std::string(expected) +
+                 "); --skip-bad skips such lines");
+  ++counters["lines_skipped"];
+  ++counters[std::string("skipped: ") + why];
+  return {};
+}
+
 }  // namespace blkrr

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/trace_format.h"
 
 namespace blkrr {
 
@@ -120,5 +121,15 @@ bool parse_i64_field(std::string_view s, int64_t& out);
 // Decimal seconds ("12.5", "3", "0.000000001", "-1.25") to nanoseconds;
 // digits beyond the ninth are truncated. frac_digits reports the width seen.
 bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits = nullptr);
+
+// Splits `l` at spaces and tabs into at most `max` fields; returns how many.
+size_t split_whitespace(std::string_view l, std::string_view* out, size_t max);
+
+// The verdict on a line a text reader could not use. `why` is the reason; a
+// leading '!' makes it fatal even with --skip-bad. Returns an Error naming
+// file:line and what was `expected`, unless --skip-bad lets the line be
+// skipped: then it is counted ("lines_skipped", "skipped: <why>").
+Status reject_line(const LineReader& in, const char* why, bool skip_bad, std::string_view expected,
+                   Counters& counters);
 
 }  // namespace blkrr
