@@ -386,6 +386,30 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
   return 0;
 }
 
+/* Issue-time fields of an in-flight entry; state last: from here on the
+ * entry is in flight. */
+static __always_inline void mark_issued(struct blkrr_inflight* e, __u64 now, __u64 sector,
+                                        __u32 bytes, __u32 disk, __u32 part, __u8 op,
+                                        __u16 flags, const struct blkrr_dev_sel* sel) {
+  e->issue_ns = now;
+  e->sector = sector;
+  e->bytes = bytes;
+  e->disk = disk;
+  e->part = part;
+  e->op = op;
+  e->flags = flags;
+  e->emit = e->match && in_ranges(sel, sector);
+  e->state = BLKRR_RQ_INFLIGHT;
+}
+
+/* No block_io_start was seen: attribute to the task issuing the request. */
+static __always_inline void attribute_at_issue(struct blkrr_inflight* e) {
+  fill_task(&e->task);
+  e->match = task_matches(&e->task);
+  e->rec_flags = BLKRR_R_TASK_FROM_ISSUE;
+  count(BLKRR_CNT_TASK_FROM_ISSUE);
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blkrr_issue, struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
@@ -407,50 +431,20 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
   if (e && e->state == BLKRR_RQ_INFLIGHT) give_up_stale(e);
   if (e && e->state == BLKRR_RQ_STARTED) {
     /* Created at block_io_start (or requeued): fill in the issue in place. */
-    e->issue_ns = now;
-    e->sector = sector;
-    e->bytes = bytes;
-    e->disk = disk;
-    e->part = part;
-    e->op = op;
-    e->flags = flags;
-    e->emit = e->match && in_ranges(sel, sector);
-    e->state = BLKRR_RQ_INFLIGHT;
+    mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
   } else {
     /* No block_io_start (older kernel, flush machinery, before attach). */
     if (e) {
-      fill_task(&e->task);
-      e->match = task_matches(&e->task);
-      e->rec_flags = BLKRR_R_TASK_FROM_ISSUE;
+      attribute_at_issue(e);
       e->disk_time_ns = 0;
       e->insert_ns = 0;
-      e->issue_ns = now;
-      e->sector = sector;
-      e->bytes = bytes;
-      e->disk = disk;
-      e->part = part;
-      e->op = op;
-      e->flags = flags;
-      e->emit = e->match && in_ranges(sel, sector);
-      e->state = BLKRR_RQ_INFLIGHT;
-      count(BLKRR_CNT_TASK_FROM_ISSUE);
+      mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
       add_pending(disk, now);
       return 0;
     }
     struct blkrr_inflight n = {};
-    fill_task(&n.task);
-    n.match = task_matches(&n.task);
-    n.rec_flags = BLKRR_R_TASK_FROM_ISSUE;
-    n.issue_ns = now;
-    n.sector = sector;
-    n.bytes = bytes;
-    n.disk = disk;
-    n.part = part;
-    n.op = op;
-    n.flags = flags;
-    n.emit = n.match && in_ranges(sel, sector);
-    n.state = BLKRR_RQ_INFLIGHT;
-    count(BLKRR_CNT_TASK_FROM_ISSUE);
+    attribute_at_issue(&n);
+    mark_issued(&n, now, sector, bytes, disk, part, op, flags, sel);
     if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) {
       count(BLKRR_CNT_INFLIGHT_FULL);
       return 0;
