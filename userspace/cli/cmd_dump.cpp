@@ -2,6 +2,7 @@
 // with its header and counters.
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +13,26 @@
 namespace blkrr::cli {
 namespace {
 
-nlohmann::json request_json(const Request& r) {
+// Names of the recorded disks and partitions as the recording host called
+// them (the header), not as this machine would: MAJ:MIN when unknown.
+class HeaderNames {
+ public:
+  explicit HeaderNames(const TraceHeader& h) {
+    for (const auto& d : h.devices) {
+      names_[d.dev] = d.name;
+      for (const auto& p : d.partitions) names_[p.dev] = p.name;
+    }
+  }
+  std::string operator()(DevT dev) const {
+    auto it = names_.find(dev);
+    return it != names_.end() && !it->second.empty() ? it->second : dev_to_string(dev);
+  }
+
+ private:
+  std::map<DevT, std::string> names_;
+};
+
+nlohmann::json request_json(const Request& r, const HeaderNames& names) {
   nlohmann::json j = {
       {"issue_ns", r.issue_ns},
       {"complete_ns", r.completed() ? nlohmann::json(r.complete_ns) : nlohmann::json()},
@@ -20,6 +40,7 @@ nlohmann::json request_json(const Request& r) {
       {"disk_time_ns", r.disk_time_ns},
       {"dev", dev_to_string(r.dev)},
       {"part", dev_to_string(r.part)},
+      {"device", names(r.part)},
       {"sector", r.sector},
       {"bytes", r.bytes},
       {"op", op_name(r.op)},
@@ -56,6 +77,7 @@ Result<int> cmd_dump(int argc, char** argv) {
   auto rd = TraceReader::open(pos[0]);
   if (!rd) return rd.error();
   const TraceHeader& h = rd->header();
+  const HeaderNames names(h);
   if (json) {
     nlohmann::json hj = {{"type", "header"},
                          {"host", h.host},
@@ -82,7 +104,7 @@ Result<int> cmd_dump(int argc, char** argv) {
                   d.name.c_str(), dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size,
                   d.physical_block_size, d.model.c_str(), d.scheduler.c_str());
     for (const auto& [k, v] : h.settings) std::printf("# setting %s = %s\n", k.c_str(), v.c_str());
-    std::printf("%-14s %-14s %-16s %7s %7s %-5s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
+    std::printf("%-14s %-14s %-16s %7s %7s %-9s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
                 "COMPLETE(s)", "COMM", "PID", "TGID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
                 "DTIME(us)", "NOTE");
   }
@@ -94,7 +116,7 @@ Result<int> cmd_dump(int argc, char** argv) {
     if (!n) return n.error();
     if (!*n) break;
     if (json) {
-      std::printf("%s\n", request_json(r).dump().c_str());
+      std::printf("%s\n", request_json(r, names).dump().c_str());
       continue;
     }
     if (first) t0 = r.issue_ns, first = false;
@@ -104,9 +126,9 @@ Result<int> cmd_dump(int argc, char** argv) {
     std::string note = rec_flags_to_string(r.rec_flags);
     if (r.error)
       note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
-    std::printf("%-14.9f %-14s %-16.*s %7u %7u %-5s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
+    std::printf("%-14.9f %-14s %-16.*s %7u %7u %-9s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
                 rel(r.issue_ns), comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(),
-                r.pid, r.tgid, dev_to_string(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
+                r.pid, r.tgid, names(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
                 r.bytes, static_cast<double>(r.latency_ns()) / 1e3,
                 static_cast<double>(r.disk_time_ns) / 1e3, note.c_str());
   }

@@ -1,0 +1,245 @@
+// The blkrr binary as a user runs it, without root: help and exit codes of
+// every subcommand, format round trips through `convert`, `dump` of a native
+// trace, and clear errors (with the position) on damaged inputs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "converters/load_format.h"
+#include "core/trace_format.h"
+
+namespace fs = std::filesystem;
+using namespace blkrr;
+
+namespace {
+
+struct Run {
+  int status = -1;  // exit code, or 128 + signal
+  std::string out;  // stdout and stderr merged
+};
+
+// Runs `blkrr ARGS` through the shell (arguments are quoted here).
+Run blkrr(const std::vector<std::string>& args) {
+  std::string cmd = "'" BLKRR_BINARY "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " 2>&1";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+size_t count_lines(const std::string& s, const std::string& prefix = "") {
+  std::istringstream in(s);
+  size_t n = 0;
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+std::vector<LoadRecord> read_load(const std::string& path) {
+  std::vector<LoadRecord> out;
+  auto rd = LoadReader::open(path);
+  if (!rd) {
+    ADD_FAILURE() << rd.error().message;
+    return out;
+  }
+  LoadRecord r;
+  while (true) {
+    auto n = rd->next(r);
+    if (!n) {
+      ADD_FAILURE() << n.error().message;
+      break;
+    }
+    if (!*n) break;
+    out.push_back(r);
+  }
+  return out;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("blkrr-cli-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+const char* const kCommands[] = {"record",   "top",    "snoop",   "convert", "replay",
+                                 "validate", "report", "devices", "dump"};
+
+TEST_F(Cli, EveryCommandHasHelpWithExamples) {
+  auto top = blkrr({"--help"});
+  EXPECT_EQ(top.status, 0);
+  for (const char* c : kCommands) {
+    EXPECT_NE(top.out.find(std::string("  ") + c + " "), std::string::npos) << c;
+    auto r = blkrr({c, "--help"});
+    EXPECT_EQ(r.status, 0) << c << ": " << r.out;
+    EXPECT_NE(r.out.find("Usage: blkrr " + std::string(c)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Examples:"), std::string::npos) << c;
+  }
+}
+
+TEST_F(Cli, UnknownCommandsAndOptionsExitTwoWithAMessage) {
+  auto r = blkrr({"frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("unknown command 'frobnicate'"), std::string::npos) << r.out;
+  r = blkrr({"dump", "--no-such-option", "x.blkrr"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--no-such-option"), std::string::npos) << r.out;
+  EXPECT_EQ(blkrr({}).status, 2);
+}
+
+// load -> fio iolog -> native -> load keeps every request, and `dump --json`
+// prints one object per request.
+TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {
+  std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+  auto a = blkrr({"convert", load, "--window", "0:30", "-o", path("w.load.gz")});
+  ASSERT_EQ(a.status, 0) << a.out;
+  auto b = blkrr({"convert", path("w.load.gz"), "-o", path("w.iolog")});
+  ASSERT_EQ(b.status, 0) << b.out;
+  auto c = blkrr({"convert", path("w.iolog"), "-o", path("w.blkrr")});
+  ASSERT_EQ(c.status, 0) << c.out;
+  auto d = blkrr({"convert", path("w.blkrr"), "-o", path("back.load")});
+  ASSERT_EQ(d.status, 0) << d.out;
+
+  // The same requests in the same order; fio v3 iologs keep milliseconds,
+  // so start times agree to the millisecond.
+  auto orig = read_load(path("w.load.gz"));
+  auto back = read_load(path("back.load"));
+  ASSERT_GT(orig.size(), 500u);
+  ASSERT_EQ(back.size(), orig.size());
+  for (size_t i = 0; i < orig.size(); ++i) {
+    EXPECT_EQ(back[i].sector, orig[i].sector) << i;
+    EXPECT_EQ(back[i].sectors, orig[i].sectors) << i;
+    EXPECT_EQ(back[i].op, orig[i].op) << i;
+    EXPECT_LT(std::llabs(back[i].start_ns - orig[i].start_ns), 1'000'000) << i;
+  }
+  const size_t load_reqs = orig.size();
+
+  auto j = blkrr({"dump", "--json", path("w.blkrr")});
+  ASSERT_EQ(j.status, 0) << j.out.substr(0, 400);
+  EXPECT_EQ(count_lines(j.out, "{\"bytes\""), load_reqs);
+  // The header comes first, the counters last.
+  EXPECT_EQ(j.out.rfind("{\"", 0), 0u);
+  EXPECT_NE(j.out.find("\"type\":\"header\""), std::string::npos);
+}
+
+TEST_F(Cli, DumpNamesDevicesAsTheRecordingHostDid) {
+  TraceHeader h;
+  h.tool_version = "cli_test";
+  DeviceInfo d;
+  d.dev = make_dev(8, 16);
+  d.name = "sdz";
+  PartitionInfo p;
+  p.dev = make_dev(8, 18);
+  p.name = "sdz2";
+  p.start_sector = 2048;
+  p.nr_sectors = 1 << 20;
+  d.partitions.push_back(p);
+  h.devices.push_back(d);
+  auto w = TraceWriter::create(path("t.blkrr"), h);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  Request r;
+  r.issue_ns = 1000;
+  r.complete_ns = 51000;
+  r.dev = d.dev;
+  r.part = p.dev;
+  r.sector = 4096;
+  r.bytes = 4096;
+  r.set_comm("mysqld");
+  ASSERT_TRUE(w->append(r).ok());
+  r.part = r.dev = make_dev(259, 3);  // a device the header does not know
+  ASSERT_TRUE(w->append(r).ok());
+  ASSERT_TRUE(w->close({}).ok());
+
+  auto t = blkrr({"dump", "--no-header", path("t.blkrr")});
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find(" sdz2 "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" 259:3 "), std::string::npos) << t.out;
+  auto j = blkrr({"dump", "--json", path("t.blkrr")});
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_NE(j.out.find("\"device\":\"sdz2\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"device\":\"259:3\""), std::string::npos) << j.out;
+}
+
+// Damaged inputs: a non-zero exit status and a message naming the file and
+// the place, never a crash.
+TEST_F(Cli, DamagedInputsFailWithFileAndPosition) {
+  {
+    std::ofstream f(path("bad.iolog"));
+    f << "fio version 3 iolog\n0 /dev/sda add\n0 /dev/sda open\n100 /dev/sda read 0 4096\n"
+      << "200 /dev/sda read twelve 4096\n";
+  }
+  auto r = blkrr({"convert", path("bad.iolog"), "-o", path("x.load")});
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.status, 128) << "crashed: " << r.out;
+  EXPECT_NE(r.out.find("bad.iolog:5"), std::string::npos) << r.out;
+
+  // A native trace of three blocks whose last block was cut off (a killed
+  // recording): the complete blocks are read, with a warning that says where.
+  TraceHeader h;
+  TraceWriter::Options o;
+  o.records_per_block = 1000;
+  auto w = TraceWriter::create(path("cut.blkrr"), h, o);
+  ASSERT_TRUE(w.ok());
+  Request q;
+  q.bytes = 4096;
+  for (int i = 0; i < 2500; ++i) {
+    q.issue_ns = 1000 + uint64_t(i) * 977;
+    q.sector = uint64_t(i) * 8;
+    ASSERT_TRUE(w->append(q).ok());
+  }
+  ASSERT_TRUE(w->close({}).ok());
+  auto size = fs::file_size(path("cut.blkrr"));
+  fs::resize_file(path("cut.blkrr"), size - 100);
+  r = blkrr({"dump", "--no-header", path("cut.blkrr")});
+  EXPECT_EQ(r.status, 0) << r.out.substr(0, 300);
+  EXPECT_EQ(count_lines(r.out, "0."), 2000u);
+  EXPECT_NE(r.out.find("cut.blkrr' ends inside a block at offset"), std::string::npos);
+
+  // One byte changed inside the first block: an error naming file and offset.
+  {
+    std::fstream f(path("cut.blkrr"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(size / 4));
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x5a);
+    f.seekp(static_cast<std::streamoff>(size / 4));
+    f.write(&c, 1);
+  }
+  r = blkrr({"dump", "--no-header", path("cut.blkrr")});
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.status, 128) << "crashed";
+  auto err = r.out.substr(r.out.rfind("blkrr dump"));
+  EXPECT_NE(err.find("cut.blkrr"), std::string::npos) << err;
+  EXPECT_NE(err.find("offset"), std::string::npos) << err;
+
+  // Not a trace at all.
+  {
+    std::ofstream f(path("junk.blkrr"));
+    f << "hello world, not a trace\n";
+  }
+  r = blkrr({"dump", path("junk.blkrr")});
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.out.find("junk.blkrr"), std::string::npos) << r.out;
+}
+
+}  // namespace
