@@ -22,6 +22,9 @@ const volatile __u8 cfg_filter_cgroup = 0;
 const volatile __u64 cfg_cgroup_id = 0;
 const volatile __u8 cfg_emit = 1;
 const volatile __u8 cfg_aggregate = 0;
+/* Lean capture (replay validator): no device state (disk time 0), no cgroup
+ * id unless filtering on it. */
+const volatile __u8 cfg_lean = 0;
 const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
 
 /* Raised by the user-space sweeper after it changed sweep_req: the hot path
@@ -167,8 +170,18 @@ static __always_inline void fill_task(struct blkrr_task* t) {
   __u64 pt = bpf_get_current_pid_tgid();
   t->pid = (__u32)pt;
   t->tgid = pt >> 32;
-  t->cgroup_id = bpf_get_current_cgroup_id();
+  t->cgroup_id = cfg_lean && !cfg_filter_cgroup ? 0 : bpf_get_current_cgroup_id();
   bpf_get_current_comm(t->comm, sizeof(t->comm));
+  t->uid = BLKRR_NO_UID;
+  t->ppid = 0;
+  if (cfg_aggregate) {
+    /* top's UID and PPID columns, kept with the entry so that a process
+     * which exited before the read is still shown right. */
+    t->uid = (__u32)bpf_get_current_uid_gid();
+    struct task_struct* cur = bpf_get_current_task_btf();
+    struct task_struct* parent = cur->real_parent;
+    if (parent) t->ppid = parent->tgid;
+  }
 }
 
 static __always_inline __u8 task_matches(const struct blkrr_task* t) {
@@ -228,16 +241,28 @@ static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target, __u32
   return 1;
 }
 
-/* A request left the device (completion or requeue): charge its disk time. */
-static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 completion) {
+/* The device clock (called with the lock held): t was read before the lock,
+ * and another CPU may already have applied a later time. Raising t to the
+ * latest applied time makes the device's timestamps follow the lock order,
+ * so recomputing disk time offline from the records gives the kernel's. */
+static __always_inline __u64 device_clock(struct devstate* ds, __u64 t) {
+  if (t < ds->s.clock_ns) t = ds->s.clock_ns;
+  ds->s.clock_ns = t;
+  return t;
+}
+
+/* A request left the device (completion or requeue): charge its disk time.
+ * *now becomes the device-clock time of the event. */
+static __always_inline __u64 charge(__u32 disk, __u64* now_p, __u64 issue_ns, __u8 completion) {
   struct devstate* ds = get_devstate(disk);
   if (!ds) return 0;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
-  __u64 dt = 0;
+  __u64 dt = 0, now = *now_p;
   __u8 clamped = 0, swept;
   bpf_spin_lock(&ds->lock);
   swept = apply_sweep(ds, target, gen);
+  now = device_clock(ds, now);
   __u64 from =
       ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns : ds->s.busy_start_ns;
   if (ds->s.pending) {
@@ -249,28 +274,33 @@ static __always_inline __u64 charge(__u32 disk, __u64 now, __u64 latency, __u8 c
   ds->s.last_complete_ns = now;
   ds->s.busy_ns += dt;
   if (completion) {
+    __u64 latency = now > issue_ns ? now - issue_ns : 0;
     ds->s.requests += 1;
     if (latency > ds->s.max_latency_ns) ds->s.max_latency_ns = latency;
   }
   bpf_spin_unlock(&ds->lock);
+  *now_p = now;
   if (clamped) count(BLKRR_CNT_PENDING_CLAMPED);
   if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
   return dt;
 }
 
-/* One more request in flight on the disk. */
-static __always_inline void add_pending(__u32 disk, __u64 now) {
+/* One more request in flight on the disk; returns the device-clock time of
+ * the issue. */
+static __always_inline __u64 add_pending(__u32 disk, __u64 now) {
   struct devstate* ds = get_devstate(disk);
-  if (!ds) return;
+  if (!ds) return now;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
   __u8 swept;
   bpf_spin_lock(&ds->lock);
   swept = apply_sweep(ds, target, gen);
+  now = device_clock(ds, now);
   if (ds->s.pending == 0) ds->s.busy_start_ns = now;
   ds->s.pending += 1;
   bpf_spin_unlock(&ds->lock);
   if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
+  return now;
 }
 
 /* A request whose completion was never seen left the in-flight set. */
@@ -330,9 +360,18 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
   __builtin_memcpy(k.comm, c->task.comm, BLKRR_COMM_LEN);
   struct blkrr_agg_val* v = bpf_map_lookup_elem(&agg, &k);
   if (!v) {
+    /* A new entry carries the creator's uid and parent: the process may be
+     * gone when user space reads it. */
     struct blkrr_agg_val zero = {};
-    bpf_map_update_elem(&agg, &k, &zero, BPF_NOEXIST);
-    v = bpf_map_lookup_elem(&agg, &k);
+    zero.uid = c->task.uid;
+    zero.ppid = c->task.ppid;
+    /* Twice: user space may take (delete) the entry between our create and
+     * lookup. */
+    for (int i = 0; i < 2 && !v; i++) {
+      long err = bpf_map_update_elem(&agg, &k, &zero, BPF_NOEXIST);
+      if (err && err != -17 /* -EEXIST: created by another CPU */) break;
+      v = bpf_map_lookup_elem(&agg, &k);
+    }
     if (!v) {
       count(BLKRR_CNT_AGG_FULL);
       return;
@@ -353,7 +392,7 @@ static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
 static __always_inline void give_up_stale(struct blkrr_inflight* e) {
   struct blkrr_inflight old = *e;
   if (!take(e, BLKRR_RQ_DONE)) return; /* someone else owns it */
-  drop_pending(old.disk);
+  if (!cfg_lean) drop_pending(old.disk);
   count(BLKRR_CNT_NOT_SEEN_REISSUE);
   if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
 }
@@ -389,8 +428,8 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
 /* Issue-time fields of an in-flight entry; state last: from here on the
  * entry is in flight. */
 static __always_inline void mark_issued(struct blkrr_inflight* e, __u64 now, __u64 sector,
-                                        __u32 bytes, __u32 disk, __u32 part, __u8 op,
-                                        __u16 flags, const struct blkrr_dev_sel* sel) {
+                                        __u32 bytes, __u32 disk, __u32 part, __u8 op, __u16 flags,
+                                        const struct blkrr_dev_sel* sel) {
   e->issue_ns = now;
   e->sector = sector;
   e->bytes = bytes;
@@ -429,28 +468,24 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   /* Issued again while still in flight: its completion never reached us. */
   if (e && e->state == BLKRR_RQ_INFLIGHT) give_up_stale(e);
-  if (e && e->state == BLKRR_RQ_STARTED) {
-    /* Created at block_io_start (or requeued): fill in the issue in place. */
-    mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
-  } else {
+  if (!e || e->state != BLKRR_RQ_STARTED) {
     /* No block_io_start (older kernel, flush machinery, before attach). */
-    if (e) {
-      attribute_at_issue(e);
-      e->disk_time_ns = 0;
-      e->insert_ns = 0;
-      mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
-      add_pending(disk, now);
-      return 0;
+    if (!e) {
+      struct blkrr_inflight n = {};
+      if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) {
+        count(BLKRR_CNT_INFLIGHT_FULL);
+        return 0;
+      }
+      e = bpf_map_lookup_elem(&inflight, &key);
+      if (!e) return 0;
     }
-    struct blkrr_inflight n = {};
-    attribute_at_issue(&n);
-    mark_issued(&n, now, sector, bytes, disk, part, op, flags, sel);
-    if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) {
-      count(BLKRR_CNT_INFLIGHT_FULL);
-      return 0;
-    }
+    attribute_at_issue(e);
+    e->disk_time_ns = 0;
+    e->insert_ns = 0;
   }
-  add_pending(disk, now);
+  /* Created at block_io_start (or requeued): fill in the issue in place. */
+  if (!cfg_lean) now = add_pending(disk, now);
+  mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
   return 0;
 }
 
@@ -472,8 +507,9 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   struct blkrr_inflight c = *e;
   /* Whoever moves the entry out of INFLIGHT owns the request. */
   if (!take(e, BLKRR_RQ_DONE)) return 0;
+  __u64 dt = c.disk_time_ns;
+  if (!cfg_lean) dt += charge(c.disk, &now, c.issue_ns, 1);
   __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
-  __u64 dt = c.disk_time_ns + charge(c.disk, now, lat, 1);
   count(BLKRR_CNT_COMPLETIONS);
   if (!c.emit) return 0;
   if (cfg_aggregate) aggregate(&c, dt, lat);
@@ -491,8 +527,7 @@ int BPF_PROG(blkrr_requeue, struct request* rq) {
   if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
   if (!take(e, BLKRR_RQ_STARTED)) return 0;
   count(BLKRR_CNT_REQUEUE);
-  __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
-  e->disk_time_ns += charge(e->disk, now, lat, 0);
+  if (!cfg_lean) e->disk_time_ns += charge(e->disk, &now, e->issue_ns, 0);
   e->rec_flags |= BLKRR_R_REQUEUED;
   return 0;
 }

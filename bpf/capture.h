@@ -68,7 +68,10 @@ struct blkrr_task {
   __u32 pid;
   __u32 tgid;
   char comm[BLKRR_COMM_LEN];
+  __u32 uid;  /* real uid; only with aggregation (BLKRR_NO_UID otherwise) */
+  __u32 ppid; /* tgid of the parent; only with aggregation (0 otherwise) */
 };
+#define BLKRR_NO_UID 0xffffffffu
 
 /* State of a request entry. */
 enum blkrr_rq_state {
@@ -143,6 +146,10 @@ struct blkrr_devstate_pub {
   __u64 requests;       /* completions charged */
   __u64 max_latency_ns; /* longest issue->completion seen */
   __u64 sweep_applied;  /* sweeper corrections already applied */
+  /* Device clock: the latest time applied under the lock. Timestamps are
+   * read before the lock; each is raised to at least this value, so the
+   * order of the device's issue and completion times is the lock order. */
+  __u64 clock_ns;
 };
 
 /* Aggregation key/value for `blkrr top` (per creator, partition, direction). */
@@ -161,6 +168,8 @@ struct blkrr_agg_val {
   __u64 bytes;
   __u64 disk_time_ns;
   __u64 latency_ns;
+  __u32 uid;  /* of the task whose request created the entry */
+  __u32 ppid; /* its parent's tgid, 0 when unknown */
 };
 
 #endif

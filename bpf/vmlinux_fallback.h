@@ -59,6 +59,11 @@ struct request_queue {
   struct gendisk* disk;
 };
 
+struct task_struct {
+  int tgid;
+  struct task_struct* real_parent;
+};
+
 struct request {
   struct request_queue* q;
   blk_opf_t cmd_flags;

@@ -3,6 +3,9 @@
 // of the same run; the stale-entry sweeper on real BPF maps.
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +237,177 @@ TEST(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {
   EXPECT_EQ(n, 40u);
   // Every request went through the scheduler's insert.
   EXPECT_EQ(with_insert, 40u);
+}
+
+// A child named `comm` that reads 4 KiB blocks as uid `uid` (one thread, so
+// its pid is its tid): `first` reads after the first byte on its gate, then
+// it reports on `done`, then `second` reads after the next byte, and exits.
+class PhasedReader {
+ public:
+  PhasedReader(const std::string& comm, const std::string& dev, uid_t uid, int first, int second) {
+    int g[2], d[2];
+    if (pipe(g) != 0 || pipe(d) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(g[1]);
+      close(d[0]);
+      prctl(PR_SET_NAME, comm.c_str());
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
+      void* buf = nullptr;
+      if (fd < 0 || posix_memalign(&buf, 4096, 4096) != 0) _exit(2);
+      if (setresuid(uid, uid, uid) != 0) _exit(3);
+      char c;
+      int n = 0;
+      for (int phase = 0; phase < 2; phase++) {
+        if (read(g[0], &c, 1) != 1) _exit(4);
+        for (int i = 0; i < (phase ? second : first); i++, n++)
+          if (pread(fd, buf, 4096, off_t{n} * 64 * 512) != 4096) _exit(5);
+        if (write(d[1], "d", 1) != 1) _exit(6);
+      }
+      _exit(0);
+    }
+    close(g[0]);
+    close(d[1]);
+    gate_ = g[1];
+    done_ = d[0];
+  }
+  ~PhasedReader() {
+    if (gate_ >= 0) close(gate_);
+    if (done_ >= 0) close(done_);
+    if (pid_ > 0) wait();
+  }
+  pid_t pid() const { return pid_; }
+  // Runs the next phase and returns once its reads completed.
+  bool phase() {
+    char c = 'g';
+    return write(gate_, &c, 1) == 1 && read(done_, &c, 1) == 1;
+  }
+  int wait() {
+    int st = 0;
+    waitpid(pid_, &st, 0);
+    pid_ = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int gate_ = -1, done_ = -1;
+};
+
+std::vector<AggEntry> entries_of(const std::vector<AggEntry>& all, const std::string& comm) {
+  std::vector<AggEntry> out;
+  for (const auto& e : all)
+    if (std::string(e.key.comm.data(), strnlen(e.key.comm.data(), e.key.comm.size())) == comm)
+      out.push_back(e);
+  return out;
+}
+
+// take_aggregates removes what it returns; new I/O of the same key starts
+// again from zero; uid and parent come from the kernel, also for a process
+// that exited before the map was read.
+TEST(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  auto sel = resolve_device(a->path());
+  ASSERT_TRUE(sel);
+  CaptureConfig cfg;
+  cfg.devices.push_back(*sel);
+  cfg.aggregate = true;
+  cfg.emit_events = false;
+  auto cap = Capture::start(cfg);
+  ASSERT_TRUE(cap) << cap.error().message;
+  constexpr uid_t kUid = 54321;
+  PhasedReader child("blkrr-take", a->path(), kUid, 10, 5);
+  ASSERT_GT(child.pid(), 0);
+  ASSERT_TRUE(child.phase());
+
+  auto all = (*cap)->aggregates();
+  ASSERT_TRUE(all);
+  auto mine = entries_of(*all, "blkrr-take");
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0].key.pid, static_cast<uint32_t>(child.pid()));
+  EXPECT_EQ(mine[0].key.tid, static_cast<uint32_t>(child.pid()));
+  EXPECT_EQ(mine[0].key.dir, Op::kRead);
+  EXPECT_EQ(mine[0].value.requests, 10u);
+  EXPECT_EQ(mine[0].value.bytes, 10u * 4096);
+  EXPECT_EQ(mine[0].uid, kUid);
+  EXPECT_EQ(mine[0].ppid, static_cast<uint32_t>(getpid()));
+
+  auto taken = (*cap)->take_aggregates({mine[0].key});
+  ASSERT_TRUE(taken) << taken.error().message;
+  ASSERT_EQ(taken->size(), 1u);
+  EXPECT_EQ((*taken)[0].value.requests, 10u);
+  EXPECT_EQ((*taken)[0].value.disk_time_ns, mine[0].value.disk_time_ns);
+  EXPECT_EQ((*taken)[0].uid, kUid);
+  all = (*cap)->aggregates();
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(entries_of(*all, "blkrr-take").empty());
+  // Taking a key that is gone returns nothing and is no error.
+  auto again = (*cap)->take_aggregates({mine[0].key});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->empty());
+
+  // Same process, same key: a new entry from zero. The child exits before
+  // the map is read: its uid and parent are still right.
+  ASSERT_TRUE(child.phase());
+  EXPECT_EQ(child.wait(), 0);
+  all = (*cap)->aggregates();
+  ASSERT_TRUE(all);
+  auto after = entries_of(*all, "blkrr-take");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].value.requests, 5u);
+  EXPECT_EQ(after[0].value.bytes, 5u * 4096);
+  EXPECT_EQ(after[0].uid, kUid);
+  EXPECT_EQ(after[0].ppid, static_cast<uint32_t>(getpid()));
+  ASSERT_TRUE((*cap)->stop([](const Request&) {}));
+  EXPECT_EQ((*cap)->counters().at("agg_map_full"), 0u);
+}
+
+// Lean capture (replay validator): the exact requests, attributed to the
+// child, without device state (disk time 0) or cgroup id.
+TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  auto sel = resolve_device(a->path());
+  ASSERT_TRUE(sel);
+  CaptureConfig cfg;
+  cfg.devices.push_back(*sel);
+  cfg.lean = true;
+  auto cap = Capture::start(cfg);
+  ASSERT_TRUE(cap) << cap.error().message;
+  const auto load = make_known_load(3, 20, 0, 100000);
+  auto x = IoChild::spawn("blkrr-lean", a->path(), load);
+  ASSERT_TRUE(x);
+  const auto child_pid = static_cast<uint32_t>(x->pid());
+  x->go();
+  ASSERT_EQ(x->wait(), 0);
+  std::vector<Request> got;
+  auto fn = [&](const Request& r) { got.push_back(r); };
+  ASSERT_TRUE((*cap)->poll(100, fn));
+  auto busy = (*cap)->device_busy();
+  ASSERT_TRUE((*cap)->stop(fn));
+  ASSERT_TRUE(busy);
+  EXPECT_TRUE(busy->empty());
+  std::multiset<std::tuple<uint64_t, uint32_t, int>> want, have;
+  for (const auto& t : load)
+    for (const auto& op : t) want.insert({op.sector, op.bytes, static_cast<int>(op.op)});
+  for (const auto& r : got) {
+    have.insert({r.sector, r.bytes, static_cast<int>(r.op)});
+    EXPECT_EQ(r.comm_view(), "blkrr-lean");
+    EXPECT_EQ(r.tgid, child_pid);
+    EXPECT_EQ(r.dev, a->dev());
+    EXPECT_EQ(r.disk_time_ns, 0u);
+    EXPECT_EQ(r.cgroup_id, 0u);
+    EXPECT_EQ(r.error, 0);
+    if (r.completed()) {
+      EXPECT_LE(r.issue_ns, r.complete_ns);
+    }
+  }
+  EXPECT_EQ(have, want);
+  EXPECT_EQ((*cap)->counters().at("ringbuf_reserve_failed"), 0u);
 }
 
 // The object compiled against bpf/vmlinux_fallback.h (for build machines

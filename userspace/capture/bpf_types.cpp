@@ -112,6 +112,41 @@ Request inflight_to_request(const blkrr_inflight& e) {
   return r;
 }
 
+AggEntry agg_entry(const blkrr_agg_key& k, const blkrr_agg_val& v) {
+  AggEntry e;
+  e.key.pid = k.tgid;
+  e.key.tid = k.pid;
+  e.key.cgroup_id = k.cgroup_id;
+  e.key.disk = k.disk;
+  e.key.dev = k.part ? k.part : k.disk;
+  e.key.dir = to_op(k.op);
+  for (size_t i = 0; i < e.key.comm.size() && i < BLKRR_COMM_LEN; i++) e.key.comm[i] = k.comm[i];
+  e.value.requests = v.requests;
+  e.value.bytes = v.bytes;
+  e.value.disk_time_ns = v.disk_time_ns;
+  e.value.latency_ns = v.latency_ns;
+  e.uid = v.uid;
+  e.ppid = v.ppid;
+  return e;
+}
+
+std::vector<blkrr_agg_key> agg_kernel_keys(const AggKey& a) {
+  blkrr_agg_key k{};
+  k.cgroup_id = a.cgroup_id;
+  k.tgid = a.pid;
+  k.pid = a.tid;
+  k.part = a.dev;
+  k.disk = a.disk;
+  k.op = static_cast<__u8>(a.dir);
+  for (size_t i = 0; i < a.comm.size() && i < BLKRR_COMM_LEN; i++) k.comm[i] = a.comm[i];
+  std::vector<blkrr_agg_key> out{k};
+  if (a.dev == a.disk) {
+    k.part = 0;
+    out.push_back(k);
+  }
+  return out;
+}
+
 const char* counter_name(int index) {
   switch (index) {
     case BLKRR_CNT_ISSUES:

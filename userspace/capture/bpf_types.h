@@ -6,7 +6,10 @@
 
 #include <string>
 
+#include <vector>
+
 #include "bpf/capture.h"
+#include "capture/capture.h"
 #include "core/request.h"
 
 namespace blkrr::capture {
@@ -18,7 +21,7 @@ struct DevStateValue {
   __u32 pad;
   blkrr_devstate_pub s;
 };
-static_assert(sizeof(DevStateValue) == 8 + 7 * 8);
+static_assert(sizeof(DevStateValue) == 8 + 8 * 8);
 
 // Negative errno of a kernel blk_status_t (values of include/linux/blk_types.h
 // since 6.5; unknown codes become -EIO).
@@ -34,6 +37,12 @@ inline uint64_t event_insert_ns(const blkrr_event& ev) {
 // An in-flight entry given up on (sweeper, end of capture): its completion
 // was never seen.
 Request inflight_to_request(const blkrr_inflight& e);
+
+// An aggregation map entry as the API shows it, and back: the kernel keys an
+// AggKey can stand for (its dev is the whole disk when the kernel had no
+// partition device, part == 0).
+AggEntry agg_entry(const blkrr_agg_key& k, const blkrr_agg_val& v);
+std::vector<blkrr_agg_key> agg_kernel_keys(const AggKey& k);
 
 // Names of the in-kernel counters (index = enum blkrr_counter).
 const char* counter_name(int index);

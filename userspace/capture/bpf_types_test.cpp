@@ -120,5 +120,43 @@ TEST(BpfTypes, EveryCounterHasADistinctName) {
   EXPECT_STREQ(counter_name(BLKRR_CNT_RINGBUF_FULL), "ringbuf_reserve_failed");
 }
 
+TEST(BpfTypes, AggEntryRoundTripsToTheKernelKey) {
+  blkrr_agg_key k{};
+  k.cgroup_id = 77;
+  k.tgid = 100;
+  k.pid = 101;
+  k.part = make_dev(8, 2);
+  k.disk = make_dev(8, 0);
+  k.op = BLKRR_OP_WRITE;
+  std::strcpy(k.comm, "fio");
+  blkrr_agg_val v{};
+  v.requests = 3;
+  v.bytes = 12288;
+  v.disk_time_ns = 900;
+  v.latency_ns = 1500;
+  v.uid = 1000;
+  v.ppid = 1;
+  AggEntry e = agg_entry(k, v);
+  EXPECT_EQ(e.key.pid, 100u);
+  EXPECT_EQ(e.key.tid, 101u);
+  EXPECT_EQ(e.key.dev, make_dev(8, 2));
+  EXPECT_EQ(e.key.dir, Op::kWrite);
+  EXPECT_EQ(e.value.bytes, 12288u);
+  EXPECT_EQ(e.uid, 1000u);
+  EXPECT_EQ(e.ppid, 1u);
+  auto back = agg_kernel_keys(e.key);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(std::memcmp(&back[0], &k, sizeof(k)), 0);
+  // A whole-disk key may be stored with partition 0 (kernels without a
+  // partition device in the request): both forms are tried.
+  k.part = 0;
+  e = agg_entry(k, v);
+  EXPECT_EQ(e.key.dev, k.disk);
+  back = agg_kernel_keys(e.key);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].part, k.disk);
+  EXPECT_EQ(std::memcmp(&back[1], &k, sizeof(k)), 0);
+}
+
 }  // namespace
 }  // namespace blkrr::capture

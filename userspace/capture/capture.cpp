@@ -60,6 +60,7 @@ class CaptureImpl final : public Capture {
   Status stop(const EventFn& fn) override;
   Counters counters() const override;
   Result<std::vector<AggEntry>> aggregates() const override;
+  Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) override;
   Result<std::vector<DeviceBusy>> device_busy() const override;
   bool has_io_start() const override { return features_.has_io_start; }
   RequestExtra current_extra() const override { return extra_; }
@@ -122,6 +123,7 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
   }
   ro->cfg_emit = cfg.emit_events ? 1 : 0;
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
+  ro->cfg_lean = cfg.lean && !cfg.aggregate ? 1 : 0;
   uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
   // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
   // otherwise it drains on its poll timeout. One wake-up per ~20k records.
@@ -330,24 +332,36 @@ Result<std::vector<AggEntry>> CaptureImpl::aggregates() const {
   blkrr_agg_key* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     blkrr_agg_val v{};
-    if (bpf_map_lookup_elem(fd, &next, &v) == 0) {
-      AggEntry e;
-      e.key.pid = next.tgid;
-      e.key.tid = next.pid;
-      e.key.cgroup_id = next.cgroup_id;
-      e.key.disk = next.disk;
-      e.key.dev = next.part ? next.part : next.disk;
-      e.key.dir = next.op <= BLKRR_OP_OTHER ? static_cast<Op>(next.op) : Op::kOther;
-      for (size_t i = 0; i < e.key.comm.size() && i < BLKRR_COMM_LEN; i++)
-        e.key.comm[i] = next.comm[i];
-      e.value.requests = v.requests;
-      e.value.bytes = v.bytes;
-      e.value.disk_time_ns = v.disk_time_ns;
-      e.value.latency_ns = v.latency_ns;
-      out.push_back(e);
-    }
+    if (bpf_map_lookup_elem(fd, &next, &v) == 0) out.push_back(capture::agg_entry(next, v));
     key = next;
     prev = &key;
+  }
+  return out;
+}
+
+Result<std::vector<AggEntry>> CaptureImpl::take_aggregates(const std::vector<AggKey>& keys) {
+  std::vector<AggEntry> out;
+  int fd = bpf_map__fd(skel_->maps.agg);
+  for (const AggKey& want : keys) {
+    // The kernel's partition field is 0 on kernels whose request has no
+    // partition device; AggKey shows the whole disk then.
+    for (const blkrr_agg_key& k : capture::agg_kernel_keys(want)) {
+      blkrr_agg_val v{};
+      int rc = bpf_map_lookup_and_delete_elem(fd, &k, &v);
+      if (rc != 0 && errno != ENOENT) {
+        // Kernels without lookup-and-delete for hash maps: read, then delete.
+        // An increment between the two is lost (see docs/capture.md).
+        rc = bpf_map_lookup_elem(fd, &k, &v);
+        if (rc == 0 && bpf_map_delete_elem(fd, &k) != 0) rc = -1;
+      }
+      if (rc == 0) {
+        out.push_back(capture::agg_entry(k, v));
+        break;
+      }
+      if (errno != ENOENT)
+        return Error("removing an aggregation entry of pid " + std::to_string(want.pid) +
+                     " from the kernel map failed: " + strerror(errno));
+    }
   }
   return out;
 }

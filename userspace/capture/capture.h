@@ -24,6 +24,11 @@ struct CaptureConfig {
   bool emit_events = true;  // one ring-buffer record per request (record, snoop, validator)
   bool aggregate = false;   // in-kernel per {pid,comm,cgroup,dev,dir} counters (top)
   bool queue_time = false;  // also track block_rq_insert (snoop -Q)
+  // Lean capture (replay validator): records carry dev, part, sector, bytes,
+  // op and flags, issue and completion times, error, pid, tgid and comm; no
+  // per-device state is kept (disk_time_ns = 0, device_busy() empty) and the
+  // cgroup id is 0 unless cgroup_id filters on it. Ignored with aggregate.
+  bool lean = false;
   uint32_t ringbuf_mb = 64;
 };
 
@@ -43,9 +48,14 @@ struct AggValue {
   uint64_t disk_time_ns = 0;
   uint64_t latency_ns = 0;  // sum of issue->completion (biotop's measure, for comparison)
 };
+inline constexpr uint32_t kNoUid = UINT32_MAX;
 struct AggEntry {
   AggKey key;
   AggValue value;
+  // Of the task whose request created the entry, read in the kernel at that
+  // moment (so still right after the process exited).
+  uint32_t uid = kNoUid;  // real uid; kNoUid when unknown
+  uint32_t ppid = 0;      // parent's process id; 0 when unknown
 };
 
 // Per whole-disk state of the adaptive algorithm, cumulative since attach.
@@ -77,6 +87,13 @@ class Capture {
   // Drops and anomalies, by name (see docs/trace-format.md for the list).
   virtual Counters counters() const = 0;
   virtual Result<std::vector<AggEntry>> aggregates() const = 0;
+  // Removes the entries of these keys from the kernel's aggregation map and
+  // returns their final cumulative values (keys not in the map are left out
+  // of the result). New I/O of a taken key starts a new entry from zero.
+  // For `top` to forget processes that exited, so that the map does not fill
+  // up on long runs. A request completing on another CPU exactly while its
+  // entry is taken may be lost from the counters (docs/capture.md).
+  virtual Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) = 0;
   virtual Result<std::vector<DeviceBusy>> device_busy() const = 0;
   // True when the kernel has block_io_start (attribution to the creating task).
   virtual bool has_io_start() const = 0;
