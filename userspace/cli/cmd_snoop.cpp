@@ -3,6 +3,7 @@
 // events are reported on stderr with their counts, never silently.
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 
 #include "capture/capture.h"
 #include "cli/commands.h"
@@ -22,12 +23,12 @@ struct SnoopArgs {
   uint64_t pid = 0;
   bool has_pid = false;
   std::string comm;
-  bool start = false, end = false, majmin = false, json = false;
+  bool start = false, end = false, majmin = false, queue = false, json = false;
   uint64_t duration_ns = 0;  // 0: until a signal
 };
 
 Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
-  ArgParser p(argv[0], "[-d DEV]... [-p PID] [-n COMM] [-s] [-t] [-N] [--json] [duration]",
+  ArgParser p(argv[0], "[-d DEV]... [-p PID] [-n COMM] [-s] [-t] [-N] [-Q] [--json] [duration]",
               "One line per completed block request: who created it, where, how big, its\n"
               "latency (issue to completion) and its adaptive disk time (DTIME: the part of\n"
               "the device's busy time charged to it; summed over requests it is the busy\n"
@@ -45,13 +46,17 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
   p.flag('s', "start", &a.start, "add START, the issue time (s since snoop started)");
   p.flag('t', "end", &a.end, "add END, the completion time (s since snoop started)");
   p.flag('N', "majmin", &a.majmin, "add MAJ and MIN of the device");
+  p.flag('Q', "queue", &a.queue,
+         "add QUE(ms), the time from the I/O scheduler's insert to the issue (\"-\" for\n"
+         "requests the scheduler did not queue, e.g. with scheduler none)");
   p.flag(0, "json", &a.json, "one JSON object per request (JSON lines)");
   std::vector<std::string> pos;
   p.positionals("[duration]", &pos, 0, 1);
   p.examples(
       "  blkrr snoop                      every request on every disk\n"
       "  blkrr snoop -d sda2 -st 10       partition sda2 with times, for 10 s\n"
-      "  blkrr snoop -n postgres --json   one JSON line per request of postgres\n");
+      "  blkrr snoop -n postgres --json   one JSON line per request of postgres\n"
+      "  blkrr snoop -Q -d sda            with the time spent in sda's I/O scheduler\n");
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
   if (!pos.empty()) {
@@ -101,12 +106,18 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (a.has_pid) cfg.tgid = static_cast<uint32_t>(a.pid);
   if (!a.comm.empty()) cfg.comm = a.comm;
   cfg.emit_events = true;
+  cfg.queue_time = a.queue;
 
   StopSignals signals;  // before the capture starts its thread
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
   Capture& capture = **cap;
-  SnoopOptions opt{a.start, a.end, a.majmin, false, mono_now_ns()};
+  if (a.queue && !capture.has_queue_time())
+    std::fprintf(stderr,
+                 "blkrr snoop: -Q: queue time not available: this kernel has no %s tracepoint; "
+                 "QUE shows \"-\" for every request\n",
+                 capture.has_io_start() ? "block_rq_insert" : "block_io_start");
+  SnoopOptions opt{a.start, a.end, a.majmin, a.queue, mono_now_ns()};
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 
   DeviceNamer namer;
@@ -118,7 +129,19 @@ Result<int> cmd_snoop(int argc, char** argv) {
       return;
     }
     const std::string& dev = namer.name(r.part ? r.part : r.dev);
-    std::string line = a.json ? snoop_json(r, dev, opt).dump() : snoop_line(r, dev, opt);
+    std::optional<uint64_t> queue_ns;
+    uint64_t insert_ns = a.queue ? capture.current_extra().insert_ns : kNoTime;
+    bool issued = !(r.rec_flags & kRecIssueNotSeen);
+    if (insert_ns != kNoTime && issued && insert_ns <= r.issue_ns)
+      queue_ns = r.issue_ns - insert_ns;
+    std::string line;
+    if (a.json) {
+      nlohmann::json j = snoop_json(r, dev, opt, queue_ns);
+      if (insert_ns != kNoTime) j["insert_ns"] = insert_ns;
+      line = j.dump();
+    } else {
+      line = snoop_line(r, dev, opt, queue_ns);
+    }
     line += '\n';
     if (std::fputs(line.c_str(), stdout) < 0) out_ok = false;
     ++shown;

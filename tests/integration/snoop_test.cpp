@@ -1,0 +1,126 @@
+// blkrr snoop -Q on real loop devices (root only): with an I/O scheduler
+// every request carries its queue time (scheduler insert to issue), with
+// scheduler none no request has one.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include "loopdev.h"
+#include "top_helpers.h"
+
+namespace blkrr::testing {
+namespace {
+
+bool set_scheduler(const LoopDevice& loop, const char* sched) {
+  FILE* f = std::fopen(("/sys/block/" + loop.name() + "/queue/scheduler").c_str(), "w");
+  if (!f) return false;
+  bool ok = std::fputs(sched, f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+struct QueueRun {
+  std::string output;  // stdout and stderr of snoop
+  int status = -1;
+  int requests = 0;    // of the test's process
+  int with_queue = 0;  // of them, with a queue time
+  int consistent = 0;  // insert <= issue and queue_ns == issue - insert
+  uint64_t max_queue_ns = 0;
+};
+
+// 4 threads x 25 known requests under `snoop -Q --json -d LOOP`.
+QueueRun run_queue_snoop(const LoopDevice& loop, const std::string& comm) {
+  QueueRun q;
+  auto snoop = BlkrrProcess::start({"snoop", "-Q", "--json", "-d", loop.path()}, "");
+  if (!snoop.ok()) {
+    q.output = snoop.error().message;
+    return q;
+  }
+  sleep_ms(600);  // attached
+  auto c = IoChild::spawn(comm, loop.path(), make_known_load(4, 25, 0, 100000));
+  if (!c.ok()) return q;
+  c->go();
+  if (c->wait() != 0) return q;
+  sleep_ms(400);
+  snoop->signal(SIGINT);
+  q.status = snoop->wait();
+  q.output = snoop->output();
+  for (const auto& j : json_lines(q.output)) {
+    if (j["comm"] != comm) continue;
+    ++q.requests;
+    EXPECT_TRUE(j.contains("queue_ns")) << j.dump();
+    if (!j.contains("queue_ns") || j["queue_ns"].is_null()) continue;
+    ++q.with_queue;
+    uint64_t queue = j["queue_ns"].get<uint64_t>();
+    uint64_t insert = j["insert_ns"].get<uint64_t>();
+    uint64_t start = j["start_ns"].get<uint64_t>();
+    EXPECT_LE(insert, start) << j.dump();
+    EXPECT_LE(queue, j["end_ns"].get<uint64_t>() - insert) << j.dump();
+    if (insert <= start && queue == start - insert) ++q.consistent;
+    q.max_queue_ns = std::max(q.max_queue_ns, queue);
+  }
+  return q;
+}
+
+TEST(SnoopIntegration, QueueTimeWithMqDeadlineAndNoneWithoutScheduler) {
+  SKIP_UNLESS_CAPTURE();
+  auto loop = LoopDevice::create(64ull << 20);
+  ASSERT_TRUE(loop.ok()) << loop.error().message;
+  if (!set_scheduler(*loop, "mq-deadline"))
+    GTEST_SKIP() << "cannot select mq-deadline on " << loop->path()
+                 << " (scheduler not built into this kernel?)";
+  sleep_ms(300);
+
+  QueueRun sched = run_queue_snoop(*loop, "blkrr-qdl");
+  ASSERT_EQ(sched.status, 0) << sched.output;
+  if (sched.output.find("queue time not available") != std::string::npos)
+    GTEST_SKIP() << "kernel without block_rq_insert/block_io_start: " << sched.output;
+  std::printf("[measured] mq-deadline: %d requests, %d with a queue time, longest %.3f ms\n",
+              sched.requests, sched.with_queue, sched.max_queue_ns / 1e6);
+  EXPECT_EQ(sched.requests, 100) << sched.output;
+  EXPECT_EQ(sched.with_queue, 100) << "every request goes through the scheduler's insert";
+  EXPECT_EQ(sched.consistent, 100);
+
+  ASSERT_TRUE(set_scheduler(*loop, "none"));
+  QueueRun none = run_queue_snoop(*loop, "blkrr-qnone");
+  ASSERT_EQ(none.status, 0) << none.output;
+  std::printf("[measured] none: %d requests, %d with a queue time\n", none.requests,
+              none.with_queue);
+  EXPECT_EQ(none.requests, 100) << none.output;
+  EXPECT_EQ(none.with_queue, 0) << "requests issued directly have no queue time";
+}
+
+// The text screen: a QUE(ms) column, "-" when the request was not queued.
+TEST(SnoopIntegration, QueueColumnOnTheScreen) {
+  SKIP_UNLESS_CAPTURE();
+  auto loop = LoopDevice::create(64ull << 20);
+  ASSERT_TRUE(loop.ok()) << loop.error().message;
+  ASSERT_TRUE(set_scheduler(*loop, "none"));
+  auto snoop = BlkrrProcess::start({"snoop", "-Q", "-d", loop->path()}, "QUE(ms)");
+  ASSERT_TRUE(snoop.ok()) << snoop.error().message;
+  sleep_ms(500);
+  auto c = IoChild::spawn("blkrr-qscr", loop->path(), uniform(1, 5, Op::kRead, 4096, 0));
+  ASSERT_TRUE(c.ok());
+  c->go();
+  ASSERT_EQ(c->wait(), 0);
+  sleep_ms(300);
+  snoop->signal(SIGINT);
+  EXPECT_EQ(snoop->wait(), 0);
+  std::istringstream in(snoop->output());
+  int rows = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("blkrr-qscr", 0) != 0) continue;
+    ++rows;
+    // COMM PID DEVICE D SECTOR BYTES QUE LAT DTIME
+    std::istringstream ls(l);
+    std::string f[9];
+    for (auto& x : f) ls >> x;
+    EXPECT_EQ(f[6], "-") << l;
+    EXPECT_NE(f[7], "-") << l;
+  }
+  EXPECT_EQ(rows, 5) << snoop->output();
+}
+
+}  // namespace
+}  // namespace blkrr::testing
