@@ -46,9 +46,7 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
   p.flag('s', "start", &a.start, "add START, the issue time (s since snoop started)");
   p.flag('t', "end", &a.end, "add END, the completion time (s since snoop started)");
   p.flag('N', "majmin", &a.majmin, "add MAJ and MIN of the device");
-  p.flag('Q', "queue", &a.queue,
-         "add QUE(ms), the time from the I/O scheduler's insert to the issue (\"-\" for\n"
-         "requests the scheduler did not queue, e.g. with scheduler none)");
+  p.flag('Q', "queue", &a.queue, "add QUE(ms), I/O scheduler insert to issue (- if not queued)");
   p.flag(0, "json", &a.json, "one JSON object per request (JSON lines)");
   std::vector<std::string> pos;
   p.positionals("[duration]", &pos, 0, 1);
