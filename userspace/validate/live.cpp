@@ -1,11 +1,26 @@
 #include "validate/live.h"
 
+#include <time.h>
+
 #include <chrono>
 #include <fstream>
 
 #include "validate/matcher.h"
 
 namespace blkrr::validate {
+
+namespace {
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+uint64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
 
 bool device_has_write_cache(const std::string& disk_name, const std::string& sysfs) {
   std::ifstream in(sysfs + "/block/" + disk_name + "/queue/write_cache");
@@ -32,6 +47,7 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
   cfg.devices = {device};
   cfg.emit_events = true;
   cfg.ringbuf_mb = opts.ringbuf_mb;
+  cfg.lean = opts.lean;
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error().context("validator: capturing " + device.spec);
   v->cap_ = std::move(*cap);
@@ -45,21 +61,22 @@ LiveValidator::~LiveValidator() {
   if (!stopped_) (void)stop();
 }
 
+// The consumer only stores each record (EventStore: no allocation per
+// record); everything else waits until the replay is over.
 void LiveValidator::reader() {
-  Capture::EventFn fn = [this](const Request& r) {
-    seen_.push_back(r);
-    records_.fetch_add(1, std::memory_order_relaxed);
-  };
+  Capture::EventFn fn = [this](const Request& r) { seen_.add(r); };
   while (!quit_.load(std::memory_order_acquire)) {
     auto n = cap_->poll(opts_.poll_ms, fn);
     if (!n) {
       reader_error_ = n.error();
       reader_failed_ = true;
-      return;
+      break;
     }
+    records_.store(seen_.size(), std::memory_order_relaxed);
     if (opts_.consumer_pause_ms)
       std::this_thread::sleep_for(std::chrono::milliseconds(opts_.consumer_pause_ms));
   }
+  reader_cpu_ns_ = thread_cpu_ns();
 }
 
 Result<Observation> LiveValidator::stop() {
@@ -67,11 +84,10 @@ Result<Observation> LiveValidator::stop() {
   stopped_ = true;
   quit_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
-  Capture::EventFn fn = [this](const Request& r) {
-    seen_.push_back(r);
-    records_.fetch_add(1, std::memory_order_relaxed);
-  };
+  uint64_t cpu0 = thread_cpu_ns();
+  Capture::EventFn fn = [this](const Request& r) { seen_.add(r); };
   auto st = cap_->stop(fn);
+  records_.store(seen_.size(), std::memory_order_relaxed);
   if (reader_failed_) return reader_error_.context("validator: reading the capture");
   if (!st) return st.error().context("validator: stopping the capture");
   Observation obs;
@@ -94,7 +110,10 @@ Result<Observation> LiveValidator::stop() {
   uint64_t got = seen_.size();
   obs.counters["validator_records"] = got;
   obs.counters["validator_records_lost"] = expected > got ? expected - got : 0;
-  obs.requests = std::move(seen_);
+  obs.requests = seen_.take();
+  obs.cost.records = got;
+  obs.cost.reader_cpu_ns = reader_cpu_ns_;
+  obs.cost.stop_cpu_ns = thread_cpu_ns() - cpu0;
   obs.device = dev_;
   obs.partition_offset = part_offset_;
   obs.flush_reaches_device = flush_reaches_device_;
@@ -109,7 +128,11 @@ Result<Report> LiveValidator::finish(std::vector<ReplayedRequest> replayed) {
   mo.flush_reaches_device = obs->flush_reaches_device;
   Losses losses;
   losses_from_counters(obs->counters, losses);
+  uint64_t t0 = mono_ns();
   Report rep = match_requests(replayed, obs->requests, losses, mo);
+  rep.cost = obs->cost;
+  rep.capture_counters = obs->counters;
+  rep.cost.match_ns = mono_ns() - t0;
   rep.notes.push_back("live capture of " + obs->device.spec + " (" + obs->device.disk_name +
                       (obs->device.part
                            ? ", partition at sector " + std::to_string(obs->partition_offset)

@@ -17,6 +17,7 @@
 #include "capture/capture.h"
 #include "core/device.h"
 #include "core/result.h"
+#include "validate/event_store.h"
 #include "validate/model.h"
 
 namespace blkrr::validate {
@@ -26,6 +27,9 @@ struct LiveOptions {
   uint32_t ringbuf_mb = 64;  // ring buffer of the capture
   int poll_ms = 50;          // longest wait for records in one read
   uint32_t settle_ms = 10;   // start() waits this long for requests in flight at attach
+  // Lean capture (CaptureConfig::lean): no per-device disk-time state and no
+  // cgroup id in the kernel programs; the validator uses neither.
+  bool lean = true;
   // Sleep between two reads of the ring buffer: simulates a consumer that
   // cannot keep up (used to test that losses turn the verdict to "unknown").
   uint32_t consumer_pause_ms = 0;
@@ -38,6 +42,7 @@ struct Observation {
   DeviceSelection device;
   uint64_t partition_offset = 0;  // start sector of the partition given to start(), else 0
   bool flush_reaches_device = true;
+  ValidatorCost cost;  // records and CPU time of the consumer thread (matching not included)
 };
 
 class LiveValidator {
@@ -74,7 +79,8 @@ class LiveValidator {
   uint64_t part_offset_ = 0;
   bool flush_reaches_device_ = true;
   std::unique_ptr<Capture> cap_;
-  std::vector<Request> seen_;
+  EventStore seen_;  // written by the reader thread, then by stop() after the join
+  uint64_t reader_cpu_ns_ = 0;
   Counters baseline_;
   std::thread thread_;
   std::atomic<bool> quit_{false};

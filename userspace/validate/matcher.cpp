@@ -1,7 +1,8 @@
 // Sweep over time with a sector-indexed set of the replayed requests whose
 // windows are open; each block-layer request assigns its sectors to the
 // candidates it overlaps, preferring requests whose window strictly contains
-// it, then the earliest submitted. See docs/validate.md for the rules.
+// it, then the closest replayer completion after its completion, then the
+// earliest submitted. See docs/validate.md for the rules.
 #include "validate/matcher.h"
 
 #include <algorithm>
@@ -200,12 +201,21 @@ void Matcher::assign(uint32_t bi, Mode mode) {
     cands_.push_back(it->second);
   }
   if (cands_.empty()) return;
-  std::sort(cands_.begin(), cands_.end(), [&](uint32_t x, uint32_t y) {
-    const ReplayedRequest& a = R_[pool_[x].r];
-    const ReplayedRequest& c = R_[pool_[y].r];
-    return std::make_tuple(!strictly_inside(a, b), a.submit_ns, pool_[x].r) <
-           std::make_tuple(!strictly_inside(c, b), c.submit_ns, pool_[y].r);
-  });
+  // Among the requests whose window strictly contains b, the one whose
+  // completion the replayer saw first after b completed: a request completes
+  // on the device just before the replayer sees it, so this pairs repeated
+  // I/O to one sector correctly even when the block layer issued it in
+  // another order than it was submitted. Then the earliest submitted.
+  auto key = [&](uint32_t slot) {
+    const ReplayedRequest& r = R_[pool_[slot].r];
+    bool inside = strictly_inside(r, b);
+    uint64_t gap = 0;
+    if (inside && b.completed())
+      gap = r.complete_ns == kNoTime ? std::numeric_limits<uint64_t>::max()
+                                     : r.complete_ns - b.complete_ns;
+    return std::make_tuple(!inside, gap, r.submit_ns, pool_[slot].r);
+  };
+  std::sort(cands_.begin(), cands_.end(), [&](uint32_t x, uint32_t y) { return key(x) < key(y); });
   bcov_.clear();
   served_.clear();
   for (uint32_t slot : cands_) {

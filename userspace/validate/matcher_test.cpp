@@ -264,6 +264,31 @@ TEST(Matcher, RepeatedSectorsPairByTime) {
   EXPECT_EQ(rep.missing[0].id, 20u);
 }
 
+// Two reads of one sector in flight together, issued in the other order:
+// the later-submitted request B reached the device first and completed early;
+// request A was issued late (e.g. held back in io_uring's worker) and
+// completed long after B's window closed. The early block request belongs to
+// the replayed request whose completion follows it closest (B); giving it to
+// the earlier submission (A) left A's late block request with no open
+// window: one request reported missing, one foreign, although both were
+// served.
+TEST(Matcher, ConcurrentSameSectorPairsByCompletion) {
+  std::vector<ReplayedRequest> r = {rq(0, 4096, 8, Op::kRead, 1000, 10000),  // A
+                                    rq(1, 4096, 8, Op::kRead, 1000, 2000)};  // B
+  std::vector<Request> b = {blk(4096, 8, Op::kRead, 1100, 1900),             // B's
+                            blk(4096, 8, Op::kRead, 5000, 9900)};  // A's, after B's window
+  MatchOptions o;
+  o.per_request = true;
+  Report rep = run(r, b, {}, o);
+  EXPECT_EQ(rep.verdict, Verdict::kComplete) << format_text(rep);
+  EXPECT_EQ(rep.covered, 2u);
+  EXPECT_EQ(rep.missing_count, 0u);
+  EXPECT_EQ(rep.foreign_count, 0u);
+  ASSERT_EQ(rep.per_request.size(), 2u);
+  for (const auto& p : rep.per_request)
+    EXPECT_EQ(p.block_ns, p.id == 0 ? 4900 * kUs : 800 * kUs) << "request " << p.id;
+}
+
 TEST(Matcher, Flushes) {
   std::vector<ReplayedRequest> r = {rq(0, 0, 0, Op::kFlush, 100, 300),
                                     rq(1, 0, 0, Op::kFlush, 110, 310),

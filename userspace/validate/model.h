@@ -118,6 +118,15 @@ struct Losses {
   bool hides_requests() const;
 };
 
+// What the live validator cost while the replay ran (steady measures of its
+// overhead, independent of the machine's load).
+struct ValidatorCost {
+  uint64_t records = 0;        // block-layer records received
+  uint64_t reader_cpu_ns = 0;  // CPU time of the consumer thread while attached
+  uint64_t stop_cpu_ns = 0;    // CPU time of stop(): final drain and conversion
+  uint64_t match_ns = 0;       // wall time of the matching after the run
+};
+
 enum class Verdict { kComplete, kIncomplete, kUnknown };
 const char* verdict_name(Verdict v);
 
@@ -145,6 +154,8 @@ struct Report {
   std::string verdict_reason;
   std::vector<std::string> notes;  // time alignment, assumptions, warnings
   MatchOptions options;
+  ValidatorCost cost;         // live validation only (records == 0 otherwise)
+  Counters capture_counters;  // the capture's counters (live), for diagnosis
 
   double completeness_pct() const {
     return submitted ? 100.0 * static_cast<double>(covered) / static_cast<double>(submitted)

@@ -120,6 +120,16 @@ nlohmann::json to_json(const Report& r) {
                    {"flush_reaches_device", r.options.flush_reaches_device},
                    {"strict_completions", r.options.strict_completions}};
   j["notes"] = r.notes;
+  if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
+  if (r.cost.records) {
+    const ValidatorCost& c = r.cost;
+    j["validator_cost"] = {{"records", c.records},
+                           {"reader_cpu_ns", c.reader_cpu_ns},
+                           {"reader_cpu_ns_per_record",
+                            static_cast<double>(c.reader_cpu_ns) / static_cast<double>(c.records)},
+                           {"stop_cpu_ns", c.stop_cpu_ns},
+                           {"match_ns", c.match_ns}};
+  }
   return j;
 }
 

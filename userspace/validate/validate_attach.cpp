@@ -16,12 +16,19 @@ using namespace blkrr;
 using namespace blkrr::validate;
 
 int main(int argc, char** argv) {
+  LiveOptions lo;
+  if (argc >= 2 && std::string(argv[1]) == "--full") {  // the capture of blkrr record
+    lo.lean = false;
+    argv++;
+    argc--;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help") {
     std::fprintf(stderr,
-                 "usage: validate_attach DEVICE [REPLAY_RESULT [SAVE.blkrr]]\n"
+                 "usage: validate_attach [--full] DEVICE [REPLAY_RESULT [SAVE.blkrr]]\n"
                  "Attach the live validator to DEVICE until SIGINT/SIGTERM, then validate\n"
                  "REPLAY_RESULT (a *.replay.gz written during that time) against the capture;\n"
-                 "SAVE.blkrr keeps the capture as a native trace.\n");
+                 "SAVE.blkrr keeps the capture as a native trace. --full: the full capture\n"
+                 "(with the per-device disk-time state) instead of the validator's lean one.\n");
     return 2;
   }
   sigset_t set;
@@ -30,7 +37,7 @@ int main(int argc, char** argv) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);  // threads started below inherit the mask
 
-  auto v = LiveValidator::start(argv[1]);
+  auto v = LiveValidator::start(argv[1], lo);
   if (!v) {
     std::fprintf(stderr, "validate_attach: %s\n", v.error().message.c_str());
     return 1;
@@ -49,6 +56,12 @@ int main(int argc, char** argv) {
   auto t1 = std::chrono::steady_clock::now();
   std::printf("captured %zu block-layer requests, stop took %.1f ms\n", obs->requests.size(),
               std::chrono::duration<double, std::milli>(t1 - t0).count());
+  if (obs->cost.records)
+    std::printf(
+        "consumer thread: %.1f ms CPU for %llu records (%.1f ns per record)\n",
+        static_cast<double>(obs->cost.reader_cpu_ns) / 1e6,
+        static_cast<unsigned long long>(obs->cost.records),
+        static_cast<double>(obs->cost.reader_cpu_ns) / static_cast<double>(obs->cost.records));
   if (argc >= 4) {  // keep what was captured, for `blkrr validate`
     TraceHeader h;
     h.tool_version = "validate_attach";
