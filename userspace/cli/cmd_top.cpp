@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "live/exited.h"
 #include "live/http_server.h"
 #include "live/json_out.h"
 #include "live/model.h"
@@ -179,16 +180,24 @@ Result<int> cmd_top(int argc, char** argv) {
     Sample s;
     auto agg = capture.aggregates();
     if (!agg) return agg.error().context("reading the in-kernel counters");
+    s.agg = std::move(*agg);
+    for (const auto& e : s.agg) procs.touch(e.key.pid);  // new pids, while they live
+    // Tasks that exited: remove their entries from the kernel map (so that it
+    // does not fill up) and count their final values in this interval.
+    auto gone = exited_keys(s.agg, [](uint32_t pid, uint32_t tid) { return task_alive(pid, tid); });
+    if (!gone.empty()) {
+      auto taken = capture.take_aggregates(gone);
+      if (!taken) return taken.error().context("removing the counters of exited tasks");
+      s.released = fold_taken(s.agg, *taken);
+    }
     auto busy = capture.device_busy();
     if (!busy) return busy.error().context("reading the per-device state");
     s.mono_ns = mono_now_ns();
     s.wall_ns = wall_now_ns();
-    s.agg = std::move(*agg);
     s.busy = std::move(*busy);
     s.counters = capture.counters();
     if (auto d = read_diskstats()) s.diskstats = std::move(*d);
     if (auto l = read_loadavg()) s.loadavg = *l;
-    for (const auto& e : s.agg) procs.touch(e.key.pid);  // new pids, while they live
     Snapshot snap = model.update(s);
     procs.next_generation();
     cgroups.rescan();  // cgroups created since: walk again on the next miss

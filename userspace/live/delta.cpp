@@ -20,12 +20,15 @@ bool AggKeyLess::operator()(const AggKey& a, const AggKey& b) const {
 std::vector<AggEntry> AggDelta::update(const std::vector<AggEntry>& cumulative) {
   std::vector<AggEntry> out;
   std::map<AggKey, AggValue, AggKeyLess> now;
+  std::map<AggKey, std::pair<uint32_t, uint32_t>, AggKeyLess> who;  // uid, ppid
   for (const auto& e : cumulative) {
     AggValue& v = now[e.key];  // duplicates (per-CPU copies) are summed
     v.requests += e.value.requests;
     v.bytes += e.value.bytes;
     v.disk_time_ns += e.value.disk_time_ns;
     v.latency_ns += e.value.latency_ns;
+    auto [w, inserted] = who.try_emplace(e.key, e.uid, e.ppid);
+    if (!inserted && w->second.first == kNoUid) w->second = {e.uid, e.ppid};
   }
   for (const auto& [key, v] : now) {
     AggValue before{};
@@ -37,10 +40,17 @@ std::vector<AggEntry> AggDelta::update(const std::vector<AggEntry>& cumulative) 
     d.bytes = reset ? v.bytes : diff(v.bytes, before.bytes);
     d.disk_time_ns = reset ? v.disk_time_ns : diff(v.disk_time_ns, before.disk_time_ns);
     d.latency_ns = reset ? v.latency_ns : diff(v.latency_ns, before.latency_ns);
-    if (d.requests || d.bytes || d.disk_time_ns || d.latency_ns) out.push_back({key, d});
+    if (d.requests || d.bytes || d.disk_time_ns || d.latency_ns) {
+      const auto& [uid, ppid] = who[key];
+      out.push_back({key, d, uid, ppid});
+    }
   }
   prev_ = std::move(now);
   return out;
+}
+
+void AggDelta::forget(const std::vector<AggKey>& keys) {
+  for (const auto& k : keys) prev_.erase(k);
 }
 
 std::vector<DeviceBusy> BusyDelta::update(const std::vector<DeviceBusy>& cumulative) {

@@ -18,10 +18,16 @@ struct AggKeyLess {
 // Feed cumulative snapshots; each call returns what changed since the
 // previous one (the first call: everything since the counters started).
 // A counter that went backwards (entry evicted and created again in the
-// kernel) counts from zero.
+// kernel) counts from zero. The deltas carry the entry's uid and ppid.
 class AggDelta {
  public:
   std::vector<AggEntry> update(const std::vector<AggEntry>& cumulative);
+  // The entries of these keys were removed from the kernel map after the
+  // last update counted their final values: if one is created again, its
+  // counters start from zero.
+  void forget(const std::vector<AggKey>& keys);
+  // Keys known from the last update (minus the forgotten ones).
+  size_t size() const { return prev_.size(); }
 
  private:
   std::map<AggKey, AggValue, AggKeyLess> prev_;

@@ -101,3 +101,42 @@ TEST(CounterDelta, OnlyGrowthIsReported) {
 
 }  // namespace
 }  // namespace blkrr::live
+
+namespace blkrr::live {
+namespace {
+
+// An exited task's entry was removed from the kernel map after its final
+// values were counted: the same key created again (a reused pid) counts from
+// zero, even when its new values exceed the old ones.
+TEST(AggDelta, ForgottenKeyStartsFromZero) {
+  AggDelta d;
+  (void)d.update({entry(1, "a", Op::kRead, 10, 1000, 100), entry(2, "b", Op::kRead, 1, 1, 1)});
+  EXPECT_EQ(d.size(), 2u);
+  d.forget({entry(1, "a", Op::kRead, 0, 0, 0).key});
+  EXPECT_EQ(d.size(), 1u);
+  auto out = d.update({entry(1, "a", Op::kRead, 12, 1200, 120), entry(2, "b", Op::kRead, 1, 1, 1)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.requests, 12u);
+  EXPECT_EQ(out[0].value.bytes, 1200u);
+  EXPECT_EQ(out[0].value.disk_time_ns, 120u);
+}
+
+TEST(AggDelta, DeltasCarryUidAndPpidFromTheKernel) {
+  AggDelta d;
+  AggEntry unknown = entry(5, "x", Op::kRead, 1, 10, 1);
+  AggEntry known = entry(5, "x", Op::kRead, 2, 20, 2);
+  known.uid = 1001;
+  known.ppid = 77;
+  auto out = d.update({unknown, known});  // the known one of two copies wins
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.requests, 3u);
+  EXPECT_EQ(out[0].uid, 1001u);
+  EXPECT_EQ(out[0].ppid, 77u);
+  out = d.update({entry(6, "y", Op::kWrite, 1, 10, 1)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].uid, kNoUid);
+  EXPECT_EQ(out[0].ppid, 0u);
+}
+
+}  // namespace
+}  // namespace blkrr::live

@@ -77,6 +77,8 @@ nlohmann::json snapshot_json(const Snapshot& s) {
     rows.push_back(std::move(o));
   }
   j["rows"] = std::move(rows);
+  j["tracked_keys"] = s.tracked_keys;
+  j["released_keys"] = s.released_keys;
   j["lost"] = s.lost;
   j["counters"] = s.counters;
   return j;

@@ -47,6 +47,8 @@ TEST(JsonOut, OneObjectWithEveryCounter) {
   EXPECT_TRUE(j["rows"][2]["uid"].is_null());  // exited before it was seen
   EXPECT_EQ(j["lost"], nlohmann::json({{"inflight_swept", 3}}));
   EXPECT_EQ(j["counters"]["issues"], 400);
+  EXPECT_EQ(j["tracked_keys"], 4);  // fio's two threads, dd, tar
+  EXPECT_EQ(j["released_keys"], 0);
 }
 
 // The numbers a script reads are those of the screen.

@@ -106,6 +106,7 @@ std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, con
         r.comm = lk.cgroup_name ? lk.cgroup_name(k.cgroup_id) : std::to_string(k.cgroup_id);
       }
     }
+    if (by == GroupBy::kPid && !r.proc && e.uid != kNoUid) r.proc = ProcInfo{e.uid, e.ppid};
     add(r.v, e.value);
     tasks[key].insert({k.pid, k.tid});
   }
@@ -155,6 +156,9 @@ Snapshot TopModel::update(const Sample& s) {
   snap.loadavg = s.loadavg;
   snap.by = by_;
   snap.deltas = agg_.update(s.agg);
+  agg_.forget(s.released);
+  snap.tracked_keys = agg_.size();
+  snap.released_keys = s.released.size();
   snap.counters = counters_.update(s.counters);
   for (const auto& [name, n] : snap.counters)
     if (is_loss_counter(name)) snap.lost[name] = n;

@@ -24,9 +24,11 @@ Result<SortKey> parse_sort_key(std::string_view s);  // io | bytes | time
 std::string_view group_by_name(GroupBy g);
 
 struct Row {
-  uint32_t pid = 0;              // 0 unless grouped by pid
-  std::optional<ProcInfo> proc;  // uid/ppid, unknown if the process exited unseen
-  std::string comm;              // task name; with --by cgroup the cgroup path
+  uint32_t pid = 0;  // 0 unless grouped by pid
+  // uid/ppid from /proc while the process lives, else as the kernel saw them
+  // when its first request was created; unknown if neither.
+  std::optional<ProcInfo> proc;
+  std::string comm;  // task name; with --by cgroup the cgroup path
   uint64_t cgroup_id = 0;
   DevT dev = 0;  // partition the requests fell in, or the whole disk
   std::string device;
@@ -58,6 +60,11 @@ struct Snapshot {
   Counters counters;             // every capture counter that grew in the interval
   Counters lost;                 // those of them that mean lost data (is_loss_counter)
   std::vector<AggEntry> deltas;  // raw per-task deltas (for exporters)
+  // Entries of the kernel's aggregation map top still tracks after this
+  // interval, and those of exited tasks it removed (their final values
+  // counted in this interval).
+  uint64_t tracked_keys = 0;
+  uint64_t released_keys = 0;
 };
 
 // Everything the model asks the system about.
@@ -72,6 +79,9 @@ struct Sample {
   uint64_t mono_ns = 0;
   uint64_t wall_ns = 0;
   std::vector<AggEntry> agg;
+  // Keys of `agg` whose entries were removed from the kernel map after their
+  // final values were read (exited tasks, see live/exited.h).
+  std::vector<AggKey> released;
   std::vector<DeviceBusy> busy;
   Counters counters;
   std::optional<std::vector<DiskStat>> diskstats;

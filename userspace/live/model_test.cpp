@@ -117,6 +117,69 @@ TEST(TopModel, SecondIntervalShowsOnlyChanges) {
   EXPECT_EQ(s.rows[0].v.disk_time_ns, 0u);
 }
 
+// A process that exited: /proc does not know it, the kernel's uid/ppid of
+// its entry fill in; /proc's values win while the process lives.
+TEST(TopModel, UidAndPpidFromTheKernelWhenProcHasNone) {
+  TopModel m(GroupBy::kPid, SortKey::kBytes, fake_lookups());
+  m.set_start(0, std::nullopt);
+  Sample a;
+  a.mono_ns = 1'000'000'000;
+  a.agg = {agg(4242, 4242, "gone", make_dev(8, 0), Op::kRead, 1, 100, 10),
+           agg(100, 100, "alive", make_dev(8, 0), Op::kRead, 1, 50, 10)};
+  for (auto& e : a.agg) {
+    e.uid = 33;
+    e.ppid = 4000;
+  }
+  Snapshot s = m.update(a);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].pid, 4242u);
+  ASSERT_TRUE(s.rows[0].proc.has_value());
+  EXPECT_EQ(s.rows[0].proc->uid, 33u);
+  EXPECT_EQ(s.rows[0].proc->ppid, 4000u);
+  ASSERT_TRUE(s.rows[1].proc.has_value());
+  EXPECT_EQ(s.rows[1].proc->uid, 1000u);  // from /proc (fake_lookups)
+  EXPECT_EQ(s.rows[1].proc->ppid, 1u);
+}
+
+// Three intervals of a task that exits: its final values (taken from the
+// kernel map after the read) are counted once, in the interval it exited;
+// it is no longer tracked; the same key created again counts from zero.
+TEST(TopModel, ReleasedKeysCountedOnceThenForgotten) {
+  TopModel m(GroupBy::kPid, SortKey::kBytes, fake_lookups());
+  m.set_start(0, std::nullopt);
+  Sample a;
+  a.mono_ns = 1'000'000'000;
+  a.agg = {agg(7, 7, "short", make_dev(8, 0), Op::kRead, 3, 300, 30),
+           agg(8, 8, "long", make_dev(8, 0), Op::kRead, 1, 100, 10)};
+  Snapshot s1 = m.update(a);
+  EXPECT_EQ(s1.tracked_keys, 2u);
+  EXPECT_EQ(s1.released_keys, 0u);
+
+  Sample b = a;  // 7 exited: its entry taken with 6 requests in all
+  b.mono_ns = 2'000'000'000;
+  b.agg[0].value = {6, 600, 60, 0};
+  b.released = {b.agg[0].key};
+  Snapshot s2 = m.update(b);
+  ASSERT_EQ(s2.rows.size(), 1u);
+  EXPECT_EQ(s2.rows[0].pid, 7u);
+  EXPECT_EQ(s2.rows[0].v.requests, 3u);
+  EXPECT_EQ(s2.rows[0].v.bytes, 300u);
+  EXPECT_EQ(s2.tracked_keys, 1u);
+  EXPECT_EQ(s2.released_keys, 1u);
+
+  Sample c = a;  // pid 7 reused by a task of the same name: 2 new requests
+  c.mono_ns = 3'000'000'000;
+  c.agg[0].value = {2, 200, 20, 0};
+  Snapshot s3 = m.update(c);
+  ASSERT_EQ(s3.rows.size(), 1u);
+  EXPECT_EQ(s3.rows[0].v.requests, 2u);
+  EXPECT_EQ(s3.rows[0].v.bytes, 200u);
+  EXPECT_EQ(s3.total.requests, 2u);
+  EXPECT_EQ(s3.tracked_keys, 2u);
+  // Over the three intervals: 3 + 1 + 3 + 2 requests, each counted once.
+  EXPECT_EQ(s1.total.requests + s2.total.requests + s3.total.requests, 9u);
+}
+
 TEST(ParseOptions, GroupAndSort) {
   EXPECT_EQ(*parse_group_by("cgroup"), GroupBy::kCgroup);
   EXPECT_FALSE(parse_group_by("user").ok());
