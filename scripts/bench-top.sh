@@ -69,6 +69,7 @@ stop_bg() {
 
 declare -A res
 modes="none top peer"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
 for r in $(seq "$ROUNDS"); do
   for m in $modes; do
     start_bg "$m"
@@ -89,23 +90,26 @@ for m in $modes; do
 done
 
 # Kernel time of top's BPF programs per request, and top's own CPU time.
+# top's programs are those whose fds it holds (/proc/PID/fdinfo prog_id):
+# other blkrr processes may run at the same time. CPU time from
+# /proc/PID/schedstat (ns), not the 10 ms ticks of /proc/PID/stat.
 sysctl -q kernel.bpf_stats_enabled=1
-before=$(bpftool prog show --json | jq -c '[.[].id]')
 "$BLKRR" top -C -d "$loop" 1 >"$work/top.out" 2>&1 &
 bg=$!
 for _ in $(seq 100); do grep -q BYTES "$work/top.out" && break; sleep 0.05; done
-t0=$(awk '{print $14 + $15}' /proc/$bg/stat)
-fio_iops >/dev/null
-t1=$(awk '{print $14 + $15}' /proc/$bg/stat)
-# top's programs: the blkrr_* programs loaded after it started.
-bpftool prog show --json | jq -r --argjson old "$before" \
-  '[.[] | select(.name | startswith("blkrr_")) | select(.id as $i | $old | index($i) | not) |
-    select(.run_cnt > 0)] |
+ids=$(cat /proc/$bg/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -un | jq -s -c .)
+c0=$(awk '{print $1}' /proc/$bg/schedstat)
+iops=$(fio_iops)
+c1=$(awk '{print $1}' /proc/$bg/schedstat)
+echo
+echo "top's programs and process during one ${SECS}s fio run at $iops IOPS (load: $(cut -d' ' -f1-3 /proc/loadavg)):"
+bpftool prog show --json | jq -r --argjson ids "$ids" \
+  '[.[] | select(.id as $i | $ids | index($i)) | select(.run_cnt > 0)] |
    (map("  \(.name): \(.run_cnt) runs, \((.run_time_ns / .run_cnt) | floor) ns/run") | .[]),
    "  per request (sum of the programs / completions): \((map(.run_time_ns) | add) /
       ([.[] | select(.name == "blkrr_complete") | .run_cnt] | add) | floor) ns"'
-hz=$(getconf CLK_TCK)
-awk -v t="$((t1 - t0))" -v hz="$hz" -v s="$SECS" \
-  'BEGIN { printf "  blkrr top process: %.3f s CPU in %d s (%.2f %% of one CPU)\n", t / hz, s, t / hz / s * 100 }'
+awk -v ns="$((c1 - c0))" -v s="$SECS" -v iops="$iops" \
+  'BEGIN { printf "  blkrr top process: %.3f ms CPU in %d s (%.3f %% of one CPU, %.1f us per 1 s refresh, %.2f ns per request)\n",
+           ns / 1e6, s, ns / 1e9 / s * 100, ns / 1e3 / s, ns / (iops * s) }'
 stop_bg
 sysctl -q kernel.bpf_stats_enabled=0
