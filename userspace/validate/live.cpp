@@ -95,10 +95,13 @@ Result<Observation> LiveValidator::stop() {
   cap_.reset();
   // Requests in flight when the capture attached complete without a seen
   // issue; they belong to nobody's replay. Count only those after start().
-  auto base = baseline_.find("completion_without_issue");
-  if (base != baseline_.end()) {
-    uint64_t& v = obs.counters["completion_without_issue"];
-    v = v > base->second ? v - base->second : 0;
+  // The same for the other counters of anomalies from before start()
+  // returned (programs skipped, attribution at issue).
+  for (const char* k : {"completion_without_issue", "prog_recursion_misses", "task_from_issue"}) {
+    auto base = baseline_.find(k);
+    auto cur = obs.counters.find(k);
+    if (base == baseline_.end() || cur == obs.counters.end()) continue;
+    cur->second = cur->second > base->second ? cur->second - base->second : 0;
   }
   // Every record the kernel emitted must have reached us.
   auto get = [&](const char* k) {

@@ -248,6 +248,56 @@ TEST(Matcher, CompletionNotSeen) {
   EXPECT_EQ(run(r, {b}, {}, strict).verdict, Verdict::kUnknown);
 }
 
+// The kernel skipped BPF programs (recursion). Skips that left a trace (a
+// record flagged "completion not seen", a completion without issue, an
+// attribution at issue) are explained; one more skip may be an issue and its
+// completion both skipped, a request the capture never saw: a request not
+// found is then "unknown", not "missing" (incomplete), and never complete.
+TEST(Matcher, SkippedProgramsAreClassified) {
+  std::vector<ReplayedRequest> r = {rq(0, 100, 8, Op::kRead, 100, 200),
+                                    rq(1, 900, 8, Op::kRead, 300, 400)};
+  Request seen_issue = blk(100, 8, Op::kRead, 110, 0);
+  seen_issue.complete_ns = kNoTime;  // issue seen, completion program skipped
+  seen_issue.rec_flags = kRecCompletionNotSeen;
+  Request done = blk(900, 8, Op::kRead, 310, 390);
+
+  // One skip, explained by the flagged record: both requests covered.
+  Losses one;
+  losses_from_counters({{"prog_recursion_misses", 1}}, one);
+  Report a = run(r, {seen_issue, done}, one);
+  EXPECT_EQ(a.verdict, Verdict::kComplete) << format_text(a);
+  EXPECT_EQ(a.covered, 2u);
+  EXPECT_EQ(a.missing_count, 0u);
+  EXPECT_EQ(a.losses.completion_not_seen, 1u);
+  EXPECT_EQ(a.losses.programs_skipped, 1u);
+  EXPECT_EQ(a.losses.skips_unexplained(), 0u);
+
+  // Three skips: one explained by the record, one by an attribution at
+  // issue, one unexplained; request 1 not in the capture: unknown.
+  Losses three;
+  losses_from_counters({{"prog_recursion_misses", 3}, {"task_from_issue", 1}}, three);
+  Report b = run(r, {seen_issue}, three);
+  EXPECT_EQ(b.verdict, Verdict::kUnknown) << format_text(b);
+  EXPECT_EQ(b.losses.skips_unexplained(), 1u);
+  EXPECT_EQ(b.covered, 1u);
+  EXPECT_EQ(b.missing_count, 1u);
+  EXPECT_NE(format_text(b).find("not seen (the capture lost events: maybe served)"),
+            std::string::npos);
+  EXPECT_NE(format_text(b).find("programs skipped by the kernel: 3 (1 left no trace"),
+            std::string::npos)
+      << format_text(b);
+  auto j = to_json(b);
+  EXPECT_EQ(j["losses"]["programs_skipped"], 3);
+  EXPECT_EQ(j["losses"]["programs_skipped_unexplained"], 1);
+  EXPECT_EQ(j["verdict"], "unknown");
+
+  // Without skips, the same capture is incomplete: request 1 is missing.
+  Report c = run(r, {seen_issue});
+  EXPECT_EQ(c.verdict, Verdict::kIncomplete) << format_text(c);
+  ASSERT_EQ(c.missing.size(), 1u);
+  EXPECT_EQ(c.missing[0].id, 1u);
+}
+
 TEST(Matcher, RepeatedSectorsPairByTime) {
   std::vector<ReplayedRequest> r;
   std::vector<Request> b;

@@ -45,7 +45,7 @@ bool Losses::hides_requests() const {
   // recorded. Only in strict mode does it count as a loss.
   return ringbuf_full > 0 || inflight_full > 0 || completion_without_issue > 0 ||
          issue_not_seen_records > 0 || reader_lost > 0 || counters_missing ||
-         (strict_completions && completion_not_seen > 0);
+         skips_unexplained() > 0 || (strict_completions && completion_not_seen > 0);
 }
 
 void losses_from_counters(const Counters& c, Losses& l) {
@@ -57,6 +57,8 @@ void losses_from_counters(const Counters& c, Losses& l) {
   l.inflight_full = get("inflight_map_full");
   l.completion_without_issue = get("completion_without_issue");
   l.reader_lost = get("validator_records_lost");
+  l.programs_skipped = get("prog_recursion_misses");
+  l.task_from_issue = get("task_from_issue");
 }
 
 }  // namespace blkrr::validate

@@ -112,7 +112,19 @@ struct Losses {
   uint64_t completion_not_seen = 0;         // records without completion (all)
   uint64_t completion_not_seen_served = 0;  // ... of which served replayed requests
   uint64_t reader_lost = 0;                 // records lost in user space
-  bool counters_missing = false;            // the trace carries no loss counters
+  // BPF programs the kernel skipped (recursion on one CPU). A skipped
+  // completion leaves a record flagged "completion not seen", a skipped issue
+  // a completion without issue, a skipped block_io_start an attribution at
+  // issue: those skips are explained. One that left no such trace may be an
+  // issue and a completion of the same request both skipped: a request
+  // missing from the capture.
+  uint64_t programs_skipped = 0;
+  uint64_t task_from_issue = 0;  // requests attributed at issue (no block_io_start seen)
+  uint64_t skips_unexplained() const {
+    uint64_t explained = completion_not_seen + completion_without_issue + task_from_issue;
+    return programs_skipped > explained ? programs_skipped - explained : 0;
+  }
+  bool counters_missing = false;  // the trace carries no loss counters
   bool strict_completions = false;
   // Losses that may hide a request (see docs/validate.md for the rule).
   bool hides_requests() const;

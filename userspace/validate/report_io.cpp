@@ -112,6 +112,8 @@ nlohmann::json to_json(const Report& r) {
                  {"completion_not_seen", l.completion_not_seen},
                  {"completion_not_seen_served", l.completion_not_seen_served},
                  {"records_lost_in_user_space", l.reader_lost},
+                 {"programs_skipped", l.programs_skipped},
+                 {"programs_skipped_unexplained", l.skips_unexplained()},
                  {"counters_missing", l.counters_missing},
                  {"hides_requests", l.hides_requests()}};
   j["settings"] = {{"pre_slack_ns", r.options.pre_slack_ns},
@@ -172,6 +174,10 @@ std::string format_text(const Report& r, size_t list_lines) {
           l.ringbuf_full, l.inflight_full, l.completion_without_issue + l.issue_not_seen_records,
           l.completion_not_seen, l.completion_not_seen_served,
           l.counters_missing ? ", loss counters missing" : "");
+  if (l.programs_skipped)
+    s += fmt("  programs skipped by the kernel: %" PRIu64 " (%" PRIu64
+             " left no trace: a request may be missing from the capture)\n",
+             l.programs_skipped, l.skips_unexplained());
   auto list = [&](const char* title, size_t total, auto&& each) {
     if (total == 0) return;
     s += fmt("  %s (%zu):\n", title, total);
