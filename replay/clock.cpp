@@ -24,6 +24,10 @@ MonotonicClock::MonotonicClock() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 }
 
+uint64_t thread_cpu_now_ns() {
+  return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}
+
 uint64_t MonotonicClock::now_ns() {
   return read_clock(CLOCK_MONOTONIC);
 }

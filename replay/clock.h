@@ -31,5 +31,7 @@ class MonotonicClock final : public Clock {
 };
 
 uint64_t monotonic_now_ns();
+// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID).
+uint64_t thread_cpu_now_ns();
 
 }  // namespace blkrr::replay

@@ -46,8 +46,8 @@ Result<DeviceMap::Outcome> DeviceMap::map(uint64_t sector, uint32_t sectors, Map
     ++c_.misaligned;
     switch (o_.align) {
       case AlignMode::kFail:
-        return Error(std::string(where) + ": request at sector " + std::to_string(sector) +
-                         " length " + std::to_string(sectors) +
+        return Error(std::string(where) + (where.empty() ? "" : ": ") + "request at sector " +
+                         std::to_string(sector) + " length " + std::to_string(sectors) +
                          " sectors is not aligned to the device's logical block size of " +
                          std::to_string(o_.logical_block) +
                          " bytes (use --align round or --align skip)",

@@ -83,9 +83,9 @@ Result<bool> Planner::next(PlannedRequest& out) {
       ++c_.planned_flushes;
     } else if (q.op == Op::kRead || q.op == Op::kWrite) {
       MappedExtent m;
-      auto o = map_.map(p.orig_sector, p.orig_sectors, m,
-                        "request " + std::to_string(seq) + " of the load");
-      if (!o) return o.error();
+      // The request's name is only built for an error (not per request).
+      auto o = map_.map(p.orig_sector, p.orig_sectors, m, {});
+      if (!o) return o.error().context("request " + std::to_string(seq) + " of the load");
       if (*o == DeviceMap::Outcome::kSkipped) {
         ++c_.skipped_map;
         continue;

@@ -28,14 +28,23 @@ struct PlanCounters {
   uint64_t first_due_ns = 0, last_due_ns = 0;    // the same in replay time
 };
 
-class Planner {
+// Anything that yields planned requests in due order: the Planner itself, or
+// a ReadAhead that runs one on its own thread.
+class PlannedSource {
+ public:
+  virtual ~PlannedSource() = default;
+  // false at the end; an error ends the stream (later calls repeat it).
+  virtual Result<bool> next(PlannedRequest& out) = 0;
+};
+
+class Planner final : public PlannedSource {
  public:
   // `reorder_window_ns`: how far out of issue order the input may be (used
   // when the source says it is not sorted by issue time).
   Planner(RequestSource& src, const Schedule& sched, DeviceMap& map,
           uint64_t reorder_window_ns = 10'000'000'000ull);
 
-  Result<bool> next(PlannedRequest& out);
+  Result<bool> next(PlannedRequest& out) override;
   const PlanCounters& counters() const { return c_; }
   // Load time of a request as the planner sees it (for the first request: 0
   // when the input uses absolute clock readings).

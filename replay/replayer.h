@@ -66,12 +66,13 @@ struct ReplayResult {
   std::vector<VerifyError> verify_error_list;  // the first max_verify_errors_kept
   uint64_t sectors_verified = 0, sectors_unverifiable = 0;
   bool interrupted = false;
+  uint64_t thread_cpu_ns = 0;  // CPU time of the replay thread in run()
 };
 
 class Replayer {
  public:
   Replayer(const ReplayConfig& cfg, Clock& clock, Engine& engine, BufferPool& buffers,
-           Planner& planner, RecordBus& bus);
+           PlannedSource& planner, RecordBus& bus);
 
   // Runs until the load is done or *stop becomes true (then finishes what is
   // in flight and records what never started).
@@ -112,7 +113,7 @@ class Replayer {
   Clock& clock_;
   Engine& engine_;
   BufferPool& buffers_;
-  Planner& planner_;
+  PlannedSource& planner_;
   RecordBus& bus_;
   OrderTracker order_;
   VerifyState verify_;

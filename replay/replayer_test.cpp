@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "replay/read_ahead.h"
 #include "replay/testing.h"
 
 namespace blkrr::replay {
@@ -34,6 +36,7 @@ struct Harness {
   ScheduleOptions sched;
   MapOptions map{MapMode::kWrap, AlignMode::kRound, 1u << 20, 512, 0};
   ReplayResult res;
+  bool read_ahead = false;  // plan through a ReadAhead (tiny batches) as the session does
 
   Harness() {
     cfg.lead_ns = kMs;
@@ -48,9 +51,12 @@ struct Harness {
     auto pool = BufferPool::create(cfg.vmode != VerifyMode::kNone, 64 * 1024);
     ASSERT_TRUE(pool.ok());
     Planner planner(src, s, *dm);
+    std::optional<ReadAhead> ahead;
+    if (read_ahead) ahead.emplace(planner, ReadAheadOptions{2, 2, true});
+    PlannedSource& from = ahead ? static_cast<PlannedSource&>(*ahead) : planner;
     RecordBus bus(false);
     bus.add_sink(&sink);
-    Replayer rp(cfg, clock, engine, *pool, planner, bus);
+    Replayer rp(cfg, clock, engine, *pool, from, bus);
     auto r = rp.run(stop);
     ASSERT_TRUE(r.ok()) << r.error().message;
     bus.finish();
@@ -90,6 +96,20 @@ TEST(Replayer, TimestampScheduleIsExactAndNeverAccumulates) {
   EXPECT_EQ(h.res.writes_done, 1u);
   EXPECT_EQ(h.engine.log[2].op.kind, IoKind::kWrite);
   EXPECT_EQ(h.engine.log[2].op.bytes, 4096u);
+}
+
+TEST(Replayer, ReadAheadKeepsTheExactSchedule) {
+  for (bool ahead : {false, true}) {
+    Harness h;
+    h.read_ahead = ahead;
+    h.engine.latency = [](const IoOp&) { return 30 * kMs; };
+    std::vector<Request> reqs;
+    for (uint64_t i = 0; i < 25; ++i) reqs.push_back(make_req(i * kMs / 2, Op::kRead, i * 8, 8));
+    h.run(reqs);
+    ASSERT_EQ(h.sink.all.size(), 25u) << "read_ahead=" << ahead;
+    for (uint64_t i = 0; i < 25; ++i) EXPECT_EQ(h.rec(i).submit_ns, i * kMs / 2);
+    EXPECT_EQ(h.submitted_sectors().size(), 25u);
+  }
 }
 
 TEST(Replayer, LateStartIsMeasuredNotPropagated) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -286,6 +287,14 @@ TEST(ReplayIntegration, CtrlCStopsCleanlyAndWritesResults) {
   const std::string j = read_file(json);
   EXPECT_NE(j.find("\"interrupted\": true"), std::string::npos);
   EXPECT_NE(j.find("\"completed\": " + std::to_string(n) + ","), std::string::npos) << j;
+  // The reader thread had parsed ahead of the replay: what it read but the
+  // replay never reached is not counted as planned.
+  const auto s = nlohmann::json::parse(j);
+  const auto& q = s["requests"];
+  EXPECT_EQ(q["planned"].get<uint64_t>(), q["completed"].get<uint64_t>() +
+                                              q["dropped"].get<uint64_t>() +
+                                              q["not_started"].get<uint64_t>())
+      << j;
   unlink(out.c_str());
   unlink(json.c_str());
 }
