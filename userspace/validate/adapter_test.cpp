@@ -33,7 +33,11 @@ TEST(ReplayAdapter, ConvertsRecordsOnTheMonotonicClock) {
   EXPECT_EQ(out[0].submit_ns, 1'001'000u);
   EXPECT_EQ(out[0].complete_ns, 1'001'500u);
   EXPECT_EQ(out[1].status, ReplayStatus::kDropped);
+  EXPECT_EQ(out[1].submit_ns, 0u);  // not submitted: no times, start not added
+  EXPECT_EQ(out[1].complete_ns, kNoTime);
   EXPECT_EQ(out[2].status, ReplayStatus::kFailed);
+  EXPECT_EQ(out[2].submit_ns, 1'001'000u);
+  EXPECT_EQ(out[2].complete_ns, 1'001'500u);
   EXPECT_EQ(out[3].status, ReplayStatus::kNotStarted);
   EXPECT_EQ(out[4].sectors, 0u);
   EXPECT_EQ(out[4].op, Op::kFlush);

@@ -89,6 +89,7 @@ std::vector<Request> EventStore::take() {
     r.dev = devs_[e.dev].first;
     r.part = devs_[e.dev].second;
     out.push_back(r);
+    if ((i + 1) % kChunk == 0) chunks_[i / kChunk].reset();  // converted: free it now
   }
   chunks_.clear();
   size_ = 0;

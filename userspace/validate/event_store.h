@@ -42,7 +42,7 @@ class EventStore {
   void add(const Request& r);
   size_t size() const { return size_; }
   // The stored requests in arrival order, as trace requests (disk_time_ns and
-  // cgroup_id are 0). Frees the store.
+  // cgroup_id are 0). Frees the store, each chunk as soon as it is converted.
   std::vector<Request> take();
   // Task names or devices beyond the table size (65,535 each) fall back to
   // the last entry; counted here (0 in any realistic run).

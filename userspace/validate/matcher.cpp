@@ -97,10 +97,13 @@ class Matcher {
     uint64_t end = r.complete_ns != kNoTime ? r.complete_ns : r.submit_ns + o_.open_window_ns;
     return end + o_.post_slack_ns;
   }
+  // Issued after the submission and completed before the replayer saw the
+  // completion, within the clock tolerance.
   bool strictly_inside(const ReplayedRequest& r, const Request& b) const {
-    if (b_time(b) < r.submit_ns) return false;
+    const uint64_t tol = o_.clock_tolerance_ns;
+    if (b_time(b) + tol < r.submit_ns) return false;
     if (r.complete_ns == kNoTime) return true;
-    return b.completed() ? b.complete_ns <= r.complete_ns : b_time(b) <= r.complete_ns;
+    return (b.completed() ? b.complete_ns : b_time(b)) <= r.complete_ns + tol;
   }
   void assign(uint32_t bi, Mode mode);
 
@@ -212,7 +215,7 @@ void Matcher::assign(uint32_t bi, Mode mode) {
     uint64_t gap = 0;
     if (inside && b.completed())
       gap = r.complete_ns == kNoTime ? std::numeric_limits<uint64_t>::max()
-                                     : r.complete_ns - b.complete_ns;
+                                     : r.complete_ns + o_.clock_tolerance_ns - b.complete_ns;
     return std::make_tuple(!inside, gap, r.submit_ns, pool_[slot].r);
   };
   std::sort(cands_.begin(), cands_.end(), [&](uint32_t x, uint32_t y) { return key(x) < key(y); });

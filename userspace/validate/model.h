@@ -45,6 +45,11 @@ struct MatchOptions {
   // complete + post_slack.
   uint64_t pre_slack_ns = 1'000'000;
   uint64_t post_slack_ns = 1'000'000;
+  // Error of the time alignment between the replayer's and the block layer's
+  // clocks: 0 live (one clock); offline the spread of the offset vote. A
+  // block request up to this far outside [submit, complete] still counts as
+  // strictly inside the request's window when pairing (see docs/validate.md).
+  uint64_t clock_tolerance_ns = 0;
   // Window length after submit when the replayer's completion time is unknown.
   uint64_t open_window_ns = 1'000'000'000;
   // False when the device has no volatile write cache: the kernel then ends

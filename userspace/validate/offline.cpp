@@ -110,9 +110,14 @@ Report validate_offline(ReplayInput replay, const TraceInput& trace, const Offli
     apply_alignment(a, replay.requests);
     if (a.mode == Alignment::Mode::kOffset) {
       mo.post_slack_ns += a.spread_ns;
+      // The vote bounds the offset by issue times only: a block completion
+      // may look up to the spread (plus the clock error) later than the
+      // replayer's.
+      mo.clock_tolerance_ns = a.spread_ns + o.align.clock_error_ns;
     } else if (a.mode == Alignment::Mode::kLinear) {
       mo.pre_slack_ns = std::max(mo.pre_slack_ns, a.relaxed_slack_ns);
       mo.post_slack_ns = std::max(mo.post_slack_ns, a.relaxed_slack_ns);
+      mo.clock_tolerance_ns = a.relaxed_slack_ns;
     }
     how += a.describe();
   }

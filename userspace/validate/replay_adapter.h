@@ -32,7 +32,9 @@ inline ReplayedRequest from_replay_record(const replay::ReplayRecord& rec, uint6
 }
 
 // Collects the replay's records for LiveValidator::finish(). Register it with
-// the replay's RecordBus; take() after the bus finished.
+// the replay's RecordBus; take() after the bus finished. Each record is
+// converted as it arrives (times relative to the start instant until take()),
+// so the sink keeps 48 bytes per request, not the whole replay record.
 class ValidatorSink final : public replay::RecordSink {
  public:
   explicit ValidatorSink(uint64_t start_ns = 0) : start_ns_(start_ns) {}
@@ -40,23 +42,26 @@ class ValidatorSink final : public replay::RecordSink {
   void set_start(uint64_t start_ns) { start_ns_ = start_ns; }
   void on_records(std::span<const replay::ReplayRecord> records) override {
     std::lock_guard<std::mutex> lk(mu_);
-    for (const auto& rec : records) recs_.push_back(rec);
+    if (reqs_.capacity() == 0) reqs_.reserve(1u << 16);
+    for (const auto& rec : records) reqs_.push_back(from_replay_record(rec, 0));
   }
-  // The records converted with the start instant known now.
+  // The requests, with the start instant known now.
   std::vector<ReplayedRequest> take() {
     std::lock_guard<std::mutex> lk(mu_);
     std::vector<ReplayedRequest> out;
-    out.reserve(recs_.size());
-    for (const auto& rec : recs_) out.push_back(from_replay_record(rec, start_ns_));
-    recs_.clear();
-    recs_.shrink_to_fit();
+    out.swap(reqs_);
+    for (auto& r : out) {
+      if (!r.submitted()) continue;
+      r.submit_ns += start_ns_;
+      r.complete_ns += start_ns_;
+    }
     return out;
   }
 
  private:
   uint64_t start_ns_;
   std::mutex mu_;
-  std::vector<replay::ReplayRecord> recs_;
+  std::vector<ReplayedRequest> reqs_;
 };
 
 }  // namespace blkrr::validate
