@@ -14,6 +14,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Configuration, set by the loader before load (rodata). */
 const volatile __u8 cfg_filter_dev = 0;
+/* With cfg_filter_dev: the selected disks. Their index is also the slot of
+ * their state in devstate_sel (an array: lookups are inlined). */
+const volatile __u32 cfg_ndisks = 0;
+const volatile struct blkrr_dev_sel cfg_disks[BLKRR_MAX_DISKS] = {};
 const volatile __u8 cfg_filter_tgid = 0;
 const volatile __u32 cfg_tgid = 0;
 const volatile __u8 cfg_filter_comm = 0;
@@ -49,13 +53,6 @@ struct {
   __type(value, __u64);
 } counters SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, BLKRR_MAX_DISKS);
-  __type(key, __u32);
-  __type(value, struct blkrr_dev_sel);
-} sel_disks SEC(".maps");
-
 /* Every tracked request from block_io_start (or issue) to completion. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -64,12 +61,21 @@ struct {
   __type(value, struct blkrr_inflight);
 } inflight SEC(".maps");
 
+/* Device state without a device filter: keyed by the disk's dev_t. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 1024);
   __type(key, __u32);
   __type(value, struct devstate);
 } devstate SEC(".maps");
+
+/* Device state of the selected disks (-d), by selection index. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, BLKRR_MAX_DISKS);
+  __type(key, __u32);
+  __type(value, struct devstate);
+} devstate_sel SEC(".maps");
 
 /* Written by the user-space sweeper only: cumulative number of in-flight
  * entries of the disk it deleted. Applied to pending under the lock. */
@@ -196,23 +202,35 @@ static __always_inline __u8 task_matches(const struct blkrr_task* t) {
   return 1;
 }
 
-static __always_inline __u8 in_ranges(const struct blkrr_dev_sel* sel, __u64 sector) {
-  if (!sel || !sel->nr_ranges) return 1;
+/* The sector is in the selection of disk idx (its partitions, if any). */
+static __always_inline __u8 in_ranges(__u32 idx, __u64 sector) {
+  if (!cfg_filter_dev || idx >= BLKRR_MAX_DISKS) return 1;
+  __u32 n = cfg_disks[idx].nr_ranges;
+  if (!n) return 1;
   for (int i = 0; i < BLKRR_MAX_RANGES; i++) {
-    if (i >= sel->nr_ranges) break;
-    if (sector >= sel->ranges[i].start && sector < sel->ranges[i].end) return 1;
+    if (i >= n) break;
+    if (sector >= cfg_disks[idx].ranges[i].start && sector < cfg_disks[idx].ranges[i].end) return 1;
   }
   return 0;
 }
 
-static __always_inline __u8 disk_selected(__u32 disk, struct blkrr_dev_sel** sel) {
-  *sel = 0;
+/* Whether the disk is selected, and its selection index (0 without a device
+ * filter). Plain compares against read-only data: no map lookup. */
+static __always_inline __u8 disk_selected(__u32 disk, __u32* idx) {
+  *idx = 0;
   if (!cfg_filter_dev) return 1;
-  *sel = bpf_map_lookup_elem(&sel_disks, &disk);
-  return *sel != 0;
+  for (__u32 i = 0; i < BLKRR_MAX_DISKS; i++) {
+    if (i >= cfg_ndisks) break;
+    if (cfg_disks[i].disk == disk) {
+      *idx = i;
+      return 1;
+    }
+  }
+  return 0;
 }
 
-static __always_inline struct devstate* get_devstate(__u32 disk) {
+static __always_inline struct devstate* get_devstate(__u32 disk, __u32 idx) {
+  if (cfg_filter_dev) return bpf_map_lookup_elem(&devstate_sel, &idx);
   struct devstate* ds = bpf_map_lookup_elem(&devstate, &disk);
   if (ds) return ds;
   struct devstate zero = {};
@@ -253,8 +271,9 @@ static __always_inline __u64 device_clock(struct devstate* ds, __u64 t) {
 
 /* A request left the device (completion or requeue): charge its disk time.
  * *now becomes the device-clock time of the event. */
-static __always_inline __u64 charge(__u32 disk, __u64* now_p, __u64 issue_ns, __u8 completion) {
-  struct devstate* ds = get_devstate(disk);
+static __always_inline __u64 charge(__u32 disk, __u32 idx, __u64* now_p, __u64 issue_ns,
+                                    __u8 completion) {
+  struct devstate* ds = get_devstate(disk, idx);
   if (!ds) return 0;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
@@ -287,8 +306,8 @@ static __always_inline __u64 charge(__u32 disk, __u64* now_p, __u64 issue_ns, __
 
 /* One more request in flight on the disk; returns the device-clock time of
  * the issue. */
-static __always_inline __u64 add_pending(__u32 disk, __u64 now) {
-  struct devstate* ds = get_devstate(disk);
+static __always_inline __u64 add_pending(__u32 disk, __u32 idx, __u64 now) {
+  struct devstate* ds = get_devstate(disk, idx);
   if (!ds) return now;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
@@ -304,8 +323,8 @@ static __always_inline __u64 add_pending(__u32 disk, __u64 now) {
 }
 
 /* A request whose completion was never seen left the in-flight set. */
-static __always_inline void drop_pending(__u32 disk) {
-  struct devstate* ds = get_devstate(disk);
+static __always_inline void drop_pending(__u32 disk, __u32 idx) {
+  struct devstate* ds = get_devstate(disk, idx);
   if (!ds) return;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
@@ -392,7 +411,7 @@ static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
 static __always_inline void give_up_stale(struct blkrr_inflight* e) {
   struct blkrr_inflight old = *e;
   if (!take(e, BLKRR_RQ_DONE)) return; /* someone else owns it */
-  if (!cfg_lean) drop_pending(old.disk);
+  if (!cfg_lean) drop_pending(old.disk, old.didx);
   count(BLKRR_CNT_NOT_SEEN_REISSUE);
   if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
 }
@@ -401,9 +420,9 @@ static __always_inline void give_up_stale(struct blkrr_inflight* e) {
  * the task filters. */
 SEC("tp_btf/block_io_start")
 int BPF_PROG(blkrr_io_start, struct request* rq) {
-  struct blkrr_dev_sel* sel;
+  __u32 idx;
   __u32 disk = rq_disk_dev(rq);
-  if (!disk_selected(disk, &sel)) return 0;
+  if (!disk_selected(disk, &idx)) return 0;
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (e && e->state == BLKRR_RQ_INFLIGHT) give_up_stale(e);
@@ -428,16 +447,17 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
 /* Issue-time fields of an in-flight entry; state last: from here on the
  * entry is in flight. */
 static __always_inline void mark_issued(struct blkrr_inflight* e, __u64 now, __u64 sector,
-                                        __u32 bytes, __u32 disk, __u32 part, __u8 op, __u16 flags,
-                                        const struct blkrr_dev_sel* sel) {
+                                        __u32 bytes, __u32 disk, __u32 idx, __u32 part, __u8 op,
+                                        __u16 flags) {
   e->issue_ns = now;
   e->sector = sector;
   e->bytes = bytes;
   e->disk = disk;
   e->part = part;
+  e->didx = idx;
   e->op = op;
   e->flags = flags;
-  e->emit = e->match && in_ranges(sel, sector);
+  e->emit = e->match && in_ranges(idx, sector);
   e->state = BLKRR_RQ_INFLIGHT;
 }
 
@@ -452,9 +472,9 @@ static __always_inline void attribute_at_issue(struct blkrr_inflight* e) {
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blkrr_issue, struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
-  struct blkrr_dev_sel* sel;
+  __u32 idx;
   __u32 disk = rq_disk_dev(rq);
-  if (!disk_selected(disk, &sel)) return 0;
+  if (!disk_selected(disk, &idx)) return 0;
   count(BLKRR_CNT_ISSUES);
 
   __u64 key = (__u64)rq;
@@ -484,19 +504,22 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
     e->insert_ns = 0;
   }
   /* Created at block_io_start (or requeued): fill in the issue in place. */
-  if (!cfg_lean) now = add_pending(disk, now);
-  mark_issued(e, now, sector, bytes, disk, part, op, flags, sel);
+  if (!cfg_lean) now = add_pending(disk, idx, now);
+  mark_issued(e, now, sector, bytes, disk, idx, part, op, flags);
   return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
   __u64 now = bpf_ktime_get_ns();
+  /* Other disks leave at once: a compare against read-only data, before the
+   * request map is touched. */
+  __u32 idx;
+  if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (!e || e->state != BLKRR_RQ_INFLIGHT) {
-    struct blkrr_dev_sel* sel;
-    if (disk_selected(rq_disk_dev(rq), &sel)) count(BLKRR_CNT_NO_ISSUE);
+    count(BLKRR_CNT_NO_ISSUE);
     return 0;
   }
   if (nr_bytes < rq->__data_len) {
@@ -508,7 +531,7 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   /* Whoever moves the entry out of INFLIGHT owns the request. */
   if (!take(e, BLKRR_RQ_DONE)) return 0;
   __u64 dt = c.disk_time_ns;
-  if (!cfg_lean) dt += charge(c.disk, &now, c.issue_ns, 1);
+  if (!cfg_lean) dt += charge(c.disk, c.didx, &now, c.issue_ns, 1);
   __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
   count(BLKRR_CNT_COMPLETIONS);
   if (!c.emit) return 0;
@@ -527,7 +550,7 @@ int BPF_PROG(blkrr_requeue, struct request* rq) {
   if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
   if (!take(e, BLKRR_RQ_STARTED)) return 0;
   count(BLKRR_CNT_REQUEUE);
-  if (!cfg_lean) e->disk_time_ns += charge(e->disk, &now, e->issue_ns, 0);
+  if (!cfg_lean) e->disk_time_ns += charge(e->disk, e->didx, &now, e->issue_ns, 0);
   e->rec_flags |= BLKRR_R_REQUEUED;
   return 0;
 }

@@ -100,7 +100,8 @@ struct blkrr_inflight {
   __u8 rec_flags;
   __u8 emit;  /* 1: passes the filters, becomes a record */
   __u8 match; /* the creator passes the task filters */
-  __u8 pad[2];
+  __u8 didx;  /* index of the disk in the selection (device state slot) */
+  __u8 pad;
 };
 
 /* Ring-buffer record: one finished (or given up) request. */
@@ -124,15 +125,15 @@ struct blkrr_event {
   __u32 pad;
 };
 
-/* Device selection: a selected whole disk, optionally restricted to sector
- * ranges (partitions). nr_ranges == 0: the whole disk. */
+/* Device selection (read-only data): selected whole disks, each optionally
+ * restricted to sector ranges (partitions); nr_ranges == 0: the whole disk. */
 struct blkrr_range {
   __u64 start;
   __u64 end; /* exclusive */
 };
 struct blkrr_dev_sel {
+  __u32 disk;
   __u32 nr_ranges;
-  __u32 pad;
   struct blkrr_range ranges[BLKRR_MAX_RANGES];
 };
 
@@ -150,6 +151,7 @@ struct blkrr_devstate_pub {
    * read before the lock; each is raised to at least this value, so the
    * order of the device's issue and completion times is the lock order. */
   __u64 clock_ns;
+  __u64 disk; /* dev_t of the disk (set by the loader in the array of selected disks) */
 };
 
 /* Aggregation key/value for `blkrr top` (per creator, partition, direction). */

@@ -21,7 +21,7 @@ struct DevStateValue {
   __u32 pad;
   blkrr_devstate_pub s;
 };
-static_assert(sizeof(DevStateValue) == 8 + 8 * 8);
+static_assert(sizeof(DevStateValue) == 8 + 9 * 8);
 
 // Negative errno of a kernel blk_status_t (values of include/linux/blk_types.h
 // since 6.5; unknown codes become -EIO).

@@ -16,6 +16,9 @@
 #include <mutex>
 #include <thread>
 
+// The skeleton's read-only data uses the shared structures: declare them first.
+#include "bpf/capture.h"
+// (keep this order)
 #include "capture.skel.h"
 #include "capture/bpf_types.h"
 #include "capture/kernel_probe.h"
@@ -73,6 +76,10 @@ class CaptureImpl final : public Capture {
   void sweeper_loop();
   void stop_sweeper();
   Counters read_counters() const;
+  // The device state map in use: by selection index with -d, else by dev_t.
+  int devstate_fd() const {
+    return bpf_map__fd(cfg_.devices.empty() ? skel_->maps.devstate : skel_->maps.devstate_sel);
+  }
 
   CaptureConfig cfg_;
   capture::KernelFeatures features_;
@@ -123,7 +130,37 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
   }
   ro->cfg_emit = cfg.emit_events ? 1 : 0;
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
-  ro->cfg_lean = cfg.lean && !cfg.aggregate ? 1 : 0;
+  const bool lean = cfg.lean && !cfg.aggregate;
+  ro->cfg_lean = lean ? 1 : 0;
+
+  // Selected disks, with the sector ranges of selected partitions (read-only
+  // data: the programs compare without a map lookup).
+  std::map<DevT, blkrr_dev_sel> sel;
+  std::map<DevT, bool> whole;
+  for (const auto& d : cfg.devices) {
+    auto& s = sel[d.disk];
+    s.disk = d.disk;
+    if (!d.part) {
+      whole[d.disk] = true;
+      continue;
+    }
+    if (s.nr_ranges >= BLKRR_MAX_RANGES)
+      return Error("too many partitions of " + d.disk_name + " selected (at most " +
+                   std::to_string(BLKRR_MAX_RANGES) + "); select the whole disk instead");
+    s.ranges[s.nr_ranges].start = d.part->start_sector;
+    s.ranges[s.nr_ranges].end = d.part->start_sector + d.part->nr_sectors;
+    s.nr_ranges++;
+  }
+  if (sel.size() > BLKRR_MAX_DISKS)
+    return Error("too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
+  for (auto& [disk, s] : sel) {
+    if (whole.count(disk)) s.nr_ranges = 0;
+    const_cast<blkrr_dev_sel&>(ro->cfg_disks[ro->cfg_ndisks]) = s;
+    ro->cfg_ndisks = ro->cfg_ndisks + 1;
+  }
+  // Only one of the two device state maps is used.
+  bpf_map__set_max_entries(cfg.devices.empty() ? skel_->maps.devstate_sel : skel_->maps.devstate,
+                           1);
   uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
   // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
   // otherwise it drains on its poll timeout. One wake-up per ~20k records.
@@ -140,30 +177,17 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
                  " (see the libbpf messages above; kernel without BTF/CO-RE support?)");
   }
 
-  // Selected disks, with the sector ranges of selected partitions.
-  std::map<DevT, blkrr_dev_sel> sel;
-  std::map<DevT, bool> whole;
-  for (const auto& d : cfg.devices) {
-    auto& s = sel[d.disk];
-    if (!d.part) {
-      whole[d.disk] = true;
-      continue;
+  // Every selected disk's state slot names its disk (also before its first
+  // request, so device_busy() lists it).
+  if (!cfg.devices.empty() && !lean) {
+    int fd = bpf_map__fd(skel_->maps.devstate_sel);
+    for (uint32_t i = 0; i < ro->cfg_ndisks; i++) {
+      DevStateValue v{};
+      v.s.disk = ro->cfg_disks[i].disk;
+      if (bpf_map_update_elem(fd, &i, &v, BPF_ANY) != 0)
+        return Error("cannot initialise the state of device " + dev_to_string(v.s.disk) + ": " +
+                     strerror(errno));
     }
-    if (s.nr_ranges >= BLKRR_MAX_RANGES)
-      return Error("too many partitions of " + d.disk_name + " selected (at most " +
-                   std::to_string(BLKRR_MAX_RANGES) + "); select the whole disk instead");
-    s.ranges[s.nr_ranges].start = d.part->start_sector;
-    s.ranges[s.nr_ranges].end = d.part->start_sector + d.part->nr_sectors;
-    s.nr_ranges++;
-  }
-  if (sel.size() > BLKRR_MAX_DISKS)
-    return Error("too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
-  int sel_fd = bpf_map__fd(skel_->maps.sel_disks);
-  for (auto& [disk, s] : sel) {
-    if (whole.count(disk)) s.nr_ranges = 0;
-    uint32_t k = disk;
-    if (bpf_map_update_elem(sel_fd, &k, &s, BPF_ANY) != 0)
-      return Error("cannot select device " + dev_to_string(disk) + ": " + strerror(errno));
   }
 
   if (int err = capture_bpf__attach(skel_.get()); err != 0)
@@ -265,7 +289,7 @@ Status CaptureImpl::stop(const EventFn& fn) {
 }
 
 void CaptureImpl::sweeper_loop() {
-  capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), bpf_map__fd(skel_->maps.devstate),
+  capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), devstate_fd(),
                       bpf_map__fd(skel_->maps.sweep_req), &skel_->bss->sweep_gen);
   std::unique_lock<std::mutex> lk(mu_);
   while (!quit_) {
@@ -368,14 +392,17 @@ Result<std::vector<AggEntry>> CaptureImpl::take_aggregates(const std::vector<Agg
 
 Result<std::vector<DeviceBusy>> CaptureImpl::device_busy() const {
   std::vector<DeviceBusy> out;
-  int fd = bpf_map__fd(skel_->maps.devstate);
+  if (cfg_.lean && !cfg_.aggregate) return out;
+  int fd = devstate_fd();
   uint32_t key = 0, next = 0;
   uint32_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     DevStateValue v{};
-    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0) {
+    // Slots of the selection array beyond the selected disks have no disk.
+    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0 &&
+        (cfg_.devices.empty() || v.s.disk != 0)) {
       DeviceBusy b;
-      b.disk = next;
+      b.disk = v.s.disk ? static_cast<DevT>(v.s.disk) : next;
       b.busy_ns = v.s.busy_ns;
       b.pending = v.s.pending;
       b.requests = v.s.requests;

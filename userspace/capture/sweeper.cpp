@@ -22,7 +22,7 @@ SweepResult Sweeper::sweep(uint64_t now_ns) {
   while (bpf_map_get_next_key(devstate_fd_, dprev, &dnext) == 0) {
     DevStateValue v{};
     if (bpf_map_lookup_elem_flags(devstate_fd_, &dnext, &v, BPF_F_LOCK) == 0)
-      max_lat[dnext] = v.s.max_latency_ns;
+      max_lat[v.s.disk ? static_cast<uint32_t>(v.s.disk) : dnext] = v.s.max_latency_ns;
     dkey = dnext;
     dprev = &dkey;
   }

@@ -1,5 +1,6 @@
 #include "core/record_codec.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace blkrr {
@@ -90,6 +91,51 @@ void decode_records(const std::vector<uint8_t>& raw, size_t n, std::vector<Reque
     std::memcpy(r.comm.data(), p + 68, 16);
     r.comm[15] = '\0';
   }
+}
+
+void pack_columns(const std::vector<uint8_t>& in, size_t n, std::vector<uint8_t>& out) {
+  out.assign(kColumnMaskBytes, 0);
+  if (n == 0) return;
+  bool constant[kRecordSize];
+  size_t varying = 0;
+  for (size_t b = 0; b < kRecordSize; ++b) {
+    const uint8_t* col = in.data() + b * n;
+    constant[b] = std::all_of(col + 1, col + n, [v = col[0]](uint8_t x) { return x == v; });
+    if (constant[b]) {
+      out[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
+      out.push_back(col[0]);
+    } else {
+      ++varying;
+    }
+  }
+  size_t at = out.size();
+  out.resize(at + varying * n);
+  for (size_t b = 0; b < kRecordSize; ++b) {
+    if (constant[b]) continue;
+    std::memcpy(out.data() + at, in.data() + b * n, n);
+    at += n;
+  }
+}
+
+bool unpack_columns(const uint8_t* p, size_t len, size_t n, std::vector<uint8_t>& out) {
+  if (len < kColumnMaskBytes) return false;
+  size_t nconst = 0;
+  for (size_t b = 0; b < kRecordSize; ++b) nconst += (p[b / 8] >> (b % 8)) & 1;
+  if (p[kColumnMaskBytes - 1] >> (kRecordSize % 8)) return false;  // bits past the last column
+  if (len != kColumnMaskBytes + nconst + (kRecordSize - nconst) * n) return false;
+  out.resize(n * kRecordSize);
+  const uint8_t* cval = p + kColumnMaskBytes;
+  const uint8_t* var = cval + nconst;
+  for (size_t b = 0; b < kRecordSize; ++b) {
+    uint8_t* dst = out.data() + b * n;
+    if ((p[b / 8] >> (b % 8)) & 1) {
+      std::memset(dst, *cval++, n);
+    } else {
+      std::memcpy(dst, var, n);
+      var += n;
+    }
+  }
+  return true;
 }
 
 }  // namespace blkrr

@@ -26,4 +26,17 @@ constexpr size_t kRecordSize = 84;
 void encode_records(const std::vector<Request>& in, std::vector<uint8_t>& out);
 void decode_records(const std::vector<uint8_t>& raw, size_t nrec, std::vector<Request>& out);
 
+// Column elision (blocks tagged BLKC, format 1.1): of the nrec x 84 shuffled
+// bytes, a byte column that holds one value in every record is stored once.
+//   u8 mask[11]   bit k (byte k/8, bit k%8) set: column k is constant
+//   the value of each constant column, in column order
+//   every other column, nrec bytes each, in column order
+// Fields that do not change within a block (device, pid, comm, high bytes of
+// the times...) then cost zlib nothing to scan: the recorder's compression
+// time is proportional to the bytes it is given.
+constexpr size_t kColumnMaskBytes = (kRecordSize + 7) / 8;
+void pack_columns(const std::vector<uint8_t>& shuffled, size_t nrec, std::vector<uint8_t>& out);
+// False when `packed` is not a valid packing of nrec records.
+bool unpack_columns(const uint8_t* packed, size_t len, size_t nrec, std::vector<uint8_t>& shuffled);
+
 }  // namespace blkrr

@@ -1,6 +1,7 @@
 // Native trace format, version 1. Layout (all integers little-endian):
 //   "BLKRRTRC" u16 major u16 minor u32 header_len header_json u32 crc32(header_json)
-//   chunks: "BLKB" u32 nrec u32 raw_len u32 comp_len u32 crc32(comp) comp[comp_len]
+//   chunks: "BLKC" u32 nrec u32 raw_len u32 comp_len u32 crc32(comp) comp[comp_len]
+//           ("BLKB" in 1.0 files: the same without column elision)
 //           "TRLR" u32 json_len u32 crc32(json) json            (last chunk)
 // A block's raw payload is nrec fixed 84-byte records (record_codec.h),
 // byte-shuffled so that zlib sees similar bytes together.
@@ -19,8 +20,9 @@ namespace blkrr {
 namespace {
 
 constexpr char kMagic[8] = {'B', 'L', 'K', 'R', 'R', 'T', 'R', 'C'};
-constexpr uint32_t kBlockMagic = 0x424b4c42;    // "BLKB"
-constexpr uint32_t kTrailerMagic = 0x524c5254;  // "TRLR"
+constexpr uint32_t kBlockMagic = 0x424b4c42;     // "BLKB": 1.0, shuffled records
+constexpr uint32_t kColBlockMagic = 0x434b4c42;  // "BLKC": 1.1, shuffled + column elision
+constexpr uint32_t kTrailerMagic = 0x524c5254;   // "TRLR"
 constexpr uint32_t kMaxHeader = 64u << 20;
 constexpr uint32_t kMaxBlockRecords = 1u << 20;
 
@@ -165,6 +167,36 @@ Status TraceWriter::append(const Request& r) {
   return {};
 }
 
+void ZStreamDeleter::operator()(void* z) const {
+  auto* zs = static_cast<z_stream*>(z);
+  deflateEnd(zs);
+  delete zs;
+}
+
+int TraceWriter::deflate_block(uint8_t* dst, unsigned long* dst_len,
+                               const std::vector<uint8_t>& in) {
+  if (!opts_.rle)
+    return compress2(dst, dst_len, in.data(), static_cast<uLong>(in.size()), opts_.zlib_level);
+  if (!zs_) {
+    auto* zs = new z_stream{};
+    if (int r = deflateInit2(zs, 1, Z_DEFLATED, 15, 8, Z_RLE); r != Z_OK) {
+      delete zs;
+      return r;
+    }
+    zs_.reset(zs);
+  }
+  auto* zs = static_cast<z_stream*>(zs_.get());
+  if (int r = deflateReset(zs); r != Z_OK) return r;
+  zs->next_in = const_cast<Bytef*>(in.data());
+  zs->avail_in = static_cast<uInt>(in.size());
+  zs->next_out = dst;
+  zs->avail_out = static_cast<uInt>(*dst_len);
+  int r = deflate(zs, Z_FINISH);
+  if (r != Z_STREAM_END) return r == Z_OK ? Z_BUF_ERROR : r;
+  *dst_len = zs->total_out;
+  return Z_OK;
+}
+
 Status TraceWriter::flush() {
   if (!f_) return Error("trace '" + path_ + "' is not open");
   if (pending_.empty()) {
@@ -173,16 +205,20 @@ Status TraceWriter::flush() {
     return {};
   }
   encode_records(pending_, scratch_);
-  uLongf comp_len = compressBound(static_cast<uLong>(scratch_.size()));
+  const std::vector<uint8_t>* raw = &scratch_;
+  if (opts_.column_elision) {
+    pack_columns(scratch_, pending_.size(), columns_);
+    raw = &columns_;
+  }
+  uLongf comp_len = compressBound(static_cast<uLong>(raw->size()));
   packed_.resize(20 + comp_len);
-  int zr = compress2(packed_.data() + 20, &comp_len, scratch_.data(),
-                     static_cast<uLong>(scratch_.size()), opts_.zlib_level);
+  int zr = deflate_block(packed_.data() + 20, &comp_len, *raw);
   if (zr != Z_OK)
     return Error("compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
   std::vector<uint8_t> hdr;
-  put32(hdr, kBlockMagic);
+  put32(hdr, opts_.column_elision ? kColBlockMagic : kBlockMagic);
   put32(hdr, static_cast<uint32_t>(pending_.size()));
-  put32(hdr, static_cast<uint32_t>(scratch_.size()));
+  put32(hdr, static_cast<uint32_t>(raw->size()));
   put32(hdr, static_cast<uint32_t>(comp_len));
   put32(hdr, crc(packed_.data() + 20, comp_len));
   std::memcpy(packed_.data(), hdr.data(), 20);
@@ -302,13 +338,16 @@ Result<bool> TraceReader::load_block() {
       done_ = true;
       return false;
     }
-    if (magic != kBlockMagic)
+    if (magic != kBlockMagic && magic != kColBlockMagic)
       return Error("'" + path_ + "': corrupt data" + at() +
                    " (unknown chunk; not a block or trailer)");
+    const bool cols = magic == kColBlockMagic;
     if (std::fread(h + 12, 1, 8, f_.get()) != 8) return truncated("a block header");
     uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12),
              want = get32(h + 16);
-    if (nrec > kMaxBlockRecords || raw_len != nrec * kRecordSize)
+    const uint64_t full = uint64_t{nrec} * kRecordSize;
+    if (nrec > kMaxBlockRecords || (!cols && raw_len != full) ||
+        (cols && (raw_len < kColumnMaskBytes || raw_len > kColumnMaskBytes + full + kRecordSize)))
       return Error("'" + path_ + "': corrupt block header" + at() + " (" + std::to_string(nrec) +
                    " records, " + std::to_string(raw_len) + " bytes)");
     if (off + 20 + comp_len > file_size_) return truncated("a block");
@@ -316,10 +355,14 @@ Result<bool> TraceReader::load_block() {
     if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return truncated("a block");
     if (crc(comp_.data(), comp_len) != want)
       return Error("'" + path_ + "': corrupt block" + at() + " (checksum mismatch)");
-    raw_.resize(raw_len);
+    std::vector<uint8_t>& inflated = cols ? payload_ : raw_;
+    inflated.resize(raw_len);
     uLongf out_len = raw_len;
-    if (uncompress(raw_.data(), &out_len, comp_.data(), comp_len) != Z_OK || out_len != raw_len)
+    if (uncompress(inflated.data(), &out_len, comp_.data(), comp_len) != Z_OK || out_len != raw_len)
       return Error("'" + path_ + "': corrupt block" + at() + " (does not decompress)");
+    if (cols && !unpack_columns(payload_.data(), payload_.size(), nrec, raw_))
+      return Error("'" + path_ + "': corrupt block" + at() +
+                   " (column layout does not match its record count)");
     decode_records(raw_, nrec, block_);
   }
   return true;

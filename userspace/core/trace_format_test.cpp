@@ -1,5 +1,7 @@
 #include "core/trace_format.h"
 
+#include "core/record_codec.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -123,6 +125,65 @@ TEST(TraceFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(r->trailer()->at("completion_not_seen"), 3u);
   EXPECT_EQ(r->warning(), "");
   fs::remove(p);
+}
+
+// Files of format 1.0 (blocks without column elision) still read.
+TEST(TraceFormat, Version10BlocksStillRead) {
+  std::string p = tmp_path("v10");
+  auto reqs = random_requests(5000, 4);
+  {
+    auto w = TraceWriter::create(
+        p, sample_header(), {.records_per_block = 2000, .zlib_level = 1, .column_elision = false});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    for (const auto& r : reqs) ASSERT_TRUE(w->append(r).ok());
+    ASSERT_TRUE(w->close({}).ok());
+  }
+  auto r = TraceReader::open(p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto got = read_all(*r);
+  ASSERT_EQ(got.size(), reqs.size());
+  for (size_t i = 0; i < reqs.size(); ++i) expect_same(got[i], reqs[i]);
+  fs::remove(p);
+}
+
+TEST(TraceFormat, RleStrategyRoundTrip) {
+  std::string p = tmp_path("rle");
+  auto reqs = random_requests(7000, 6);
+  {
+    auto w = TraceWriter::create(p, sample_header(),
+                                 {.records_per_block = 3000, .zlib_level = 1, .rle = true});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    for (const auto& r : reqs) ASSERT_TRUE(w->append(r).ok());
+    ASSERT_TRUE(w->close({}).ok());
+  }
+  auto r = TraceReader::open(p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto got = read_all(*r);
+  ASSERT_EQ(got.size(), reqs.size());
+  for (size_t i = 0; i < reqs.size(); ++i) expect_same(got[i], reqs[i]);
+  fs::remove(p);
+}
+
+TEST(RecordCodec, ColumnElisionRoundTripAndRejectsBadLayouts) {
+  auto reqs = random_requests(500, 5);
+  std::vector<uint8_t> shuffled, packed, back;
+  encode_records(reqs, shuffled);
+  pack_columns(shuffled, reqs.size(), packed);
+  // dev, part, pid, tgid, cgroup id, bytes, comm... are constant here.
+  EXPECT_LT(packed.size(), shuffled.size() / 2);
+  ASSERT_TRUE(unpack_columns(packed.data(), packed.size(), reqs.size(), back));
+  EXPECT_EQ(back, shuffled);
+  // Wrong length, wrong record count, a mask bit past the last column.
+  EXPECT_FALSE(unpack_columns(packed.data(), packed.size() - 1, reqs.size(), back));
+  EXPECT_FALSE(unpack_columns(packed.data(), packed.size(), reqs.size() + 1, back));
+  EXPECT_FALSE(unpack_columns(packed.data(), 5, reqs.size(), back));
+  auto bad = packed;
+  bad[kColumnMaskBytes - 1] |= 0x80;
+  EXPECT_FALSE(unpack_columns(bad.data(), bad.size(), reqs.size(), back));
+  // An empty block packs to the mask alone.
+  pack_columns({}, 0, packed);
+  EXPECT_EQ(packed.size(), kColumnMaskBytes);
+  EXPECT_TRUE(unpack_columns(packed.data(), packed.size(), 0, back));
 }
 
 TEST(TraceFormat, RandomIoIsAtMost16BytesPerRequest) {
