@@ -38,7 +38,17 @@ void RecordBus::flush() {
     queue_.push_back(std::move(batch_));
   }
   cv_.notify_one();
+  // Reuse a delivered batch's storage: a fresh 4096-record vector would be
+  // a new mapping, page-faulted in on the replay thread.
   batch_ = {};
+  {
+    std::lock_guard<std::mutex> g(m_);
+    if (!spare_.empty()) {
+      batch_ = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  batch_.clear();
   batch_.reserve(batch_size_);
 }
 
@@ -65,6 +75,7 @@ void RecordBus::run() {
     l.unlock();
     deliver(b);
     l.lock();
+    if (spare_.size() < 4) spare_.push_back(std::move(b));
     busy_ = false;
     if (queue_.empty()) idle_cv_.notify_all();
   }

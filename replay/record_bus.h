@@ -41,6 +41,7 @@ class RecordBus {
   std::mutex m_;
   std::condition_variable cv_, idle_cv_;
   std::deque<std::vector<ReplayRecord>> queue_;
+  std::vector<std::vector<ReplayRecord>> spare_;  // delivered batches, for reuse
   bool busy_ = false, stop_ = false;
   std::thread thread_;
 };

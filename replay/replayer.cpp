@@ -305,6 +305,23 @@ void Replayer::report_progress(uint64_t now) {
   cfg_.on_progress(p);
 }
 
+// How long before a deadline the thread stops sleeping and spins: the
+// configured margin, or, when timer wake-ups have recently come later than
+// that (a loaded host, a VM), 1.5 times the recent worst lateness plus 10 µs.
+uint64_t Replayer::spin_margin() const {
+  if (!cfg_.adaptive_spin || wake_late_ == 0) return cfg_.spin_ns;
+  const uint64_t want = wake_late_ + wake_late_ / 2 + 10'000;
+  return std::max(cfg_.spin_ns, std::min(want, cfg_.max_spin_ns));
+}
+
+void Replayer::learn_wake(uint64_t late_ns) {
+  ++res_.sleeps;
+  res_.wake_late_max_ns = std::max(res_.wake_late_max_ns, late_ns);
+  // A decaying maximum: one late wake-up is remembered for a few hundred sleeps.
+  wake_late_ = std::max(late_ns, wake_late_ - wake_late_ / 256);
+  res_.spin_max_ns = std::max(res_.spin_max_ns, spin_margin());
+}
+
 Status Replayer::final_verify() {
   const uint32_t lbs = std::max<uint32_t>(1, cfg_.logical_block / 512);
   const uint32_t max_len = std::max<uint32_t>(256 / lbs, 1) * lbs;
@@ -378,8 +395,11 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
       const uint64_t due = start_ + head_->due_ns;
       now = clock_.now_ns();
       if (now >= due) continue;
-      if (due - now > cfg_.spin_ns) {
-        BLKRR_TRY(engine_.wait(done_, std::min(due - cfg_.spin_ns, now + kMaxWaitNs)));
+      const uint64_t spin = spin_margin();
+      if (due - now > spin) {
+        const uint64_t target = std::min(due - spin, now + kMaxWaitNs);
+        BLKRR_TRY(engine_.wait(done_, target));
+        if (done_.empty()) learn_wake(clock_.now_ns() - std::min(target, clock_.now_ns()));
         BLKRR_TRY(handle(done_));
       } else {
         clock_.relax(due);

@@ -43,6 +43,8 @@ struct ReplayConfig {
   uint32_t queue_depth = 128;                // requests in flight at most
   uint32_t logical_block = 512;              // for final-verify reads
   uint64_t spin_ns = 100'000;                // sleep until this long before a deadline, then spin
+  bool adaptive_spin = true;                 // spin longer when timer wake-ups come late
+  uint64_t max_spin_ns = 2'000'000;          // ... but never longer than this
   uint64_t lead_ns = 2'000'000;              // start instant = now + lead (unless start_instant_ns)
   std::optional<uint64_t> start_instant_ns;  // --start-at, on the replay clock
   uint32_t max_waiting = 65536;              // requests parked on the push-back / ordering list
@@ -66,7 +68,10 @@ struct ReplayResult {
   std::vector<VerifyError> verify_error_list;  // the first max_verify_errors_kept
   uint64_t sectors_verified = 0, sectors_unverifiable = 0;
   bool interrupted = false;
-  uint64_t thread_cpu_ns = 0;  // CPU time of the replay thread in run()
+  uint64_t thread_cpu_ns = 0;     // CPU time of the replay thread in run()
+  uint64_t sleeps = 0;            // timed sleeps before a deadline
+  uint64_t wake_late_max_ns = 0;  // the latest a sleep woke after its target
+  uint64_t spin_max_ns = 0;       // the longest spin margin used (adaptive)
 };
 
 class Replayer {
@@ -106,6 +111,8 @@ class Replayer {
   void emit_unstarted(const PlannedRequest& r, uint8_t flags);
   Status final_verify();
   void report_progress(uint64_t now);
+  uint64_t spin_margin() const;
+  void learn_wake(uint64_t late_ns);
   uint64_t rel(uint64_t t) const { return t > start_ ? t - start_ : 0; }
   bool has_extent(const PlannedRequest& r) const { return r.sectors > 0 && r.op != Op::kFlush; }
 
@@ -135,6 +142,7 @@ class Replayer {
   uint64_t in_flight_ = 0;
   uint64_t next_progress_ = 0, last_due_ = 0;
   int64_t last_delay_ = 0;
+  uint64_t wake_late_ = 0;              // decaying maximum of recent wake-up lateness
   uint64_t verify_errors_dropped_ = 0;  // beyond max_verify_errors_kept
   ReplayResult res_;
 };

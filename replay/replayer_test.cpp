@@ -407,3 +407,30 @@ TEST(Planner, UnsupportedOpsAreCountedAndSkipped) {
 
 }  // namespace
 }  // namespace blkrr::replay
+
+namespace blkrr::replay {
+namespace {
+
+// Timer wake-ups 150 µs late with a 100 µs spin margin: the first request is
+// 50 µs late; the replayer learns the lateness and spins longer, so the rest
+// start exactly on time. Without adaptation every one is 50 µs late.
+TEST(Replayer, AdaptiveSpinLearnsLateWakeUps) {
+  for (bool adaptive : {true, false}) {
+    Harness h;
+    h.cfg.spin_ns = 100'000;
+    h.cfg.adaptive_spin = adaptive;
+    h.engine.wake_late_ns = 150'000;
+    h.engine.latency = [](const IoOp&) { return kMs; };
+    h.run({make_req(0, Op::kRead, 0, 8), make_req(10 * kMs, Op::kRead, 8, 8),
+           make_req(20 * kMs, Op::kRead, 16, 8), make_req(30 * kMs, Op::kRead, 24, 8)});
+    ASSERT_EQ(h.sink.all.size(), 4u);
+    EXPECT_EQ(h.rec(0).submit_ns, 50'000u);
+    for (uint64_t i = 1; i < 4; ++i)
+      EXPECT_EQ(h.rec(i).submit_ns, i * 10 * kMs + (adaptive ? 0 : 50'000)) << i;
+    EXPECT_EQ(h.res.wake_late_max_ns, 150'000u);
+    EXPECT_EQ(h.res.spin_max_ns, adaptive ? 235'000u : 100'000u);
+  }
+}
+
+}  // namespace
+}  // namespace blkrr::replay

@@ -1,6 +1,7 @@
 #include "replay/session.h"
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -63,6 +64,18 @@ class RealtimeGuard {
   sched_param old_{};
 };
 
+// mlockall(MCL_CURRENT) while alive (best effort: RLIMIT_MEMLOCK may refuse).
+class MemoryLock {
+ public:
+  void lock() { locked_ = mlockall(MCL_CURRENT) == 0; }
+  ~MemoryLock() {
+    if (locked_) munlockall();
+  }
+
+ private:
+  bool locked_ = false;
+};
+
 Result<uint64_t> load_end_sector(const SessionOptions& o) {
   auto src = open_source({o.load}, o.source);
   if (!src) return src.error();
@@ -98,6 +111,7 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       {"direct", o.direct},
       {"force", o.force},
       {"spin_us", static_cast<double>(o.spin_ns) / 1e3},
+      {"adaptive_spin", o.adaptive_spin && o.rt_priority == 0},
       {"run_id", run_id},
       {"command_line", o.command_line}};
 }
@@ -210,6 +224,10 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   cfg.queue_depth = o.queue_depth;
   cfg.logical_block = tgt->logical_block;
   cfg.spin_ns = o.spin_ns;
+  // Not under --realtime: a SCHED_FIFO thread that spins through its gaps
+  // never sleeps, and the kernel then stalls it for up to 50 ms a second
+  // to let other work run (RT throttling / the fair server).
+  cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
   uint64_t last_completed = 0, last_elapsed = 0;
   const uint64_t window = sched.window_span_ns();
   if (o.progress)
@@ -225,6 +243,10 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   }
 
   reader.prefill();  // start with requests in hand
+  // With --realtime, no page fault on memory already in use (rings, slots,
+  // buffers, queued requests) may delay a submission.
+  MemoryLock mlock;
+  if (o.rt_priority > 0) mlock.lock();
   Result<ReplayResult> res = Error("not run");
   {
     RecordBus bus(true);
@@ -268,6 +290,9 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
       {"reader_thread_s", static_cast<double>(reader.reader_cpu_ns()) / 1e9},
       {"reader_thread_ns_per_request", static_cast<double>(reader.reader_cpu_ns()) / started},
       {"replay_thread_waited_for_reader", reader.consumer_waits()}};
+  oc.summary["timing"] = {{"sleeps", res->sleeps},
+                          {"wake_late_max_us", static_cast<double>(res->wake_late_max_ns) / 1e3},
+                          {"spin_max_us", static_cast<double>(res->spin_max_ns) / 1e3}};
   oc.summary["start_unix"] =
       static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res->start_instant_ns)) / 1e9;
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res->start_instant_ns));

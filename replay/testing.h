@@ -48,6 +48,7 @@ class FakeEngine final : public Engine {
   std::vector<uint32_t> in_flight_at_submit;  // in flight right after each submission
   std::function<uint64_t(const IoOp&)> latency = [](const IoOp&) { return 100'000ull; };
   std::map<uint64_t, std::vector<uint8_t>> disk;  // sector -> 512 bytes
+  uint64_t wake_late_ns = 0;                      // wait() without a completion returns this late
 
  private:
   struct Pending {

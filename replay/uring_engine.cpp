@@ -13,6 +13,10 @@ namespace blkrr::replay {
 
 namespace {
 
+constexpr unsigned kCoopFlags =
+    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+constexpr unsigned kDeferFlags = kCoopFlags | IORING_SETUP_DEFER_TASKRUN;
+
 std::string errstr(int err) {
   return std::strerror(err < 0 ? -err : err);
 }
@@ -36,11 +40,20 @@ class UringEngine final : public Engine {
   Status init(const EngineOptions& o) {
     unsigned entries = 8;
     while (entries < o.queue_depth + 8 && entries < 32768) entries <<= 1;
-    int rc = io_uring_queue_init(entries, &ring_, 0);
+    // The ring is only used by the replay thread: completions are posted
+    // when it enters the kernel (or asks for them) instead of interrupting it
+    // while it spins towards a deadline, and in batches. Older kernels
+    // without these flags get a plain ring.
+    int rc = -EINVAL;
+    for (unsigned flags : {kDeferFlags, kCoopFlags, 0u}) {
+      rc = io_uring_queue_init(entries, &ring_, flags);
+      if (rc != -EINVAL) break;
+    }
     if (rc < 0)
       return Error("io_uring_queue_init(" + std::to_string(entries) + ") failed: " + errstr(rc) +
                    " (is io_uring disabled? try --engine threads)");
     inited_ = true;
+    io_uring_register_ring_fd(&ring_);  // no fd lookup per io_uring_enter (when supported)
     fd_ = o.fd;
     if (fd_ >= 0 && io_uring_register_files(&ring_, &fd_, 1) == 0) fixed_file_ = true;
     if (!o.fixed_buffers.empty()) {

@@ -109,8 +109,12 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "force", &o.force, "replay onto a device that is mounted or holds data");
   p.flag(0, "allow-file", &o.allow_file, "accept a regular file as DEVICE (tests)");
   p.opt_string(0, "from", "FORMAT", "input format (default: detected from the content)", &from);
-  p.opt_u64(0, "spin-us", "US", "sleep until US before a deadline, then spin (default 100)",
+  p.opt_u64(0, "spin-us", "US",
+            "sleep until US before a deadline, then spin (default 100; more when timer "
+            "wake-ups come later than that, unless --fixed-spin)",
             &spin_us);
+  bool fixed_spin = false;
+  p.flag(0, "fixed-spin", &fixed_spin, "never spin longer than --spin-us");
   p.opt_u64(0, "realtime", "PRIO",
             "run the replay threads SCHED_FIFO at PRIO (1-99) so that other load on the host "
             "cannot delay submissions",
@@ -150,6 +154,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   o.queue_depth = static_cast<uint32_t>(qd);
   o.threads = static_cast<uint32_t>(threads);
   o.spin_ns = spin_us * 1000;
+  o.adaptive_spin = !fixed_spin;
   if (rt_prio > 99) return Error("--realtime must be between 1 and 99", 2);
   o.rt_priority = static_cast<int>(rt_prio);
   o.direct = !no_direct;
