@@ -18,7 +18,9 @@ namespace {
 
 const std::string kBlkrr = BLKRR_BINARY;
 
-bool need_root() { return geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0; }
+bool need_root() {
+  return geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
 
 std::string tmp(const std::string& name) {
   return "/dev/shm/blkrr-rv-" + std::to_string(getpid()) + "-" + name;
@@ -52,6 +54,7 @@ TEST(ReplayValidate, RealLoadWindowIsComplete) {
   EXPECT_EQ(v["block_requests"]["foreign"], 0);
   EXPECT_GT(j["requests"]["done"].get<uint64_t>(), 50u);
   std::remove(js.c_str());
+  std::remove(tmp("stderr.txt").c_str());
 }
 
 TEST(ReplayValidate, DroppedRequestsAreExactlyTheExpectedMissing) {
@@ -91,6 +94,7 @@ TEST(ReplayValidate, DroppedRequestsAreExactlyTheExpectedMissing) {
   }
   std::remove(js.c_str());
   std::remove(load.c_str());
+  std::remove(tmp("stderr.txt").c_str());
 }
 
 }  // namespace
