@@ -471,10 +471,10 @@ static __always_inline void attribute_at_issue(struct blkrr_inflight* e) {
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blkrr_issue, struct request* rq) {
-  __u64 now = bpf_ktime_get_ns();
   __u32 idx;
   __u32 disk = rq_disk_dev(rq);
-  if (!disk_selected(disk, &idx)) return 0;
+  if (!disk_selected(disk, &idx)) return 0; /* before the clock read: other disks pay less */
+  __u64 now = bpf_ktime_get_ns();
   count(BLKRR_CNT_ISSUES);
 
   __u64 key = (__u64)rq;
@@ -511,11 +511,11 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
-  __u64 now = bpf_ktime_get_ns();
   /* Other disks leave at once: a compare against read-only data, before the
-   * request map is touched. */
+   * clock read and the request map. */
   __u32 idx;
   if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
+  __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (!e || e->state != BLKRR_RQ_INFLIGHT) {

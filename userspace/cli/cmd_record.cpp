@@ -146,11 +146,11 @@ Result<int> cmd_record(int argc, char** argv) {
   std::vector<std::string> devs;
   uint64_t pid = 0, ringbuf_mb = 64, duration_ns = 0;
   std::string comm, cgroup, out;
-  bool have_pid = false, quiet = false;
+  bool have_pid = false, quiet = false, lean = false;
   ArgParser p(
       "blkrr record",
       "[-d DEV]... [-p PID] [-c COMM] [--cgroup PATH] [-D SECONDS] [-o FILE] "
-      "[--ringbuf-mb N] [-q]",
+      "[--ringbuf-mb N] [--lean] [-q]",
       "Record every block request of the selected devices (all devices by default) into a\n"
       "native trace: issue and completion time, device and partition, sector, size, operation\n"
       "and flags, the process that created the request, and its adaptive disk time.\n"
@@ -180,6 +180,9 @@ Result<int> cmd_record(int argc, char** argv) {
   p.opt_string('o', "output", "FILE", "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
   p.opt_u64(0, "ringbuf-mb", "N",
             "ring buffer size in MiB (default 64, rounded up to a power of 2)", &ringbuf_mb);
+  p.flag(0, "lean", &lean,
+         "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
+         "replaying and validating a load needs");
   p.flag('q', "quiet", &quiet, "no progress line and no summary");
   p.examples(
       "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
@@ -192,6 +195,7 @@ Result<int> cmd_record(int argc, char** argv) {
 
   CaptureConfig cfg;
   cfg.ringbuf_mb = static_cast<uint32_t>(ringbuf_mb);
+  cfg.lean = lean;
   for (const auto& d : devs) {
     auto sel = resolve_device(d);
     if (!sel) return sel.error();
@@ -236,6 +240,7 @@ Result<int> cmd_record(int argc, char** argv) {
   if (cfg.comm) h.settings["comm"] = *cfg.comm;
   if (cfg.cgroup_id) h.settings["cgroup"] = cgroup + " (id " + std::to_string(*cfg.cgroup_id) + ")";
   h.settings["ringbuf_mb"] = std::to_string(ringbuf_mb);
+  if (lean) h.settings["lean"] = "no disk time, no cgroup ids";
 
   BLKRR_TRY(capture_preflight());
   auto cap = Capture::start(cfg);
