@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <set>
 
 #include "live/delta.h"
@@ -30,8 +31,8 @@ std::vector<AggKey> fold_taken(std::vector<AggEntry>& agg, const std::vector<Agg
   for (const auto& e : taken) keys.insert(e.key);
   std::vector<AggEntry> out;
   out.reserve(agg.size());
-  for (auto& e : agg)
-    if (!keys.count(e.key)) out.push_back(std::move(e));
+  for (const auto& e : agg)
+    if (!keys.count(e.key)) out.push_back(e);
   out.insert(out.end(), taken.begin(), taken.end());
   agg = std::move(out);
   return {keys.begin(), keys.end()};
