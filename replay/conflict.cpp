@@ -35,12 +35,25 @@ Result<int> parse_strong(std::string_view s) {
 }
 
 void ExtentSet::insert(uint64_t id, uint64_t start, uint64_t end, bool write) {
-  by_start_[{start, id}] = Entry{end, write};
+  // Map nodes of erased extents are reused: no allocation per request.
+  if (!spare_.empty()) {
+    Map::node_type n = std::move(spare_.back());
+    spare_.pop_back();
+    n.key() = {start, id};
+    n.mapped() = Entry{end, write};
+    auto r = by_start_.insert(std::move(n));
+    if (!r.inserted) r.position->second = Entry{end, write};
+  } else {
+    by_start_[{start, id}] = Entry{end, write};
+  }
   if (end - start > max_len_) max_len_ = end - start;
 }
 
 void ExtentSet::erase(uint64_t id, uint64_t start) {
-  by_start_.erase({start, id});
+  auto it = by_start_.find({start, id});
+  if (it == by_start_.end()) return;
+  Map::node_type n = by_start_.extract(it);
+  if (spare_.size() < kMaxSpare) spare_.push_back(std::move(n));
 }
 
 bool ExtentSet::conflicts(uint64_t start, uint64_t end, bool write, int strong) const {

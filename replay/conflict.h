@@ -7,6 +7,7 @@
 #include <map>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/result.h"
 
@@ -49,8 +50,11 @@ class ExtentSet {
     uint64_t end;
     bool write;
   };
-  std::map<std::pair<uint64_t, uint64_t>, Entry> by_start_;
-  uint64_t max_len_ = 0;  // longest extent ever inserted: bounds the search
+  using Map = std::map<std::pair<uint64_t, uint64_t>, Entry>;
+  static constexpr size_t kMaxSpare = 4096;
+  Map by_start_;
+  std::vector<Map::node_type> spare_;  // nodes of erased extents, for reuse
+  uint64_t max_len_ = 0;               // longest extent ever inserted: bounds the search
 };
 
 }  // namespace blkrr::replay

@@ -17,6 +17,7 @@ T=/sys/kernel/tracing
 WORK=$(mktemp -d /dev/shm/blkrr-bench.XXXXXX)
 [ "$(id -u)" = 0 ] || { echo "bench-replay: needs root (loop device, tracefs)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "bench-replay: fio not installed" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench-replay: needs GNU time (/usr/bin/time, package time)" >&2; exit 2; }
 [ -x "$BLKRR" ] || { echo "bench-replay: no blkrr binary at $BLKRR" >&2; exit 2; }
 [ -e $T/trace ] || mount -t tracefs nodev $T
 
@@ -125,20 +126,37 @@ for R in $RATES; do
 done
 
 echo
-echo "| fullspeed (4 KiB random reads, ${RATES##* } IOPS load, QD 32) | IOPS | ratio to fio iolog |"
-echo "|---|---|---|"
+echo "| fullspeed (4 KiB random reads, ${RATES##* } IOPS load, QD 32) | IOPS | ratio to fio iolog | ratio to fio randread | CPU µs/request (process) | replay thread ns/request | reader thread ns/request |"
+echo "|---|---|---|---|---|---|---|"
 R=${RATES##* }
-"$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --json "$WORK/fs-u.json"
-"$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --engine threads --threads 32 --json "$WORK/fs-t.json"
+cputime() {  # output-file command...: user+sys seconds of the command into the file
+  local out=$1; shift
+  /usr/bin/time -f "%U %S" -o "$out" "$@"
+}
+cputime "$WORK/fs-u.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --json "$WORK/fs-u.json"
+cputime "$WORK/fs-t.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --engine threads --threads 32 --json "$WORK/fs-t.json"
 fio --name=nostall --read_iolog="$WORK/load-$R.iolog" --replay_no_stall=1 --ioengine=io_uring --iodepth=32 --direct=1 --output-format=json --output="$WORK/fs-fio.json"
 fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --time_based --runtime="$SECS" --output-format=json --output="$WORK/fs-fio-rr.json"
 python3 - "$WORK" <<'PY'
 import json, sys
 w = sys.argv[1]
-u = json.load(open(f"{w}/fs-u.json"))["achieved"]["iops"]
-t = json.load(open(f"{w}/fs-t.json"))["achieved"]["iops"]
-f = json.load(open(f"{w}/fs-fio.json"))["jobs"][0]["read"]["iops"]
-r = json.load(open(f"{w}/fs-fio-rr.json"))["jobs"][0]["read"]["iops"]
-for name, v in [("blkrr uring", u), ("blkrr threads (32)", t), ("fio iolog replay_no_stall=1", f), ("fio io_uring randread", r)]:
-    print(f"| {name} | {v:.0f} | {v / f:.3f} |")
+rows = []
+for name, tag in [("blkrr uring", "u"), ("blkrr threads (32)", "t")]:
+    j = json.load(open(f"{w}/fs-{tag}.json"))
+    n = j["requests"]["completed"]
+    cpu = sum(map(float, open(f"{w}/fs-{tag}.time").read().split())) * 1e6 / n
+    c = j.get("cpu", {})
+    rows.append((name, j["achieved"]["iops"], f"{cpu:.2f}",
+                 f"{c.get('replay_thread_ns_per_request', 0):.0f}",
+                 f"{c.get('reader_thread_ns_per_request', 0):.0f}"))
+for name, tag in [("fio iolog replay_no_stall=1", "fio"), ("fio io_uring randread", "fio-rr")]:
+    j = json.load(open(f"{w}/fs-{tag}.json"))["jobs"][0]
+    n = j["read"]["total_ios"]
+    cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 * 1e6 / n
+    rows.append((name, j["read"]["iops"], f"{cpu:.2f}", "", ""))
+f, r = rows[2][1], rows[3][1]
+for name, v, cpu, rt, rd in rows:
+    print(f"| {name} | {v:.0f} | {v / f:.3f} | {v / r:.3f} | {cpu} | {rt} | {rd} |")
 PY
+echo
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
