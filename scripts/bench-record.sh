@@ -2,6 +2,8 @@
 # Cost of `blkrr record` on a loop device over /dev/shm, compared in the same
 # run with no tracing, a bpftrace one-liner on the same two tracepoints and
 # the kernel's own blktrace engine (the `blk` tracer of tracefs).
+#   Also `record --lean` and the floor: empty tp_btf programs on the same three
+#   tracepoints (userspace/capture/bench_floor), the least any such tracer costs.
 #   fio 4k random reads, queue depth 32, libaio, modes alternated, ROUNDS
 #   rounds of SECONDS each; medians reported. Then, in separate runs:
 #   kernel ns/request of our BPF programs (kernel.bpf_stats_enabled),
@@ -20,6 +22,9 @@ ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-5}
 for t in fio bpftrace bpftool jq; do command -v $t >/dev/null || { echo "missing $t" >&2; exit 1; }; done
 [ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
+# The floor: empty tp_btf programs on io_start/issue/complete (built beside blkrr).
+FLOOR=${FLOOR:-$(dirname "$BLKRR")/../capture/bench_floor}
+[ -x "$FLOOR" ] || { echo "no bench_floor at $FLOOR (build first)" >&2; exit 1; }
 
 work=$(mktemp -d /dev/shm/blkrr-bench.XXXXXX)
 img=$work/disk.img
@@ -59,7 +64,7 @@ fio_iops() {  # fio_iops [extra fio args] -> "iops clat_mean_us"
 }
 
 wait_ready() {  # wait until the log file contains the ready line
-  for _ in $(seq 100); do grep -q "Ctrl-C stops\|Attaching" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  for _ in $(seq 100); do grep -q "Ctrl-C stops\|Attaching\|^ready" "$1" 2>/dev/null && return 0; sleep 0.05; done
   echo "tracer did not start: $(cat "$1")" >&2; exit 1
 }
 
@@ -73,6 +78,17 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
       fio_iops "$@"
       kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
       rm -f "$work/rec.blkrr" ;;
+    lean)
+      "$BLKRR" record --lean -d "$loop" -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
+      rec_pid=$!; wait_ready "$work/rec.log"
+      fio_iops "$@"
+      kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
+      rm -f "$work/rec.blkrr" ;;
+    floor)  # empty tp_btf programs on the same three tracepoints
+      "$FLOOR" >"$work/floor.log" 2>&1 &
+      rec_pid=$!; wait_ready "$work/floor.log"
+      fio_iops "$@"
+      kill -TERM $rec_pid; wait $rec_pid || true; rec_pid="" ;;
     bpftrace)
       bpftrace -e 'tracepoint:block:block_rq_issue, tracepoint:block:block_rq_complete { @[probe] = count(); }' \
         >"$work/bt.log" 2>&1 &
@@ -95,7 +111,7 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 if [ -z "${PER_REQUEST_ONLY:-}" ]; then
-modes=(none blkrr bpftrace blktracer)
+modes=(none blkrr lean floor bpftrace blktracer)
 SECS_SAVED=$SECS; SECS=2; fio_iops >/dev/null; SECS=$SECS_SAVED  # warm-up
 declare -A res
 echo "# fio 4k randread qd32 libaio on $loop (1 GiB over /dev/shm), ${SECS}s per run, $ROUNDS rounds, modes alternated"
