@@ -322,6 +322,25 @@ void Replayer::learn_wake(uint64_t late_ns) {
   res_.spin_max_ns = std::max(res_.spin_max_ns, spin_margin());
 }
 
+// Learn the host's timer wake-up lateness during the start lead, so that
+// the first request is not late: every issue error counts from it.
+Status Replayer::calibrate_wake() {
+  constexpr uint64_t kSleepNs = 100'000;
+  if (!cfg_.adaptive_spin) return {};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t now = clock_.now_ns();
+    const uint64_t target = now + kSleepNs;
+    if (target + 4 * kSleepNs > start_) break;  // keep the end of the lead for spinning
+    BLKRR_TRY(engine_.wait(done_, target));
+    if (!done_.empty()) {
+      BLKRR_TRY(handle(done_));
+      continue;
+    }
+    learn_wake(clock_.now_ns() - std::min(target, clock_.now_ns()));
+  }
+  return {};
+}
+
 Status Replayer::final_verify() {
   const uint32_t lbs = std::max<uint32_t>(1, cfg_.logical_block / 512);
   const uint32_t max_len = std::max<uint32_t>(256 / lbs, 1) * lbs;
@@ -357,6 +376,10 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   res_.start_instant_ns = start_;
   next_progress_ = start_ + cfg_.progress_interval_ns;
   bool stopping = false;
+  BLKRR_TRY(calibrate_wake());
+  // When the lead was too short to learn the timer's lateness, spin through
+  // it (at most max_spin_ns) rather than risk a late first request.
+  bool first = cfg_.adaptive_spin && res_.sleeps == 0;
   for (;;) {
     BLKRR_TRY(engine_.poll(done_));
     BLKRR_TRY(handle(done_));
@@ -384,6 +407,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
         break;
       }
       head_.reset();
+      first = false;
       if (batch_.size() >= cfg_.max_batch) BLKRR_TRY(flush_batch());
       BLKRR_TRY(fetch_head());
       now = clock_.now_ns();
@@ -395,7 +419,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
       const uint64_t due = start_ + head_->due_ns;
       now = clock_.now_ns();
       if (now >= due) continue;
-      const uint64_t spin = spin_margin();
+      const uint64_t spin = first ? cfg_.max_spin_ns : spin_margin();
       if (due - now > spin) {
         const uint64_t target = std::min(due - spin, now + kMaxWaitNs);
         BLKRR_TRY(engine_.wait(done_, target));

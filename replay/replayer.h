@@ -113,6 +113,7 @@ class Replayer {
   void report_progress(uint64_t now);
   uint64_t spin_margin() const;
   void learn_wake(uint64_t late_ns);
+  Status calibrate_wake();
   uint64_t rel(uint64_t t) const { return t > start_ ? t - start_ : 0; }
   bool has_extent(const PlannedRequest& r) const { return r.sectors > 0 && r.op != Op::kFlush; }
 
