@@ -231,8 +231,11 @@ TEST(Record, PidFilterKeepsDiskTimeComputedOverAllRequests) {
   SKIP_UNLESS_CAPTURE();
   auto a = LoopDevice::create(256 << 20);
   ASSERT_TRUE(a) << a.error().message;
-  const auto load_x = make_known_load(4, 24, 0, 200000);
-  const auto load_y = make_known_load(4, 24, 200000, 200000);
+  // 960 requests each: the two recorders' programs stamp each event one after
+  // the other, and a preemption between them (tens of µs on a loaded machine)
+  // must stay well under 1 % of the busy time compared.
+  const auto load_x = make_known_load(4, 240, 0, 200000);
+  const auto load_y = make_known_load(4, 240, 200000, 200000);
   auto x = IoChild::spawn(kChildComm, a->path(), load_x);
   ASSERT_TRUE(x);
   auto y = IoChild::spawn("blkrr-io-other", a->path(), load_y);
@@ -271,12 +274,26 @@ TEST(Record, PidFilterKeepsDiskTimeComputedOverAllRequests) {
   EXPECT_EQ(got_x, expected_keys(load_x));
   uint64_t n_y = 0;
   for (const auto& r : tall->reqs) n_y += r.tgid == static_cast<uint32_t>(ypid);
-  EXPECT_EQ(n_y, 96u);
+  EXPECT_EQ(n_y, 960u);
 
   // The device's busy time in the filtered recording is that of all requests.
+  // Exact comparisons need both captures to have seen every event: a program
+  // the kernel skipped (recursion miss, e.g. an issue nested in an interrupt
+  // on a CPU already running it) leaves one capture without a request that
+  // is invisible in the filtered trace's records.
+  const auto skipped = [](const Trace& t) {
+    return lost_completions(t) + counter(*t.trailer, "prog_recursion_misses") +
+           counter(*t.trailer, "completion_without_issue");
+  };
+  if (skipped(*tx) != 0 || skipped(*tall) != 0) {
+    std::printf("[note] skipped events (filtered %llu, full %llu): no exact comparison\n",
+                static_cast<unsigned long long>(skipped(*tx)),
+                static_cast<unsigned long long>(skipped(*tall)));
+    return;
+  }
   const uint64_t uni_all = busy_union(tall->reqs, a->dev());
   const uint64_t busy_x = counter(*tx->trailer, "device_busy_ns." + dev_to_string(a->dev()));
-  if (lost_completions(*tx) == 0 && lost_completions(*tall) == 0) {
+  {
     EXPECT_NEAR(static_cast<double>(busy_x), static_cast<double>(uni_all),
                 0.01 * static_cast<double>(uni_all));
   }
@@ -289,8 +306,6 @@ TEST(Record, PidFilterKeepsDiskTimeComputedOverAllRequests) {
       dt_x_full += r.disk_time_ns;
       if (r.completed()) x_iv.push_back({r.issue_ns, r.complete_ns});
     }
-  if (lost_completions(*tx) != 0 || lost_completions(*tall) != 0)
-    return;  // a lost completion over-estimates one side: nothing exact to compare
   EXPECT_NEAR(static_cast<double>(dt_x_filtered), static_cast<double>(dt_x_full),
               0.02 * static_cast<double>(dt_x_full));
   // A computation over X's requests only would give exactly X's busy union;
