@@ -7,7 +7,7 @@
 
 namespace blkrr::replay {
 
-ReadAhead::ReadAhead(PlannedSource& src, ReadAheadOptions o) : src_(src), o_(o) {
+ReadAhead::ReadAhead(PlannedSource& src, const ReadAheadOptions& o) : src_(src), o_(o) {
   if (o_.batch == 0) o_.batch = 1;
   if (o_.max_batches == 0) o_.max_batches = 1;
   thread_ = std::thread([this] { read_loop(); });

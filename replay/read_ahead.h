@@ -29,7 +29,7 @@ class ReadAhead final : public PlannedSource {
  public:
   // Starts the reader thread on `src`, which from then on belongs to it until
   // stop() returned.
-  explicit ReadAhead(PlannedSource& src, ReadAheadOptions o = {});
+  explicit ReadAhead(PlannedSource& src, const ReadAheadOptions& o = {});
   ~ReadAhead() override;
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;

@@ -53,7 +53,8 @@ struct Harness {
     Planner planner(src, s, *dm);
     std::optional<ReadAhead> ahead;
     if (read_ahead) ahead.emplace(planner, ReadAheadOptions{2, 2, true});
-    PlannedSource& from = ahead ? static_cast<PlannedSource&>(*ahead) : planner;
+    PlannedSource& from =
+        ahead ? static_cast<PlannedSource&>(*ahead) : static_cast<PlannedSource&>(planner);
     RecordBus bus(false);
     bus.add_sink(&sink);
     Replayer rp(cfg, clock, engine, *pool, from, bus);
@@ -162,12 +163,14 @@ TEST(Replayer, FullspeedRespectsQueueDepthAndOrder) {
   h.sched.mode = TimingMode::kFullspeed;
   h.cfg.queue_depth = 3;
   std::vector<Request> reqs;
+  reqs.reserve(20);
   for (int i = 0; i < 20; ++i) reqs.push_back(make_req(i * 100 * kMs, Op::kRead, i * 8, 8));
   h.run(reqs);
   EXPECT_EQ(h.res.completed, 20u);
   EXPECT_EQ(h.res.max_in_flight, 3u);
   for (uint32_t n : h.engine.in_flight_at_submit) EXPECT_LE(n, 3u);
   std::vector<uint64_t> want;
+  want.reserve(20);
   for (int i = 0; i < 20; ++i) want.push_back(i * 8);
   EXPECT_EQ(h.submitted_sectors(), want);
   // 20 requests of 100 us at depth 3 take 7 rounds, not 2 s of load time.

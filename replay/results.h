@@ -45,7 +45,9 @@ class OutputSink final : public RecordSink {
 };
 
 // Everything the summary needs besides the records.
-struct SummaryInput {
+// clang-tidy 14 reports the implicit members of json/function aggregates as
+// throwing (bugprone-exception-escape); they are noexcept.
+struct SummaryInput {       // NOLINT(bugprone-exception-escape)
   nlohmann::json settings;  // every option in force
   nlohmann::json device;    // path, size, logical block
   std::string load_path;

@@ -29,7 +29,7 @@ enum class WindowPos { kBefore, kInside, kAfter };
 
 class Schedule {
  public:
-  explicit Schedule(ScheduleOptions o) : o_(o) {}
+  explicit Schedule(const ScheduleOptions& o) : o_(o) {}
 
   // Where a request recorded at `load_ns` (since the first request of the
   // load) lies relative to the window.

@@ -62,7 +62,7 @@ struct SessionHooks {
   std::function<Status(nlohmann::json& summary, uint64_t start_instant_ns)> after_end;
 };
 
-struct SessionOutcome {
+struct SessionOutcome {  // NOLINT(bugprone-exception-escape): see SummaryInput
   nlohmann::json summary;
   std::vector<std::string> report;  // end-of-run block for stderr
   int exit_status = 0;              // 0 ok, 1 I/O or verify errors, 130 interrupted

@@ -34,7 +34,6 @@ namespace {
 using validate::LiveOptions;
 using validate::LiveValidator;
 using validate::ReplayedRequest;
-using validate::Report;
 using validate::Verdict;
 
 #define SKIP_UNLESS_CAPTURE()                                                      \

@@ -2,6 +2,7 @@
 // only place where errors become messages and exit codes.
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string_view>
 
 #include "cli/commands.h"
@@ -41,9 +42,7 @@ void usage(FILE* out) {
                "  blkrr replay prod.load.gz /dev/sdX --validate -o run.replay.gz\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
     return 2;
@@ -73,4 +72,21 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "blkrr: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;
+}
+
+}  // namespace
+
+// Errors are values everywhere below; an exception reaching here is a bug
+// (or memory exhaustion): say so instead of aborting.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "blkrr: internal error: %s (please report)\n", e.what());
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "blkrr: internal error (please report)\n");
+  }
+  return 70;
 }

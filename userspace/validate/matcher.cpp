@@ -32,16 +32,18 @@ void subtract(uint64_t s, uint64_t e, const std::vector<Range>& used, std::vecto
 
 // Inserts `r` (disjoint from v) keeping v sorted; adjacent ranges are joined.
 void insert_range(std::vector<Range>& v, Range r) {
-  auto it =
-      std::lower_bound(v.begin(), v.end(), r.s, [](const Range& a, uint64_t s) { return a.s < s; });
-  it = v.insert(it, r);
-  if (it + 1 != v.end() && it->e == (it + 1)->s) {
-    it->e = (it + 1)->e;
-    v.erase(it + 1);
+  const auto i =
+      static_cast<size_t>(std::lower_bound(v.begin(), v.end(), r.s,
+                                           [](const Range& a, uint64_t s) { return a.s < s; }) -
+                          v.begin());
+  v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), r);
+  if (i + 1 < v.size() && v[i].e == v[i + 1].s) {
+    v[i].e = v[i + 1].e;
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(i + 1));
   }
-  if (it != v.begin() && (it - 1)->e == it->s) {
-    (it - 1)->e = it->e;
-    v.erase(it);
+  if (i > 0 && v[i - 1].e == v[i].s) {
+    v[i - 1].e = v[i].e;
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 

@@ -37,8 +37,8 @@ Request blk(uint64_t sector, uint32_t sectors, Op op, uint64_t issue_us, uint64_
   return b;
 }
 
-Report run(const std::vector<ReplayedRequest>& r, const std::vector<Request>& b, Losses l = {},
-           MatchOptions o = {}) {
+Report run(const std::vector<ReplayedRequest>& r, const std::vector<Request>& b,
+           const Losses& l = {}, const MatchOptions& o = {}) {
   return match_requests(r, b, l, o);
 }
 

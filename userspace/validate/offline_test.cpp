@@ -16,9 +16,9 @@ constexpr uint64_t kUs = 1000;
 
 class TempDir {
  public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("blkrr-validate-test-" + std::to_string(getpid()));
+  TempDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("blkrr-validate-test-" + std::to_string(getpid()))) {
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
@@ -61,7 +61,7 @@ Crafted craft(int n, uint64_t offset_ns, int skip = -1) {
 }
 
 void write_files(const Crafted& c, const std::string& replay, const std::string& trace,
-                 bool trailer = true, Counters counters = {{"ringbuf_reserve_failed", 0}}) {
+                 bool trailer = true, const Counters& counters = {{"ringbuf_reserve_failed", 0}}) {
   auto w = LoadWriter::create(replay, LoadKind::kReplay, {"crafted replay"});
   ASSERT_TRUE(w) << w.error().message;
   for (const auto& r : c.replay) ASSERT_TRUE(w->write(r));

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "validate/live.h"
@@ -15,7 +16,9 @@
 using namespace blkrr;
 using namespace blkrr::validate;
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   LiveOptions lo;
   if (argc >= 2 && std::string(argv[1]) == "--full") {  // the capture of blkrr record
     lo.lean = false;
@@ -103,4 +106,15 @@ int main(int argc, char** argv) {
   std::printf("matched %zu replayed with %zu block-layer requests in %.1f ms (%.2f M req/s)\n", n,
               trace.requests.size(), ms, static_cast<double>(n + trace.requests.size()) / ms / 1e3);
   return rep.verdict == Verdict::kComplete ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "validate_attach: internal error: %s\n", e.what());
+  }
+  return 70;
 }
