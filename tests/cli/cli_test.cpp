@@ -106,6 +106,29 @@ TEST_F(Cli, UnknownCommandsAndOptionsExitTwoWithAMessage) {
   EXPECT_EQ(blkrr({}).status, 2);
 }
 
+// record, top and snoop share one -p and one -d: the same verdicts and
+// messages, exit status 2, before anything is attached (no root needed).
+TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {
+  for (const char* c : {"record", "top", "snoop"}) {
+    auto r = blkrr({c, "-p", "x"});
+    EXPECT_EQ(r.status, 2) << c << ": " << r.out;
+    EXPECT_NE(r.out.find("blkrr " + std::string(c) + ": bad value 'x' for -p: bad process id 'x'"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("blkrr " + std::string(c) + ": blkrr"), std::string::npos)
+        << "command name printed twice: " << r.out;
+    r = blkrr({c, "-p", "0"});
+    EXPECT_EQ(r.status, 2) << c << ": " << r.out;
+    r = blkrr({c, "-p", "2147483646"});  // above any pid_max
+    EXPECT_EQ(r.status, 2) << c << ": " << r.out;
+    EXPECT_NE(r.out.find("-p 2147483646: no such process"), std::string::npos) << r.out;
+    r = blkrr({c, "-d", "no-such-disk"});
+    EXPECT_EQ(r.status, 2) << c << ": " << r.out;
+    EXPECT_NE(r.out.find("-d no-such-disk: unknown block device 'no-such-disk'"), std::string::npos)
+        << r.out;
+  }
+}
+
 // load -> fio iolog -> native -> load keeps every request, and `dump --json`
 // prints one object per request.
 TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <tuple>
 
+#include "capture_skip.h"
 #include "capture/bpf_types.h"
 #include "capture/capture.h"
 #include "capture/sweeper.h"
@@ -24,18 +25,6 @@
 
 namespace blkrr::testing {
 namespace {
-
-#define SKIP_UNLESS_CAPTURE()                                                      \
-  do {                                                                             \
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF programs, loop devices)"; \
-    if (auto pf = capture_preflight(); !pf) GTEST_SKIP() << pf.error().message;    \
-  } while (0)
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 TEST(Capture, InKernelAggregatesEqualTheEventStream) {
   SKIP_UNLESS_CAPTURE();
@@ -441,7 +430,7 @@ TEST(Capture, SweeperDeletesOnlyStaleInflightEntries) {
   ASSERT_GE(sweep_req, 0);
   // devstate without a spin lock here (no BTF): the sweeper's BPF_F_LOCK
   // lookup then fails and every disk gets the 5 s floor.
-  const uint64_t now = now_ns() + 100'000'000'000ull;
+  const uint64_t now = mono_ns() + 100'000'000'000ull;
   const uint32_t disk = make_dev(7, 3);
   auto put = [&](uint64_t key, uint64_t age_ns, uint32_t state, uint8_t emit) {
     blkrr_inflight e{};

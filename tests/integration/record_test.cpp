@@ -16,6 +16,7 @@
 #include <thread>
 #include <tuple>
 
+#include "capture_skip.h"
 #include "capture/capture.h"
 #include "core/disktime.h"
 #include "core/trace_format.h"
@@ -27,12 +28,6 @@ namespace {
 
 constexpr const char* kChildComm = "blkrr-io-child";
 constexpr const char* kReady = "Ctrl-C stops";
-
-#define SKIP_UNLESS_CAPTURE()                                                      \
-  do {                                                                             \
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF programs, loop devices)"; \
-    if (auto pf = capture_preflight(); !pf) GTEST_SKIP() << pf.error().message;    \
-  } while (0)
 
 struct Trace {
   TraceHeader header;

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture_skip.h"
 #include "capture/capture.h"
 #include "core/disktime.h"
 #include "proc_helpers.h"
@@ -31,13 +32,6 @@ using nlohmann::json;
 inline void sleep_ms(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
-
-#define SKIP_UNLESS_CAPTURE()                                                      \
-  do {                                                                             \
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (eBPF capture, loop devices)"; \
-    auto pf = capture_preflight();                                                 \
-    if (!pf) GTEST_SKIP() << "capture cannot run here: " << pf.error().message;    \
-  } while (0)
 
 inline std::vector<json> json_lines(const std::string& out) {
   std::vector<json> v;

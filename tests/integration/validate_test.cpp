@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 
+#include "capture_skip.h"
 #include "capture/capture.h"
 #include "loopdev.h"
 #include "proc_helpers.h"
@@ -35,18 +36,6 @@ using validate::LiveOptions;
 using validate::LiveValidator;
 using validate::ReplayedRequest;
 using validate::Verdict;
-
-#define SKIP_UNLESS_CAPTURE()                                                      \
-  do {                                                                             \
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF programs, loop devices)"; \
-    if (auto pf = capture_preflight(); !pf) GTEST_SKIP() << pf.error().message;    \
-  } while (0)
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 struct Fd {
   int fd = -1;
@@ -72,10 +61,10 @@ class MiniReplay {
     r.sector = sector;
     r.sectors = bytes / 512;
     r.op = op;
-    r.submit_ns = now_ns();
+    r.submit_ns = mono_ns();
     ssize_t n = op == Op::kWrite ? pwrite(fd_.fd, buf_, bytes, static_cast<off_t>(sector * 512))
                                  : pread(fd_.fd, buf_, bytes, static_cast<off_t>(sector * 512));
-    r.complete_ns = now_ns();
+    r.complete_ns = mono_ns();
     r.status = n == static_cast<ssize_t>(bytes) ? validate::ReplayStatus::kDone
                                                 : validate::ReplayStatus::kFailed;
     reqs.push_back(r);
@@ -232,8 +221,8 @@ TEST(LiveValidate, LossesMakeTheVerdictUnknown) {
   ASSERT_TRUE(v) << v.error().message;
   MiniReplay rp(lo->path());
   ASSERT_TRUE(rp.ok());
-  uint64_t t0 = now_ns();
-  for (int i = 0; i < 30000 && now_ns() - t0 < 5'500'000'000ull; i++)
+  uint64_t t0 = mono_ns();
+  for (int i = 0; i < 30000 && mono_ns() - t0 < 5'500'000'000ull; i++)
     ASSERT_TRUE(rp.io(static_cast<uint64_t>(i % 50000) * 8, 4096, Op::kRead));
   auto rep = (*v)->finish(rp.reqs);
   ASSERT_TRUE(rep) << rep.error().message;

@@ -19,6 +19,7 @@
 #include <map>
 
 #include "capture/capture.h"
+#include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
@@ -144,7 +145,8 @@ void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBu
 
 Result<int> cmd_record(int argc, char** argv) {
   std::vector<std::string> devs;
-  uint64_t pid = 0, ringbuf_mb = 64, duration_ns = 0;
+  uint32_t pid = 0;
+  uint64_t ringbuf_mb = 64, duration_ns = 0;
   std::string comm, cgroup, out;
   bool have_pid = false, quiet = false, lean = false;
   ArgParser p(
@@ -160,9 +162,8 @@ Result<int> cmd_record(int argc, char** argv) {
                 "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &devs);
   p.option('p', "pid", "PID", "only requests created by this process (tgid)",
            [&](std::string_view v) -> Status {
-             auto n = parse_u64(v);
-             if (!n || *n == 0 || *n > 0x7fffffff)
-               return Error("-p: bad process id '" + std::string(v) + "'", 2);
+             auto n = parse_pid(v);
+             if (!n) return n.error();
              pid = *n;
              have_pid = true;
              return {};
@@ -196,15 +197,10 @@ Result<int> cmd_record(int argc, char** argv) {
   CaptureConfig cfg;
   cfg.ringbuf_mb = static_cast<uint32_t>(ringbuf_mb);
   cfg.lean = lean;
-  for (const auto& d : devs) {
-    auto sel = resolve_device(d);
-    if (!sel) return sel.error();
-    cfg.devices.push_back(*sel);
-  }
+  BLKRR_TRY(select_devices(devs, cfg));
   if (have_pid) {
-    if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
-      return Error("-p " + std::to_string(pid) + ": no such process", 2);
-    cfg.tgid = static_cast<uint32_t>(pid);
+    BLKRR_TRY(require_process(pid));
+    cfg.tgid = pid;
   }
   if (!comm.empty()) cfg.comm = comm;
   if (!cgroup.empty()) {

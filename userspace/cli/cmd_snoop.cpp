@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "capture/capture.h"
+#include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
@@ -20,7 +21,7 @@ using namespace blkrr::live;
 
 struct SnoopArgs {
   std::vector<std::string> devices;
-  uint64_t pid = 0;
+  uint32_t pid = 0;
   bool has_pid = false;
   std::string comm;
   bool start = false, end = false, majmin = false, queue = false, json = false;
@@ -36,8 +37,8 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
   p.opt_strings('d', "device", "DEV", "only this disk or partition (repeatable)", &a.devices);
   p.option('p', "pid", "PID", "only requests created by this process",
            [&a](std::string_view v) -> Status {
-             auto r = parse_u64(v);
-             if (!r || *r == 0 || *r > 0xffffffffu) return Error("not a process id");
+             auto r = parse_pid(v);
+             if (!r) return r.error();
              a.pid = *r;
              a.has_pid = true;
              return {};
@@ -96,12 +97,11 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!pr) return pr.error();
   if (!*pr) return 0;
   CaptureConfig cfg;
-  for (const auto& d : a.devices) {
-    auto sel = resolve_device(d);
-    if (!sel) return Error("-d " + d + ": " + sel.error().message, 2);
-    cfg.devices.push_back(*sel);
+  BLKRR_TRY(select_devices(a.devices, cfg));
+  if (a.has_pid) {
+    BLKRR_TRY(require_process(a.pid));
+    cfg.tgid = a.pid;
   }
-  if (a.has_pid) cfg.tgid = static_cast<uint32_t>(a.pid);
   if (!a.comm.empty()) cfg.comm = a.comm;
   cfg.emit_events = true;
   cfg.queue_time = a.queue;

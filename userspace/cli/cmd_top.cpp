@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "capture/capture.h"
+#include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
@@ -27,7 +28,7 @@ using namespace blkrr::live;
 
 struct TopArgs {
   std::vector<std::string> devices;
-  uint64_t pid = 0;
+  uint32_t pid = 0;
   bool has_pid = false;
   bool rolling = false, disktime = false, percent = false, bytes = false;
   bool json = false, quiet = false, prometheus_pid = false, utc = false;
@@ -49,8 +50,8 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
               "interval still appear for it. Needs root (eBPF).");
   p.opt_strings('d', "device", "DEV", "only this disk or partition (repeatable)", &a.devices);
   p.option('p', "pid", "PID", "only this process", [&a](std::string_view v) -> Status {
-    auto r = parse_u64(v);
-    if (!r || *r == 0 || *r > 0xffffffffu) return Error("not a process id");
+    auto r = parse_pid(v);
+    if (!r) return r.error();
     a.pid = *r;
     a.has_pid = true;
     return {};
@@ -136,12 +137,11 @@ Result<int> cmd_top(int argc, char** argv) {
     listen = *l;
   }
   CaptureConfig cfg;
-  for (const auto& d : a.devices) {
-    auto sel = resolve_device(d);
-    if (!sel) return Error("-d " + d + ": " + sel.error().message, 2);
-    cfg.devices.push_back(*sel);
+  BLKRR_TRY(select_devices(a.devices, cfg));
+  if (a.has_pid) {
+    BLKRR_TRY(require_process(a.pid));
+    cfg.tgid = a.pid;
   }
-  if (a.has_pid) cfg.tgid = static_cast<uint32_t>(a.pid);
   cfg.emit_events = false;
   cfg.aggregate = true;
 

@@ -77,7 +77,8 @@ const ArgParser::Opt* ArgParser::find_short(char c) const {
 }
 
 Error ArgParser::usage_error(const std::string& msg) const {
-  return Error(prog_ + ": " + msg + "\nTry '" + prog_ + " --help'.", 2);
+  // main() prefixes the command name: the message starts with what is wrong.
+  return Error(msg + "\nTry '" + prog_ + " --help'.", 2);
 }
 
 Result<bool> ArgParser::parse(int argc, char** argv) {
