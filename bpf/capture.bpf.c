@@ -30,6 +30,12 @@ const volatile __u8 cfg_aggregate = 0;
  * id unless filtering on it. */
 const volatile __u8 cfg_lean = 0;
 const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
+/* Fault injection for tests (BLKRR_FAULT_SKIP_COMPLETION): ignore every Nth
+ * completion on the selected devices, as the kernel sometimes does by not
+ * running the program at all. 0 (always, outside tests): the verifier drops
+ * the code. */
+const volatile __u32 cfg_fault_skip_every = 0;
+__u64 fault_seq = 0;
 
 /* Raised by the user-space sweeper after it changed sweep_req: the hot path
  * looks at sweep_req only when this moved (a plain load from .bss). */
@@ -515,6 +521,11 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
    * clock read and the request map. */
   __u32 idx;
   if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
+  if (cfg_fault_skip_every &&
+      __sync_fetch_and_add(&fault_seq, 1) % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
+    count(BLKRR_CNT_FAULT_SKIPPED);
+    return 0;
+  }
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);

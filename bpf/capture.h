@@ -27,6 +27,7 @@ enum blkrr_counter {
   BLKRR_CNT_DEVSTATE_FULL,    /* per-device state map full */
   BLKRR_CNT_PENDING_CLAMPED,  /* completion while pending was already 0 */
   BLKRR_CNT_SWEEP_APPLIED,    /* sweeper corrections applied to pending */
+  BLKRR_CNT_FAULT_SKIPPED,    /* completions ignored on purpose (fault injection) */
   BLKRR_CNT_NR,
 };
 

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <cstdlib>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,6 +70,19 @@ class BlkrrProcess {
   pid_t pid_ = -1;
   int fd_ = -1;
   std::string out_;
+};
+
+// Sets an environment variable for the blkrr processes a test starts
+// (e.g. BLKRR_FAULT_SKIP_COMPLETION), and removes it again.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
 };
 
 }  // namespace blkrr::testing

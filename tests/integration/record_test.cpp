@@ -13,6 +13,7 @@
 #include <cmath>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -167,6 +168,58 @@ TEST(Record, ExactRequestsAttributedToTheChildAndOtherDeviceFilteredOut) {
   EXPECT_EQ(t->header.devices[0].size_bytes, 256u << 20);
   EXPECT_GT(t->header.mono_anchor_ns, 0u);
   EXPECT_GT(t->header.real_anchor_ns, t->header.mono_anchor_ns);
+}
+
+// The kernel sometimes does not run the completion program of a request
+// (injected here: every 5th completion). The trace still holds every
+// request, those without completion flagged and counted; the ones left at the
+// end on the idle disk are known to be lost, not in flight.
+TEST(Record, SkippedCompletionsKeepEveryRequestFlaggedAndCounted) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  const auto load = make_known_load(4, 16, 2048, 100000);
+  const std::string out = tmp_trace("skip");
+  std::optional<BlkrrProcess> rec;
+  {
+    ScopedEnv fault("BLKRR_FAULT_SKIP_COMPLETION", "5");
+    auto r = BlkrrProcess::start({"record", "-d", a->path(), "-o", out}, kReady);
+    ASSERT_TRUE(r) << r.error().message;
+    rec.emplace(std::move(*r));
+  }
+  auto child = IoChild::spawn(kChildComm, a->path(), load);
+  ASSERT_TRUE(child);
+  const auto cpid = static_cast<uint32_t>(child->pid());
+  child->go();
+  ASSERT_EQ(child->wait(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  rec->signal(SIGINT);
+  ASSERT_EQ(rec->wait(), 0) << rec->output();
+  EXPECT_NE(rec->output().find("fault_skipped_completions="), std::string::npos) << rec->output();
+
+  auto t = read_trace(out);
+  ASSERT_TRUE(t) << t.error().message;
+  unlink(out.c_str());
+  ASSERT_TRUE(t->trailer.has_value());
+  const Counters& c = *t->trailer;
+  std::multiset<Key> got;
+  for (const auto& r : t->reqs)
+    if (r.tgid == cpid) got.insert(key_of(r));
+  EXPECT_EQ(got, expected_keys(load)) << "every request is in the trace";
+  expect_not_seen_counted(*t);
+  const uint64_t injected = counter(c, "fault_skipped_completions");
+  EXPECT_GE(injected, 12u);  // 64 completions: the 5th, 10th... 60th
+  // Every skipped completion leaves a flagged record (a real skip by the
+  // kernel adds one).
+  EXPECT_GE(lost_completions(*t), injected);
+  EXPECT_LE(lost_completions(*t), injected + 2);
+  for (const auto& r : t->reqs)
+    if (!r.completed()) {
+      EXPECT_TRUE(r.rec_flags & kRecCompletionNotSeen);
+    }
+  // The disk was idle at stop: the leftovers are lost completions.
+  EXPECT_EQ(counter(c, "completion_not_seen_at_stop_disk_idle"),
+            counter(c, "completion_not_seen_at_stop"));
 }
 
 // -d loopNp2: the whole disk with p2's sector range; records carry the disk

@@ -123,6 +123,34 @@ TEST(LiveValidate, DirectIoIsComplete) {
   EXPECT_GT(rep->overhead_us.p50, 0.0);
 }
 
+// The kernel sometimes does not run the completion program (injected: every
+// 4th completion). The issue proves the request reached the device: it is
+// covered, only its block latency is unknown, and the verdict stays complete.
+TEST(LiveValidate, SkippedCompletionsStayCoveredWithUnknownLatency) {
+  SKIP_UNLESS_CAPTURE();
+  auto lo = make_loop();
+  ASSERT_TRUE(lo) << lo.error().message;
+  setenv("BLKRR_FAULT_SKIP_COMPLETION", "4", 1);
+  auto v = LiveValidator::start(lo->path());
+  unsetenv("BLKRR_FAULT_SKIP_COMPLETION");
+  ASSERT_TRUE(v) << v.error().message;
+  MiniReplay rp(lo->path());
+  ASSERT_TRUE(rp.ok());
+  ASSERT_TRUE(rp.random(1000, 0, 400000, 7));
+  auto rep = (*v)->finish(rp.reqs);
+  ASSERT_TRUE(rep) << rep.error().message;
+  std::fprintf(stderr, "%s", validate::format_text(*rep).c_str());
+  EXPECT_EQ(rep->verdict, Verdict::kComplete) << rep->verdict_reason;
+  EXPECT_EQ(rep->covered, 1000u);
+  EXPECT_EQ(rep->missing_count, 0u);
+  // 1000 completions: 250 skipped on purpose, a real skip adds one.
+  EXPECT_GE(rep->losses.completion_not_seen, 250u);
+  EXPECT_LE(rep->losses.completion_not_seen, 252u);
+  EXPECT_EQ(rep->losses.completion_not_seen_served, rep->losses.completion_not_seen);
+  EXPECT_EQ(rep->latency_unknown, rep->losses.completion_not_seen);
+  EXPECT_EQ(rep->block_latency_us.count + rep->latency_unknown, 1000u);
+}
+
 // dd reads 256 x 4 KiB O_DIRECT from its own region while the replay runs.
 TEST(LiveValidate, ForeignIoIsReportedWithItsComm) {
   SKIP_UNLESS_CAPTURE();

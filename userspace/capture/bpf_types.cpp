@@ -177,6 +177,8 @@ const char* counter_name(int index) {
       return "pending_clamped";
     case BLKRR_CNT_SWEEP_APPLIED:
       return "sweep_corrections_applied";
+    case BLKRR_CNT_FAULT_SKIPPED:
+      return "fault_skipped_completions";
     default:
       return "unknown";
   }

@@ -11,7 +11,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
+#include <map>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -23,6 +26,7 @@
 #include "capture/bpf_types.h"
 #include "capture/kernel_probe.h"
 #include "capture/sweeper.h"
+#include "core/args.h"
 
 namespace blkrr {
 namespace {
@@ -58,7 +62,7 @@ class CaptureImpl final : public Capture {
  public:
   ~CaptureImpl() override { stop_sweeper(); }
 
-  Status init(const CaptureConfig& cfg);
+  Status init(const CaptureConfig& cfg_in);
   Result<int> poll(int timeout_ms, const EventFn& fn) override;
   Status stop(const EventFn& fn) override;
   Counters counters() const override;
@@ -100,9 +104,18 @@ class CaptureImpl final : public Capture {
   bool quit_ = false;
   std::vector<blkrr_inflight> swept_;
   std::atomic<uint64_t> swept_total_{0}, swept_emitted_{0}, not_seen_at_stop_{0}, delivered_{0};
+  std::atomic<uint64_t> lost_at_stop_{0};
 };
 
-Status CaptureImpl::init(const CaptureConfig& cfg) {
+Status CaptureImpl::init(const CaptureConfig& cfg_in) {
+  CaptureConfig cfg = cfg_in;
+  if (const char* f = std::getenv("BLKRR_FAULT_SKIP_COMPLETION"); f && *f) {
+    auto n = parse_u64(f);
+    if (!n || *n > UINT32_MAX)
+      return Error(std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
+                   "': expected a count N (ignore every Nth completion; 0 or unset: off)");
+    cfg.fault_skip_completion_every = static_cast<uint32_t>(*n);
+  }
   cfg_ = cfg;
   BLKRR_TRY(capture_preflight());
   auto feat = capture::probe_kernel();
@@ -132,6 +145,13 @@ Status CaptureImpl::init(const CaptureConfig& cfg) {
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
   const bool lean = cfg.lean && !cfg.aggregate;
   ro->cfg_lean = lean ? 1 : 0;
+  ro->cfg_fault_skip_every = cfg.fault_skip_completion_every;
+  if (cfg.fault_skip_completion_every)
+    std::fprintf(stderr,
+                 "blkrr: fault injection: every %u%s completion on the selected devices is "
+                 "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
+                 cfg.fault_skip_completion_every,
+                 cfg.fault_skip_completion_every == 1 ? "st" : "th");
 
   // Selected disks, with the sector ranges of selected partitions (read-only
   // data: the programs compare without a map lookup).
@@ -275,13 +295,28 @@ Status CaptureImpl::stop(const EventFn& fn) {
   std::sort(left.begin(), left.end(), [](const blkrr_inflight& a, const blkrr_inflight& b) {
     return a.issue_ns < b.issue_ns;
   });
+  // A disk the kernel reports idle has nothing in flight: its leftovers did
+  // complete, their completion program just never ran.
+  std::map<DevT, bool> idle;
+  uint64_t lost = 0;
+  for (const auto& e : left) {
+    if (!idle.count(e.disk)) {
+      auto n = kernel_inflight(e.disk);
+      idle[e.disk] = n && *n == 0;
+    }
+    lost += idle[e.disk] ? 1 : 0;
+  }
   if (cfg_.emit_events) {
     for (const auto& e : left) {
       extra_.insert_ns = e.insert_ns ? e.insert_ns : kNoTime;
+      extra_.at_stop = true;
+      extra_.disk_idle_at_stop = idle[e.disk];
       deliver(capture::inflight_to_request(e));
     }
+    extra_ = RequestExtra{};
   }
   not_seen_at_stop_ = left.size();
+  lost_at_stop_ = lost;
   fn_ = nullptr;
   final_counters_ = read_counters();
   stopped_ = true;
@@ -329,6 +364,7 @@ Counters CaptureImpl::read_counters() const {
   c["inflight_swept"] = swept_total_;
   c["completion_not_seen_swept"] = swept_emitted_;
   c["completion_not_seen_at_stop"] = not_seen_at_stop_;
+  c["completion_not_seen_at_stop_disk_idle"] = lost_at_stop_;
   c["records_delivered"] = delivered_;
   // Programs the kernel skipped because another BPF program was running on
   // the same CPU (e.g. a completion in softirq interrupting an issue).

@@ -30,6 +30,11 @@ struct CaptureConfig {
   // cgroup id is 0 unless cgroup_id filters on it. Ignored with aggregate.
   bool lean = false;
   uint32_t ringbuf_mb = 64;
+  // Fault injection for tests: ignore every Nth completion on the selected
+  // devices, as the kernel occasionally does by not running the completion
+  // program (0: off). The environment variable BLKRR_FAULT_SKIP_COMPLETION=N
+  // sets it for any blkrr command; counter fault_skipped_completions.
+  uint32_t fault_skip_completion_every = 0;
 };
 
 // Cumulative in-kernel counters for one {pid, comm, cgroup, device, direction}.
@@ -69,6 +74,12 @@ struct DeviceBusy {
 // What a record carries beyond the trace model (see Capture::current_extra).
 struct RequestExtra {
   uint64_t insert_ns = kNoTime;  // block_rq_insert time (queue_time only; kNoTime if none)
+  // Delivered by stop(): still in flight in the capture when it stopped.
+  bool at_stop = false;
+  // With at_stop: the kernel reported its disk idle (nothing in flight) at
+  // stop, so the request did complete and only its completion was not seen.
+  // Otherwise it may still be running on the device.
+  bool disk_idle_at_stop = false;
 };
 
 class Capture {

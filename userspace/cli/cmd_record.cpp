@@ -137,6 +137,8 @@ void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBu
     auto it = c.find(name);
     std::printf(" %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
   }
+  if (auto it = c.find("fault_skipped_completions"); it != c.end() && it->second)
+    std::printf(" fault_skipped_completions=%" PRIu64 " (injected)", it->second);
   std::printf("\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
               t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
 }

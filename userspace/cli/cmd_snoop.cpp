@@ -119,12 +119,19 @@ Result<int> cmd_snoop(int argc, char** argv) {
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 
   DeviceNamer namer;
-  uint64_t not_seen = 0, shown = 0;
+  uint64_t lost = 0, running_at_exit = 0, shown = 0;
   bool out_ok = true;
   Capture::EventFn print = [&](const Request& r) {
     if (!r.completed()) {
-      ++not_seen;  // its completion never reached the program, or still in flight at exit
-      return;
+      // Its completion never reached the program (the kernel skipped it): the
+      // request happened and is shown with "-" for end and latency. Requests
+      // that may still be on the device when we stop are not shown.
+      RequestExtra x = capture.current_extra();
+      if (x.at_stop && !x.disk_idle_at_stop) {
+        ++running_at_exit;
+        return;
+      }
+      ++lost;
     }
     const std::string& dev = namer.name(r.part ? r.part : r.dev);
     std::optional<uint64_t> queue_ns;
@@ -168,15 +175,15 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!st) return st.error();
   Counters c = capture.counters();
   losses.report(c, true);
-  uint64_t at_stop = c.count("completion_not_seen_at_stop") ? c["completion_not_seen_at_stop"] : 0;
-  if (not_seen > at_stop)
+  if (lost)
     std::fprintf(stderr,
                  "blkrr snoop: %" PRIu64
-                 " requests not shown: their completion never reached the capture\n",
-                 not_seen - at_stop);
-  if (at_stop)
+                 " requests shown without end and latency: the kernel did not run the "
+                 "completion program for them (record flag completion-not-seen)\n",
+                 lost);
+  if (running_at_exit)
     std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests still in flight at exit not shown\n",
-                 at_stop);
+                 running_at_exit);
   std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", shown);
   return 0;
 }

@@ -148,6 +148,15 @@ Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
   return info;
 }
 
+std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs) {
+  auto dir = sysfs_dir_of(dev, sysfs);
+  if (!dir) return std::nullopt;
+  std::istringstream in(read_line(*dir / "inflight"));
+  uint64_t reads = 0, writes = 0;
+  if (!(in >> reads >> writes)) return std::nullopt;
+  return reads + writes;
+}
+
 std::vector<DeviceInfo> list_devices(const std::string& sysfs) {
   std::vector<DeviceInfo> out;
   std::error_code ec;

@@ -45,6 +45,9 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
 Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs = "/sys");
 // Every whole-disk block device with its partitions.
 std::vector<DeviceInfo> list_devices(const std::string& sysfs = "/sys");
+// Requests the kernel counts in flight on a device now (sysfs "inflight":
+// reads + writes), or nullopt when it cannot be read.
+std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs = "/sys");
 
 // Names devices and partitions by dev_t, caching sysfs lookups.
 class DeviceNamer {

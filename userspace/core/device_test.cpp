@@ -110,6 +110,18 @@ TEST_F(FakeSysfs, NamerFindsPartitionOfSector) {
   EXPECT_EQ(n.partition_of(make_dev(8, 0), 2048 + 5000), make_dev(8, 0));
 }
 
+TEST_F(FakeSysfs, KernelInflightSumsReadsAndWrites) {
+  write("devices/virtual/block/loop0/inflight", "       3        4");
+  EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), 7u);
+  write("devices/pci0/block/sda/inflight", "0 0");
+  EXPECT_EQ(kernel_inflight(make_dev(8, 0), sys()), 0u);
+  // No file, garbage, unknown device: unknown, never a made-up 0.
+  EXPECT_EQ(kernel_inflight(make_dev(8, 2), sys()), std::nullopt);
+  write("devices/pci0/block/sda/sda2/inflight", "x y");
+  EXPECT_EQ(kernel_inflight(make_dev(8, 2), sys()), std::nullopt);
+  EXPECT_EQ(kernel_inflight(make_dev(9, 9), sys()), std::nullopt);
+}
+
 TEST(DeviceSafety, RegularFileWithoutSignature) {
   std::string path = fs::temp_directory_path() / ("blkrr-safety-" + std::to_string(getpid()));
   {

@@ -46,6 +46,7 @@ bool is_loss_counter(std::string_view name) {
       "completion_not_seen_reissued",
       "inflight_swept",
       "prog_recursion_misses",
+      "fault_skipped_completions",
   };
   for (auto l : kLoss)
     if (name == l) return true;
