@@ -414,12 +414,16 @@ static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
   return __sync_val_compare_and_swap(&e->state, BLKRR_RQ_INFLIGHT, to) == BLKRR_RQ_INFLIGHT;
 }
 
-static __always_inline void give_up_stale(struct blkrr_inflight* e) {
+static __always_inline void give_up(struct blkrr_inflight* e, __u32 counter) {
   struct blkrr_inflight old = *e;
   if (!take(e, BLKRR_RQ_DONE)) return; /* someone else owns it */
   if (!cfg_lean) drop_pending(old.disk, old.didx);
-  count(BLKRR_CNT_NOT_SEEN_REISSUE);
+  count(counter);
   if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
+}
+
+static __always_inline void give_up_stale(struct blkrr_inflight* e) {
+  give_up(e, BLKRR_CNT_NOT_SEEN_REISSUE);
 }
 
 /* Submitter context: remember who created the request and whether it passes
@@ -464,6 +468,7 @@ static __always_inline void mark_issued(struct blkrr_inflight* e, __u64 now, __u
   e->op = op;
   e->flags = flags;
   e->emit = e->match && in_ranges(idx, sector);
+  e->suspect_gen = 0;
   e->state = BLKRR_RQ_INFLIGHT;
 }
 
@@ -573,5 +578,37 @@ int BPF_PROG(blkrr_insert, struct request* rq) {
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (e && e->state == BLKRR_RQ_STARTED) e->insert_ns = bpf_ktime_get_ns();
+  return 0;
+}
+
+/* The checker: an iterator over the request map, run by the loader every
+ * 100 ms. An entry that is INFLIGHT while the kernel's request is no longer
+ * in flight (completed and freed, or idle for its next use) lost its
+ * completion: the kernel did not run block_rq_complete for it. Given up on
+ * the second pass that finds it so (the issue tracepoint fires just before
+ * the kernel marks the request in flight), long before the request is reused
+ * or swept, so that the device does not look busy meanwhile. */
+volatile __u64 check_gen = 0; /* raised by the loader before each pass */
+
+SEC("iter/bpf_map_elem")
+int blkrr_check(struct bpf_iter__bpf_map_elem* ctx) {
+  __u64* key = ctx->key;
+  struct blkrr_inflight* e = ctx->value;
+  if (!key || !e || e->state != BLKRR_RQ_INFLIGHT) return 0;
+  if (!bpf_core_field_exists(((struct request*)0)->state)) return 0;
+  struct request* rq = (struct request*)*key;
+  enum mq_rq_state st;
+  if (bpf_core_read(&st, sizeof(st), &rq->state)) return 0;
+  if (st == bpf_core_enum_value(enum mq_rq_state, MQ_RQ_IN_FLIGHT)) {
+    e->suspect_gen = 0;
+    return 0;
+  }
+  __u64 gen = check_gen;
+  if (!e->suspect_gen) {
+    e->suspect_gen = gen;
+    count(BLKRR_CNT_CHECK_SUSPECTS);
+    return 0;
+  }
+  if (e->suspect_gen < gen) give_up(e, BLKRR_CNT_NOT_SEEN_CHECKED);
   return 0;
 }

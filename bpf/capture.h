@@ -28,6 +28,8 @@ enum blkrr_counter {
   BLKRR_CNT_PENDING_CLAMPED,  /* completion while pending was already 0 */
   BLKRR_CNT_SWEEP_APPLIED,    /* sweeper corrections applied to pending */
   BLKRR_CNT_FAULT_SKIPPED,    /* completions ignored on purpose (fault injection) */
+  BLKRR_CNT_NOT_SEEN_CHECKED, /* rq found no longer in flight by the checker: given up */
+  BLKRR_CNT_CHECK_SUSPECTS,   /* entries the checker marked (rq not in flight once) */
   BLKRR_CNT_NR,
 };
 
@@ -103,6 +105,9 @@ struct blkrr_inflight {
   __u8 match; /* the creator passes the task filters */
   __u8 didx;  /* index of the disk in the selection (device state slot) */
   __u8 pad;
+  /* Checker pass (check_gen) that first found the kernel's request no
+   * longer in flight; 0 when it was in flight at the last pass. */
+  __u64 suspect_gen;
 };
 
 /* Ring-buffer record: one finished (or given up) request. */

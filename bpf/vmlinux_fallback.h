@@ -64,12 +64,35 @@ struct task_struct {
   struct task_struct* real_parent;
 };
 
+enum mq_rq_state {
+  MQ_RQ_IDLE = 0,
+  MQ_RQ_IN_FLIGHT = 1,
+  MQ_RQ_COMPLETE = 2,
+};
+
 struct request {
   struct request_queue* q;
   blk_opf_t cmd_flags;
   unsigned int __data_len;
   sector_t __sector;
   struct block_device* part;
+  enum mq_rq_state state;
+};
+
+/* Context of a map-element iterator program (iter/bpf_map_elem). */
+struct bpf_iter_meta {
+  void* seq;
+  __u64 session_id;
+  __u64 seq_num;
+};
+struct bpf_map {
+  __u32 id;
+};
+struct bpf_iter__bpf_map_elem {
+  struct bpf_iter_meta* meta;
+  struct bpf_map* map;
+  void* key;
+  void* value;
 };
 
 #pragma clang attribute pop

@@ -106,6 +106,21 @@ TEST_F(Cli, UnknownCommandsAndOptionsExitTwoWithAMessage) {
   EXPECT_EQ(blkrr({}).status, 2);
 }
 
+// Usage errors of the commands' own checks: exit 2, the command named once.
+TEST_F(Cli, UsageErrorsNameTheCommandOnce) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"top", "-q"},     {"top", "-o", "-P"}, {"top", "0"},
+      {"top", "1", "x"}, {"snoop", "xx"},     {"snoop", "-n", "0123456789abcdefgh"},
+  };
+  for (const auto& args : cases) {
+    auto r = blkrr(args);
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args[1] << ": " << r.out;
+    EXPECT_EQ(r.out.rfind("blkrr " + args[0] + ": ", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.find("blkrr " + args[0] + ": blkrr"), std::string::npos)
+        << "command name printed twice: " << r.out;
+  }
+}
+
 // record, top and snoop share one -p and one -d: the same verdicts and
 // messages, exit status 2, before anything is attached (no root needed).
 TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {

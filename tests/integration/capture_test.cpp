@@ -63,7 +63,10 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
   std::map<K, AggValue> from_events, from_kernel;
   uint64_t dt_sum = 0;
   std::vector<Interval> iv;
+  uint64_t n_x = 0, n_y = 0;  // every request, completion seen or not
   for (const auto& r : events) {
+    if (r.comm_view() == "blkrr-agg-x") ++n_x;
+    if (r.comm_view() == "blkrr-agg-y") ++n_y;
     if (!r.completed()) continue;  // never aggregated in the kernel either
     auto& v =
         from_events[{r.tgid, r.pid, std::string(r.comm_view()), static_cast<int>(r.op), r.part}];
@@ -80,7 +83,6 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
     EXPECT_EQ(e.key.disk, a->dev());
   }
   ASSERT_EQ(from_kernel.size(), from_events.size());
-  uint64_t n_x = 0, n_y = 0;
   for (const auto& [k, v] : from_events) {
     auto it = from_kernel.find(k);
     ASSERT_NE(it, from_kernel.end()) << std::get<2>(k);
@@ -88,8 +90,6 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
     EXPECT_EQ(it->second.bytes, v.bytes);
     EXPECT_EQ(it->second.disk_time_ns, v.disk_time_ns);
     EXPECT_EQ(it->second.latency_ns, v.latency_ns);
-    if (std::get<2>(k) == "blkrr-agg-x") n_x += v.requests;
-    if (std::get<2>(k) == "blkrr-agg-y") n_y += v.requests;
   }
   EXPECT_EQ(n_x, 80u);
   EXPECT_EQ(n_y, 60u);
@@ -144,6 +144,7 @@ TEST(Capture, SectorRangeSelectionEmitsOnlyRequestsInside) {
   auto busy = (*cap)->device_busy();
   ASSERT_TRUE((*cap)->stop(fn));
   ASSERT_TRUE(busy);
+  const Counters c = (*cap)->counters();
   std::multiset<std::tuple<uint64_t, uint32_t>> want, have;
   for (const auto& t : inside)
     for (const auto& op : t) want.insert({op.sector, op.bytes});
@@ -155,7 +156,13 @@ TEST(Capture, SectorRangeSelectionEmitsOnlyRequestsInside) {
   }
   EXPECT_EQ(have, want);
   ASSERT_EQ(busy->size(), 1u);
-  EXPECT_EQ((*busy)[0].requests, 60u);  // every request of the disk
+  // Every request of the disk was issued; each completed one was charged.
+  EXPECT_EQ(c.at("issues"), 60u);
+  EXPECT_EQ((*busy)[0].requests, c.at("completions"));
+  EXPECT_EQ(c.at("completions") + c.at("completion_not_seen_reissued") +
+                c.at("completion_not_seen_checked") + c.at("inflight_swept") +
+                c.at("inflight_at_stop"),
+            60u);
   EXPECT_GT((*busy)[0].busy_ns, union_length(iv));
 }
 
@@ -399,6 +406,57 @@ TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
   EXPECT_EQ((*cap)->counters().at("ringbuf_reserve_failed"), 0u);
 }
 
+// Requests whose completion program the kernel did not run (injected: every
+// completion) and whose request is never reused: the checker finds within
+// a few hundred milliseconds that the kernel has finished them, emits them
+// flagged and frees the device, which is idle again, long before the 5 s
+// sweeper or the end of the capture.
+TEST(Capture, CheckerGivesUpRequestsTheKernelFinishedUnseen) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  auto sel = resolve_device(a->path());
+  ASSERT_TRUE(sel) << sel.error().message;
+  CaptureConfig cfg;
+  cfg.devices.push_back(*sel);
+  cfg.fault_skip_completion_every = 1;
+  auto cap = Capture::start(cfg);
+  ASSERT_TRUE(cap) << cap.error().message;
+  const auto load = make_known_load(5, 1, 0, 100000);  // 5 threads, 1 request each
+  auto x = IoChild::spawn("blkrr-check", a->path(), load);
+  ASSERT_TRUE(x);
+  x->go();
+  ASSERT_EQ(x->wait(), 0);
+  std::vector<Request> got;
+  auto fn = [&](const Request& r) { got.push_back(r); };
+  const uint64_t t0 = mono_ns();
+  while (got.size() < 5 && mono_ns() - t0 < 2'000'000'000ull) ASSERT_TRUE((*cap)->poll(50, fn));
+  const double found_ms = (mono_ns() - t0) / 1e6;
+  auto busy = (*cap)->device_busy();
+  ASSERT_TRUE(busy);
+  const Counters c = (*cap)->counters();
+  std::printf(
+      "[measured] %zu requests given up %.0f ms after the I/O ended (checker %llu, "
+      "re-use %llu)\n",
+      got.size(), found_ms, (unsigned long long)c.at("completion_not_seen_checked"),
+      (unsigned long long)c.at("completion_not_seen_reissued"));
+  ASSERT_EQ(got.size(), 5u);
+  for (const auto& r : got) {
+    EXPECT_FALSE(r.completed());
+    EXPECT_TRUE(r.rec_flags & kRecCompletionNotSeen);
+    EXPECT_EQ(r.comm_view(), "blkrr-check");
+  }
+  EXPECT_EQ(c.at("fault_skipped_completions"), 5u);
+  // The last request's rq is never reused: only the checker can find it.
+  EXPECT_GE(c.at("completion_not_seen_checked"), 1u);
+  EXPECT_EQ(c.at("completion_not_seen_checked") + c.at("completion_not_seen_reissued"), 5u);
+  EXPECT_EQ(c.at("inflight_swept"), 0u);
+  ASSERT_EQ(busy->size(), 1u);
+  EXPECT_EQ((*busy)[0].pending, 0u) << "the device is idle again";
+  ASSERT_TRUE((*cap)->stop(fn));
+  EXPECT_EQ(got.size(), 5u) << "nothing left in flight at stop";
+}
+
 // The object compiled against bpf/vmlinux_fallback.h (for build machines
 // without /sys/kernel/btf/vmlinux) loads here: CO-RE relocated every access.
 TEST(Capture, FallbackVmlinuxObjectLoadsOnThisKernel) {
@@ -412,7 +470,7 @@ TEST(Capture, FallbackVmlinuxObjectLoadsOnThisKernel) {
   int n = 0;
   bpf_program* p = nullptr;
   bpf_object__for_each_program(p, obj) n += bpf_program__fd(p) >= 0;
-  EXPECT_EQ(n, 5);
+  EXPECT_EQ(n, 6);  // io_start, issue, complete, requeue, insert, check
   bpf_object__close(obj);
 }
 

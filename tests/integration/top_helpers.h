@@ -61,8 +61,8 @@ inline std::map<std::string, Totals> sum_rows(const std::vector<json>& snaps) {
 // Requests the capture could not count, one per request (a skipped program,
 // prog_recursion_misses, shows up again as one of these, so it is left out).
 inline bool request_loss(const std::string& name) {
-  return name == "completion_not_seen_reissued" || name == "inflight_swept" ||
-         name == "inflight_map_full" || name == "agg_map_full";
+  return name == "completion_not_seen_reissued" || name == "completion_not_seen_checked" ||
+         name == "inflight_swept" || name == "inflight_map_full" || name == "agg_map_full";
 }
 
 inline uint64_t sum_lost(const std::vector<json>& snaps) {

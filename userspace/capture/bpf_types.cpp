@@ -179,6 +179,10 @@ const char* counter_name(int index) {
       return "sweep_corrections_applied";
     case BLKRR_CNT_FAULT_SKIPPED:
       return "fault_skipped_completions";
+    case BLKRR_CNT_NOT_SEEN_CHECKED:
+      return "completion_not_seen_checked";
+    case BLKRR_CNT_CHECK_SUSPECTS:
+      return "checker_suspects";
     default:
       return "unknown";
   }

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,6 +25,7 @@
 // (keep this order)
 #include "capture.skel.h"
 #include "capture/bpf_types.h"
+#include "capture/check_policy.h"
 #include "capture/kernel_probe.h"
 #include "capture/sweeper.h"
 #include "core/args.h"
@@ -39,6 +41,14 @@ struct SkelDestroy {
 struct RingBufferFree {
   void operator()(ring_buffer* r) const { ring_buffer__free(r); }
 };
+struct LinkDestroy {
+  void operator()(bpf_link* l) const { bpf_link__destroy(l); }
+};
+
+// The loader's tick: the checker may run (capture/check_policy.h); the
+// stale-entry sweep runs every tenth.
+constexpr auto kTick = std::chrono::nanoseconds(capture::CheckPolicy::kTickNs);
+constexpr int kTicksPerSweep = 10;
 
 uint64_t mono_ns() {
   timespec ts{};
@@ -79,6 +89,9 @@ class CaptureImpl final : public Capture {
   int deliver_swept();
   void sweeper_loop();
   void stop_sweeper();
+  void check_pass();
+  uint64_t counter_sum(uint32_t index) const;
+  std::vector<capture::DiskActivity> disk_activity() const;
   Counters read_counters() const;
   // The device state map in use: by selection index with -d, else by dev_t.
   int devstate_fd() const {
@@ -88,6 +101,7 @@ class CaptureImpl final : public Capture {
   CaptureConfig cfg_;
   capture::KernelFeatures features_;
   std::unique_ptr<capture_bpf, SkelDestroy> skel_;
+  std::unique_ptr<bpf_link, LinkDestroy> check_link_;  // null: kernel without map iterators
   std::unique_ptr<ring_buffer, RingBufferFree> rb_;
   DeviceNamer namer_;
   const EventFn* fn_ = nullptr;
@@ -104,12 +118,13 @@ class CaptureImpl final : public Capture {
   bool quit_ = false;
   std::vector<blkrr_inflight> swept_;
   std::atomic<uint64_t> swept_total_{0}, swept_emitted_{0}, not_seen_at_stop_{0}, delivered_{0};
-  std::atomic<uint64_t> lost_at_stop_{0};
+  std::atomic<uint64_t> lost_at_stop_{0}, inflight_at_stop_{0};
 };
 
 Status CaptureImpl::init(const CaptureConfig& cfg_in) {
   CaptureConfig cfg = cfg_in;
-  if (const char* f = std::getenv("BLKRR_FAULT_SKIP_COMPLETION"); f && *f) {
+  const char* f = std::getenv("BLKRR_FAULT_SKIP_COMPLETION");
+  if (f && *f && cfg.fault_skip_completion_every == 0) {
     auto n = parse_u64(f);
     if (!n || *n > UINT32_MAX)
       return Error(std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
@@ -210,12 +225,23 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
     }
   }
 
+  bpf_program__set_autoattach(skel_->progs.blkrr_check, false);
   if (int err = capture_bpf__attach(skel_.get()); err != 0)
     return Error(std::string("attaching the BPF programs to the block tracepoints failed: ") +
                  strerror(-err));
   if (cfg.emit_events) {
     rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_event, this, nullptr));
     if (!rb_) return Error(std::string("cannot open the ring buffer: ") + strerror(errno));
+  }
+  {
+    // The checker iterates the request map (kernel 5.9+ map iterators);
+    // without it, lost completions wait for re-use or the sweeper.
+    union bpf_iter_link_info info {};
+    info.map.map_fd = static_cast<__u32>(bpf_map__fd(skel_->maps.inflight));
+    DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
+                        .link_info_len = sizeof(info));
+    check_link_.reset(bpf_program__attach_iter(skel_->progs.blkrr_check, &opts));
+    if (!check_link_) check_link_.reset();
   }
   sweeper_ = std::thread([this] { sweeper_loop(); });
   return {};
@@ -276,6 +302,10 @@ Status CaptureImpl::stop(const EventFn& fn) {
   // Let programs that were running on other CPUs finish their submit.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   stop_sweeper();
+  // Two checker passes: requests the kernel finished without a completion
+  // event are given up (emitted) now instead of being left "in flight".
+  check_pass();
+  check_pass();
   fn_ = &fn;
   if (rb_) ring_buffer__consume(rb_.get());
   deliver_swept();
@@ -287,8 +317,10 @@ Status CaptureImpl::stop(const EventFn& fn) {
   std::vector<blkrr_inflight> left;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     blkrr_inflight e{};
-    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT && e.emit)
-      left.push_back(e);
+    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT) {
+      inflight_at_stop_++;
+      if (e.emit) left.push_back(e);
+    }
     key = next;
     prev = &key;
   }
@@ -323,14 +355,38 @@ Status CaptureImpl::stop(const EventFn& fn) {
   return {};
 }
 
+// One pass of the checker program over the request map: it gives up (and
+// emits) the entries whose kernel request was found not in flight on two
+// passes in a row.
+void CaptureImpl::check_pass() {
+  if (!check_link_) return;
+  __atomic_add_fetch(&skel_->bss->check_gen, 1, __ATOMIC_SEQ_CST);
+  int fd = bpf_iter_create(bpf_link__fd(check_link_.get()));
+  if (fd < 0) return;
+  char buf[64];
+  while (read(fd, buf, sizeof buf) > 0) {
+  }
+  close(fd);
+}
+
 void CaptureImpl::sweeper_loop() {
   capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), devstate_fd(),
                       bpf_map__fd(skel_->maps.sweep_req), &skel_->bss->sweep_gen);
+  capture::CheckPolicy policy;
   std::unique_lock<std::mutex> lk(mu_);
+  int ticks = 0;
   while (!quit_) {
-    cv_.wait_for(lk, std::chrono::seconds(1));
+    cv_.wait_for(lk, kTick);
     if (quit_) break;
     lk.unlock();
+    if (check_link_ &&
+        policy.tick(mono_ns(), disk_activity(), counter_sum(BLKRR_CNT_CHECK_SUSPECTS)))
+      check_pass();
+    if (++ticks < kTicksPerSweep) {
+      lk.lock();
+      continue;
+    }
+    ticks = 0;
     auto res = sw.sweep(mono_ns());
     lk.lock();
     swept_total_ += res.deleted;
@@ -350,6 +406,33 @@ void CaptureImpl::stop_sweeper() {
   if (sweeper_.joinable()) sweeper_.join();
 }
 
+uint64_t CaptureImpl::counter_sum(uint32_t index) const {
+  int ncpu = libbpf_num_possible_cpus();
+  std::vector<uint64_t> vals(ncpu > 0 ? ncpu : 1);
+  uint64_t sum = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.counters), &index, vals.data()) == 0)
+    for (uint64_t v : vals) sum += v;
+  return sum;
+}
+
+// Pending requests and latest event time of every disk with device state
+// (none in lean mode).
+std::vector<capture::DiskActivity> CaptureImpl::disk_activity() const {
+  std::vector<capture::DiskActivity> out;
+  if (cfg_.lean && !cfg_.aggregate) return out;
+  int fd = devstate_fd();
+  uint32_t key = 0, next = 0;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    DevStateValue v{};
+    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0)
+      out.push_back({v.s.disk ? static_cast<uint32_t>(v.s.disk) : next, v.s.pending, v.s.clock_ns});
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
 Counters CaptureImpl::read_counters() const {
   Counters c;
   int ncpu = libbpf_num_possible_cpus();
@@ -365,6 +448,7 @@ Counters CaptureImpl::read_counters() const {
   c["completion_not_seen_swept"] = swept_emitted_;
   c["completion_not_seen_at_stop"] = not_seen_at_stop_;
   c["completion_not_seen_at_stop_disk_idle"] = lost_at_stop_;
+  c["inflight_at_stop"] = inflight_at_stop_;
   c["records_delivered"] = delivered_;
   // Programs the kernel skipped because another BPF program was running on
   // the same CPU (e.g. a completion in softirq interrupting an issue).

@@ -32,8 +32,9 @@ struct CaptureConfig {
   uint32_t ringbuf_mb = 64;
   // Fault injection for tests: ignore every Nth completion on the selected
   // devices, as the kernel occasionally does by not running the completion
-  // program (0: off). The environment variable BLKRR_FAULT_SKIP_COMPLETION=N
-  // sets it for any blkrr command; counter fault_skipped_completions.
+  // program (0: off). When 0, the environment variable
+  // BLKRR_FAULT_SKIP_COMPLETION=N sets it (any blkrr command); counter
+  // fault_skipped_completions.
   uint32_t fault_skip_completion_every = 0;
 };
 

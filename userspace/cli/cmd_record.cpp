@@ -99,11 +99,17 @@ struct Tally {
 };
 
 constexpr const char* kDropCounters[] = {
-    "ringbuf_reserve_failed",    "inflight_map_full",
-    "completion_without_issue",  "completion_not_seen_reissued",
-    "completion_not_seen_swept", "completion_not_seen_at_stop",
-    "partial_completions",       "requeues",
-    "prog_recursion_misses",     "pending_clamped",
+    "ringbuf_reserve_failed",
+    "inflight_map_full",
+    "completion_without_issue",
+    "completion_not_seen_reissued",
+    "completion_not_seen_checked",
+    "completion_not_seen_swept",
+    "completion_not_seen_at_stop",
+    "partial_completions",
+    "requeues",
+    "prog_recursion_misses",
+    "pending_clamped",
     "devstate_map_full",
 };
 

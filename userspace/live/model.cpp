@@ -44,6 +44,7 @@ bool is_loss_counter(std::string_view name) {
       "agg_map_full",
       "devstate_map_full",
       "completion_not_seen_reissued",
+      "completion_not_seen_checked",
       "inflight_swept",
       "prog_recursion_misses",
       "fault_skipped_completions",
