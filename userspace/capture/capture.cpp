@@ -238,8 +238,10 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
     // without it, lost completions wait for re-use or the sweeper.
     union bpf_iter_link_info info {};
     info.map.map_fd = static_cast<__u32>(bpf_map__fd(skel_->maps.inflight));
-    DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
-                        .link_info_len = sizeof(info));
+    bpf_iter_attach_opts opts{};
+    opts.sz = sizeof(opts);
+    opts.link_info = &info;
+    opts.link_info_len = sizeof(info);
     check_link_.reset(bpf_program__attach_iter(skel_->progs.blkrr_check, &opts));
     if (!check_link_) check_link_.reset();
   }
