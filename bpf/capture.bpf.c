@@ -543,16 +543,18 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
     count(BLKRR_CNT_PARTIAL);
     return 0;
   }
-  struct blkrr_inflight c = *e;
-  /* Whoever moves the entry out of INFLIGHT owns the request. */
+  /* Whoever moves the entry out of INFLIGHT owns the request. The entry is
+   * read in place after that: nobody else writes it until the kernel frees
+   * the request, after this program (no copy on this path, which runs in
+   * the device's completion context). */
   if (!take(e, BLKRR_RQ_DONE)) return 0;
-  __u64 dt = c.disk_time_ns;
-  if (!cfg_lean) dt += charge(c.disk, c.didx, &now, c.issue_ns, 1);
-  __u64 lat = now > c.issue_ns ? now - c.issue_ns : 0;
+  __u64 dt = e->disk_time_ns;
+  if (!cfg_lean) dt += charge(e->disk, e->didx, &now, e->issue_ns, 1);
+  __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
   count(BLKRR_CNT_COMPLETIONS);
-  if (!c.emit) return 0;
-  if (cfg_aggregate) aggregate(&c, dt, lat);
-  if (cfg_emit) emit(&c, now, dt, error, 0);
+  if (!e->emit) return 0;
+  if (cfg_aggregate) aggregate(e, dt, lat);
+  if (cfg_emit) emit(e, now, dt, error, 0);
   return 0;
 }
 
