@@ -10,6 +10,15 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u8 cfg_count = 0;
+/* Busy work (clock reads) per event, to measure where a tracer's cost
+ * turns into lost IOPS: in the submitter's issue path or in the device's
+ * completion path. */
+const volatile __u32 cfg_burn_issue = 0;
+const volatile __u32 cfg_burn_complete = 0;
+
+static __always_inline void burn(__u32 n) {
+  for (__u32 i = 0; i < n && i < 1024; i++) bpf_ktime_get_ns();
+}
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -33,11 +42,13 @@ int BPF_PROG(floor_io_start, struct request* rq) {
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(floor_issue, struct request* rq) {
   bump(1);
+  burn(cfg_burn_issue);
   return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(floor_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
   bump(2);
+  burn(cfg_burn_complete);
   return 0;
 }

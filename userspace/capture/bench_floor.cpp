@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -22,12 +23,23 @@ struct SkelDestroy {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool count = argc > 1 && std::strcmp(argv[1], "--count") == 0;
-  if (argc > 1 && !count) {
-    std::fprintf(stderr,
-                 "usage: bench_floor [--count]\nAttach empty (or, with --count, counting) "
-                 "programs to the block tracepoints blkrr uses, until SIGINT/SIGTERM.\n");
-    return 2;
+  bool count = false;
+  unsigned burn_issue = 0, burn_complete = 0;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--count") == 0) {
+      count = true;
+    } else if (std::strcmp(argv[i], "--burn-issue") == 0 && i + 1 < argc) {
+      burn_issue = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (std::strcmp(argv[i], "--burn-complete") == 0 && i + 1 < argc) {
+      burn_complete = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_floor [--count] [--burn-issue N] [--burn-complete N]\n"
+                   "Attach empty (or, with --count, counting) programs to the block tracepoints "
+                   "blkrr uses, until SIGINT/SIGTERM. --burn-*: N clock reads (at most 1024) per "
+                   "issue or completion, to see which path's cost becomes lost IOPS.\n");
+      return 2;
+    }
   }
   sigset_t set;
   sigemptyset(&set);
@@ -41,6 +53,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   skel->rodata->cfg_count = count ? 1 : 0;
+  skel->rodata->cfg_burn_issue = burn_issue;
+  skel->rodata->cfg_burn_complete = burn_complete;
   if (int err = floor_bpf__load(skel.get())) {
     std::fprintf(stderr, "bench_floor: load failed: %s\n", std::strerror(-err));
     return 1;
