@@ -92,6 +92,7 @@ class CaptureImpl final : public Capture {
   void check_pass();
   uint64_t counter_sum(uint32_t index) const;
   std::vector<capture::DiskActivity> disk_activity() const;
+  void for_each_disk_state(const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const;
   Counters read_counters() const;
   // The device state map in use: by selection index with -d, else by dev_t.
   int devstate_fd() const {
@@ -417,35 +418,38 @@ uint64_t CaptureImpl::counter_sum(uint32_t index) const {
   return sum;
 }
 
-// Pending requests and latest event time of every disk with device state
-// (none in lean mode).
-std::vector<capture::DiskActivity> CaptureImpl::disk_activity() const {
-  std::vector<capture::DiskActivity> out;
-  if (cfg_.lean && !cfg_.aggregate) return out;
+// Calls fn(disk, state) for every disk with device state (none in lean
+// mode), each read under the device lock.
+void CaptureImpl::for_each_disk_state(
+    const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const {
+  if (cfg_.lean && !cfg_.aggregate) return;
   int fd = devstate_fd();
   uint32_t key = 0, next = 0;
   uint32_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     DevStateValue v{};
-    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0)
-      out.push_back({v.s.disk ? static_cast<uint32_t>(v.s.disk) : next, v.s.pending, v.s.clock_ns});
+    // Slots of the selection array beyond the selected disks have no disk.
+    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0 &&
+        (cfg_.devices.empty() || v.s.disk != 0))
+      fn(v.s.disk ? static_cast<DevT>(v.s.disk) : next, v.s);
     key = next;
     prev = &key;
   }
+}
+
+// Pending requests and latest event time of every disk (check policy).
+std::vector<capture::DiskActivity> CaptureImpl::disk_activity() const {
+  std::vector<capture::DiskActivity> out;
+  for_each_disk_state([&](DevT disk, const blkrr_devstate_pub& s) {
+    out.push_back({disk, s.pending, s.clock_ns});
+  });
   return out;
 }
 
 Counters CaptureImpl::read_counters() const {
   Counters c;
-  int ncpu = libbpf_num_possible_cpus();
-  std::vector<uint64_t> vals(ncpu > 0 ? ncpu : 1);
-  int fd = bpf_map__fd(skel_->maps.counters);
-  for (uint32_t i = 0; i < BLKRR_CNT_NR; i++) {
-    uint64_t sum = 0;
-    if (bpf_map_lookup_elem(fd, &i, vals.data()) == 0)
-      for (uint64_t v : vals) sum += v;
-    c[capture::counter_name(static_cast<int>(i))] = sum;
-  }
+  for (uint32_t i = 0; i < BLKRR_CNT_NR; i++)
+    c[capture::counter_name(static_cast<int>(i))] = counter_sum(i);
   c["inflight_swept"] = swept_total_;
   c["completion_not_seen_swept"] = swept_emitted_;
   c["completion_not_seen_at_stop"] = not_seen_at_stop_;
@@ -514,25 +518,14 @@ Result<std::vector<AggEntry>> CaptureImpl::take_aggregates(const std::vector<Agg
 
 Result<std::vector<DeviceBusy>> CaptureImpl::device_busy() const {
   std::vector<DeviceBusy> out;
-  if (cfg_.lean && !cfg_.aggregate) return out;
-  int fd = devstate_fd();
-  uint32_t key = 0, next = 0;
-  uint32_t* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    DevStateValue v{};
-    // Slots of the selection array beyond the selected disks have no disk.
-    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0 &&
-        (cfg_.devices.empty() || v.s.disk != 0)) {
-      DeviceBusy b;
-      b.disk = v.s.disk ? static_cast<DevT>(v.s.disk) : next;
-      b.busy_ns = v.s.busy_ns;
-      b.pending = v.s.pending;
-      b.requests = v.s.requests;
-      out.push_back(b);
-    }
-    key = next;
-    prev = &key;
-  }
+  for_each_disk_state([&](DevT disk, const blkrr_devstate_pub& s) {
+    DeviceBusy b;
+    b.disk = disk;
+    b.busy_ns = s.busy_ns;
+    b.pending = s.pending;
+    b.requests = s.requests;
+    out.push_back(b);
+  });
   std::sort(out.begin(), out.end(),
             [](const DeviceBusy& a, const DeviceBusy& b) { return a.disk < b.disk; });
   return out;
