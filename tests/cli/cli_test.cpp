@@ -121,6 +121,21 @@ TEST_F(Cli, UsageErrorsNameTheCommandOnce) {
   }
 }
 
+// The test-only fault injection refuses a value it cannot use, before
+// anything is attached, and names the variable and the value.
+TEST_F(Cli, BadFaultInjectionValueIsAClearError) {
+  for (const char* bad : {"abc", "-3", "99999999999"}) {
+    setenv("BLKRR_FAULT_SKIP_COMPLETION", bad, 1);
+    auto r = blkrr({"snoop", "0.1"});
+    unsetenv("BLKRR_FAULT_SKIP_COMPLETION");
+    EXPECT_EQ(r.status, 1) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string("blkrr snoop: BLKRR_FAULT_SKIP_COMPLETION='") + bad +
+                         "': expected a count N"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 // record, top and snoop share one -p and one -d: the same verdicts and
 // messages, exit status 2, before anything is attached (no root needed).
 TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {
