@@ -84,23 +84,23 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
   if (int(a.disktime) + int(a.percent) + int(a.bytes) > 1)
-    return Error(std::string() + "-o, -P and -b are exclusive", 2);
+    return Error("-o, -P and -b are exclusive", 2);
   if (!pos.empty()) {
     auto iv = parse_duration_ns(pos[0]);
     if (!iv || *iv < 10'000'000)
-      return Error(std::string() + "bad interval '" + pos[0] +
-                       "' (seconds, at least 0.01; e.g. 1, 0.5, 250ms)",
-                   2);
+      return Error(
+          std::string("bad interval '") + pos[0] + "' (seconds, at least 0.01; e.g. 1, 0.5, 250ms)",
+          2);
     a.interval_ns = *iv;
   }
   if (pos.size() > 1) {
     auto c = parse_u64(pos[1]);
     if (!c || *c == 0)
-      return Error(std::string() + "bad count '" + pos[1] + "' (a positive integer)", 2);
+      return Error(std::string("bad count '") + pos[1] + "' (a positive integer)", 2);
     a.count = *c;
   }
   if (a.quiet && a.prometheus.empty())
-    return Error(std::string() + "-q without --prometheus would show nothing", 2);
+    return Error("-q without --prometheus would show nothing", 2);
   return true;
 }
 

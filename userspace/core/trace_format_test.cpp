@@ -127,13 +127,13 @@ TEST(TraceFormat, RoundTripKeepsEveryField) {
   fs::remove(p);
 }
 
-// Files of format 1.0 (blocks without column elision) still read.
-TEST(TraceFormat, Version10BlocksStillRead) {
-  std::string p = tmp_path("v10");
-  auto reqs = random_requests(5000, 4);
+// Writes `n` random requests with writer options `o` and reads them back.
+void expect_round_trip(const std::string& name, size_t n, uint64_t seed,
+                       const TraceWriter::Options& o) {
+  std::string p = tmp_path(name);
+  auto reqs = random_requests(n, seed);
   {
-    auto w = TraceWriter::create(
-        p, sample_header(), {.records_per_block = 2000, .zlib_level = 1, .column_elision = false});
+    auto w = TraceWriter::create(p, sample_header(), o);
     ASSERT_TRUE(w.ok()) << w.error().message;
     for (const auto& r : reqs) ASSERT_TRUE(w->append(r).ok());
     ASSERT_TRUE(w->close({}).ok());
@@ -146,22 +146,14 @@ TEST(TraceFormat, Version10BlocksStillRead) {
   fs::remove(p);
 }
 
+// Files of format 1.0 (blocks without column elision) still read.
+TEST(TraceFormat, Version10BlocksStillRead) {
+  expect_round_trip("v10", 5000, 4,
+                    {.records_per_block = 2000, .zlib_level = 1, .column_elision = false});
+}
+
 TEST(TraceFormat, RleStrategyRoundTrip) {
-  std::string p = tmp_path("rle");
-  auto reqs = random_requests(7000, 6);
-  {
-    auto w = TraceWriter::create(p, sample_header(),
-                                 {.records_per_block = 3000, .zlib_level = 1, .rle = true});
-    ASSERT_TRUE(w.ok()) << w.error().message;
-    for (const auto& r : reqs) ASSERT_TRUE(w->append(r).ok());
-    ASSERT_TRUE(w->close({}).ok());
-  }
-  auto r = TraceReader::open(p);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  auto got = read_all(*r);
-  ASSERT_EQ(got.size(), reqs.size());
-  for (size_t i = 0; i < reqs.size(); ++i) expect_same(got[i], reqs[i]);
-  fs::remove(p);
+  expect_round_trip("rle", 7000, 6, {.records_per_block = 3000, .zlib_level = 1, .rle = true});
 }
 
 TEST(RecordCodec, ColumnElisionRoundTripAndRejectsBadLayouts) {
