@@ -105,6 +105,7 @@ constexpr const char* kDropCounters[] = {
     "completion_not_seen_reissued",
     "completion_not_seen_checked",
     "completion_not_seen_idle",
+    "completion_from_io_done",
     "completion_not_seen_swept",
     "completion_not_seen_at_stop",
     "partial_completions",
