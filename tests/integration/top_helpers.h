@@ -33,12 +33,29 @@ inline void sleep_ms(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
+// The JSON objects of a command's output, without the header and counters
+// objects that `snoop --json` and `dump --json` put around the records.
 inline std::vector<json> json_lines(const std::string& out) {
   std::vector<json> v;
   std::istringstream in(out);
-  for (std::string l; std::getline(in, l);)
-    if (!l.empty() && l[0] == '{') v.push_back(json::parse(l));
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty() || l[0] != '{') continue;
+    json j = json::parse(l);
+    if (j.contains("type") && (j["type"] == "header" || j["type"] == "counters")) continue;
+    v.push_back(std::move(j));
+  }
   return v;
+}
+
+// The header object of `snoop --json` / `dump --json` output (null if none).
+inline json json_header(const std::string& out) {
+  std::istringstream in(out);
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty() || l[0] != '{') continue;
+    json j = json::parse(l);
+    if (j.value("type", "") == "header") return j;
+  }
+  return nullptr;
 }
 
 struct Totals {
@@ -62,8 +79,8 @@ inline std::map<std::string, Totals> sum_rows(const std::vector<json>& snaps) {
 // prog_recursion_misses, shows up again as one of these, so it is left out).
 inline bool request_loss(const std::string& name) {
   return name == "completion_not_seen_reissued" || name == "completion_not_seen_checked" ||
-         name == "completion_not_seen_idle" ||
-         name == "inflight_swept" || name == "inflight_map_full" || name == "agg_map_full";
+         name == "completion_not_seen_idle" || name == "inflight_swept" ||
+         name == "inflight_map_full" || name == "agg_map_full";
 }
 
 inline uint64_t sum_lost(const std::vector<json>& snaps) {

@@ -126,9 +126,9 @@ TEST(TopIntegration, TwoProcessesExactAndDiskTimeEqualsBlkTracerBusyTime) {
   EXPECT_EQ(std::to_string(screen_bytes["blkrrBR"]), met["blkrr_io_bytes_total" + lb]);
   uint64_t mlost = 0;
   for (const auto& [k, v] : met)
-    for (const char* r : {"completion_not_seen_reissued", "completion_not_seen_checked",
-                          "completion_not_seen_idle",
-                          "inflight_swept", "inflight_map_full", "agg_map_full"})
+    for (const char* r :
+         {"completion_not_seen_reissued", "completion_not_seen_checked", "completion_not_seen_idle",
+          "inflight_swept", "inflight_map_full", "agg_map_full"})
       if (k == std::string("blkrr_capture_lost_total{reason=\"") + r + "\"}")
         mlost += std::stoull(v);
   EXPECT_EQ(std::stoull(met["blkrr_io_requests_total" + la]) +
@@ -344,7 +344,7 @@ TEST(TopIntegration, PartitionsNamedInSnoopAndTop) {
       if (j.contains("latency_ns")) {
         EXPECT_GT(j["latency_ns"].get<uint64_t>(), 0u);
       } else {
-        EXPECT_EQ(j.value("record_flags", ""), "completion-not-seen") << j.dump();
+        EXPECT_EQ(j.value("record_flags", "").rfind("completion-not-seen", 0), 0u) << j.dump();
       }
     } else {
       ++other;
@@ -457,8 +457,8 @@ TEST(TopIntegration, InKernelTotalsEqualOfflineComputation) {
     if (events[i].completed() && offline[i].disk_time_ns != events[i].disk_time_ns) ++differ;
   }
   uint64_t anomalies = c["completion_not_seen_reissued"] + c["completion_not_seen_checked"] +
-                       c["completion_not_seen_idle"] +
-                       c["inflight_swept"] + c["pending_clamped"] + c["prog_recursion_misses"];
+                       c["completion_not_seen_idle"] + c["inflight_swept"] + c["pending_clamped"] +
+                       c["prog_recursion_misses"];
   std::printf(
       "[measured] %zu records, %llu in-kernel requests; disk time in kernel %llu ns, "
       "from events %llu ns, recomputed offline %llu ns; %zu records differ; "

@@ -147,7 +147,13 @@ Result<int> cmd_snoop(int argc, char** argv) {
     if (std::fputs(line.c_str(), stdout) < 0) out_ok = false;
     ++shown;
   };
-  if (!a.json) std::printf("%s\n", snoop_header(opt).c_str());
+  if (!a.json)
+    std::printf("%s\n", snoop_header(opt).c_str());
+  else  // like `dump --json`: a header object first (what the capture runs with)
+    std::printf("%s\n",
+                nlohmann::json({{"type", "header"}, {"capture_features", capture.features()}})
+                    .dump()
+                    .c_str());
 
   LossReporter losses;
   uint64_t last_report = opt.base_ns;
@@ -171,6 +177,11 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!st) return st.error();
   Counters c = capture.counters();
   losses.report(c, true);
+  if (a.json)  // ... and a counters object last
+    std::printf("%s\n",
+                nlohmann::json({{"type", "counters"}, {"requests_shown", shown}, {"counters", c}})
+                    .dump()
+                    .c_str());
   if (lost)
     std::fprintf(stderr,
                  "blkrr snoop: %" PRIu64
