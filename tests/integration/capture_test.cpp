@@ -485,6 +485,7 @@ TEST(Capture, IoDoneCompletesRequestsWhoseCompletionTracepointWasSkipped) {
   cfg.devices.push_back(*sel);
   cfg.fault_skip_completion_every = 1;
   cfg.fault_whole = false;
+  cfg.io_done_fallback = true;
   auto cap = Capture::start(cfg);
   ASSERT_TRUE(cap) << cap.error().message;
   if ((*cap)->features().at("lost_completions") != "block_io_done + sysfs idle check")

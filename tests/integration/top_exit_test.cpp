@@ -79,7 +79,13 @@ TEST(TopExitedTasks, ShortLivedProcessesCountedOnceAndForgotten) {
   }
   // Each process's one key was removed once; never more than the few
   // processes alive at a refresh were tracked (200 without forgetting).
-  EXPECT_EQ(released, uint64_t(kProcs));
+  // A process whose every completion was lost never had a key (aggregation
+  // happens at completion): at most lost of them.
+  if (lost == 0) {
+    EXPECT_EQ(released, uint64_t(kProcs));
+  } else {
+    EXPECT_GE(released + lost, uint64_t(kProcs));
+  }
   EXPECT_LE(max_tracked, 5u);
   EXPECT_EQ(last_tracked, 0u);
   // Nothing charged twice or lost: rows' disk time is the device's.

@@ -177,6 +177,8 @@ class CaptureImpl final : public Capture {
 
 // BLKRR_FAULT_SKIP_COMPLETION=N (tests): see CaptureConfig.
 Status apply_fault_env(CaptureConfig* cfg) {
+  if (const char* d = std::getenv("BLKRR_IO_DONE"); d && std::string_view(d) == "1")
+    cfg->io_done_fallback = true;
   const char* f = std::getenv("BLKRR_FAULT_SKIP_COMPLETION");
   if (!f || !*f || cfg->fault_skip_completion_every != 0) return {};
   std::string v = f;
@@ -218,7 +220,7 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
                  "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
                  cfg_.fault_skip_completion_every,
                  cfg_.fault_skip_completion_every == 1 ? "st" : "th");
-  plan_ = capture::plan_programs(features_, cfg_.queue_time);
+  plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback);
   Status loaded = open_and_load();
   if (!loaded && plan_.has_optional()) {
     plan_ = plan_.minimal();

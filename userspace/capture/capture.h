@@ -42,6 +42,10 @@ struct CaptureConfig {
   // block_io_done (loaded where map iterators are not) completes it.
   // BLKRR_FAULT_SKIP_COMPLETION=N:complete sets false.
   bool fault_whole = true;
+  // Load block_io_done as a second completion source where the checker
+  // cannot run (environment BLKRR_IO_DONE=1). Off by default: it did not
+  // fire for the completions the kernel lost (docs/capture.md).
+  bool io_done_fallback = false;
 };
 
 // Cumulative in-kernel counters for one {pid, comm, cgroup, device, direction}.

@@ -49,15 +49,15 @@ void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
   const auto& k = f.kernel;
   rows->push_back(optional_row(
       f, "map_iter", "iter", k.map_iter.ok, k.map_iter.ok ? "loads" : k.map_iter.why,
-      "lost completions are found by block_io_done and the disk's sysfs in-flight count "
+      "lost completions are found by the sysfs idle check (the disk's in-flight count) "
       "instead of the checker"));
   rows->push_back(optional_row(
       f, "block_io_start", "io_start", k.has_io_start(), tracepoint_detail(k.io_start_args),
       "requests are attributed to the task current at issue (may be a kernel worker); no "
       "queue time"));
-  rows->push_back(optional_row(
-      f, "block_io_done", "io_done", k.has_io_done(), tracepoint_detail(k.io_done_args),
-      "without map iterators, lost completions are found by the sysfs in-flight check alone"));
+  rows->push_back(optional_row(f, "block_io_done", "io_done", k.has_io_done(),
+                               tracepoint_detail(k.io_done_args),
+                               "BLKRR_IO_DONE=1 (second completion source) is not available"));
   rows->push_back(optional_row(f, "block_rq_insert", "insert", k.has_rq_insert(),
                                tracepoint_detail(k.insert_args),
                                "no queue time (snoop -Q shows '-')"));

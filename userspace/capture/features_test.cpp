@@ -88,7 +88,7 @@ TEST(Features, IteratorDeniedByTheKernelGivesItsReasonInOneLine) {
   std::string line = degrade_line(row(feature_rows(f), "map_iter"));
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("EPERM"), std::string::npos);
-  EXPECT_NE(line.find("sysfs in-flight"), std::string::npos);
+  EXPECT_NE(line.find("sysfs idle check"), std::string::npos);
 }
 
 TEST(Features, Kernel510PrototypesAreAccepted) {

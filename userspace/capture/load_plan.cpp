@@ -11,18 +11,18 @@ std::string line_for(const FeatureSet& f, const std::string& name) {
 
 }  // namespace
 
-ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted) {
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted) {
   ProgramPlan p;
   p.queue_arg = f.queue_arg();
   for (const auto& d : f.denied) p.denied += (p.denied.empty() ? "" : ",") + d;
   p.io_start = f.io_start();
   p.check = f.map_iter();
-  p.io_done = !p.check && f.io_done();
+  p.io_done = io_done_wanted && !p.check && f.io_done();
   p.idle_check = !p.check;
   p.insert = queue_time_wanted && p.io_start && f.rq_insert();
   if (!p.check) p.notes.push_back(line_for(f, "map_iter"));
   if (!p.io_start) p.notes.push_back(line_for(f, "block_io_start"));
-  if (!p.check && !p.io_done) p.notes.push_back(line_for(f, "block_io_done"));
+  if (io_done_wanted && !p.check && !p.io_done) p.notes.push_back(line_for(f, "block_io_done"));
   if (queue_time_wanted && !p.insert)
     p.notes.push_back(p.io_start ? line_for(f, "block_rq_insert")
                                  : "blkrr: queue time off: it needs block_io_start");

@@ -32,7 +32,10 @@ struct ProgramPlan {
   std::map<std::string, std::string> describe() const;
 };
 
-ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted);
+// io_done_wanted: load block_io_done where the checker cannot run (off by
+// default: measured, it does not fire for the requests whose
+// block_rq_complete the kernel skips; see docs/capture.md).
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted = false);
 
 // Every program of bpf/capture.bpf.c with whether the plan loads it.
 std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p);

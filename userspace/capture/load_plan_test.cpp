@@ -26,18 +26,28 @@ TEST(LoadPlan, EverythingOnAKernelThatOffersIt) {
   EXPECT_EQ(p.describe().at("lost_completions"), "checker (map iterator)");
 }
 
-TEST(LoadPlan, IteratorsDeniedUseIoDoneAndTheIdleCheckWithOneLine) {
+TEST(LoadPlan, IteratorsDeniedUseTheIdleCheckWithOneLine) {
   auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, false);
   EXPECT_FALSE(p.check);
-  EXPECT_TRUE(p.io_done);
+  EXPECT_FALSE(p.io_done);  // only on request
   EXPECT_TRUE(p.idle_check);
   ASSERT_EQ(p.notes.size(), 1u);
   EXPECT_NE(p.notes[0].find("map_iter off"), std::string::npos);
+  EXPECT_EQ(p.describe().at("lost_completions"), "sysfs idle check");
+}
+
+TEST(LoadPlan, IoDoneOnRequestOnlyWhereTheCheckerCannotRun) {
+  auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, false, true);
+  EXPECT_TRUE(p.io_done);
   EXPECT_EQ(p.describe().at("lost_completions"), "block_io_done + sysfs idle check");
+  EXPECT_FALSE(plan_programs(FeatureSet{kernel(true, true, true), {}}, false, true).io_done);
+  auto none = plan_programs(FeatureSet{kernel(false, true, false), {}}, false, true);
+  EXPECT_FALSE(none.io_done);
+  ASSERT_EQ(none.notes.size(), 2u);  // map_iter, block_io_done
 }
 
 TEST(LoadPlan, Kernel61WithoutIoStartOrIoDone) {
-  auto p = plan_programs(FeatureSet{kernel(true, false, false), {}}, true);
+  auto p = plan_programs(FeatureSet{kernel(true, false, false), {}}, true, true);
   EXPECT_FALSE(p.io_start);
   EXPECT_FALSE(p.insert);  // queue time needs the creator's entry
   EXPECT_TRUE(p.check);
@@ -70,7 +80,7 @@ TEST(LoadPlan, MinimalIsTheRetryAfterAFailedLoad) {
 }
 
 TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
-  auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, true);
+  auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, true, true);
   auto a = program_autoload(p);
   ASSERT_EQ(a.size(), 10u);
   std::map<std::string, bool> m(a.begin(), a.end());
