@@ -520,6 +520,44 @@ TEST(Capture, IoDoneCompletesRequestsWhoseCompletionTracepointWasSkipped) {
   ASSERT_TRUE((*cap)->stop(fn));
 }
 
+// A load that fails with the optional programs is retried once without
+// them: provoked by pretending (BLKRR_ASSUME=iter) that a kernel which
+// denies map iterators has them, so that the checker is planned and refused.
+TEST(Capture, FailedLoadIsRetriedWithoutTheOptionalPrograms) {
+  SKIP_UNLESS_CAPTURE();
+  auto real = capture::features();
+  ASSERT_TRUE(real) << real.error().message;
+  if (real->kernel.map_iter.ok)
+    GTEST_SKIP() << "this kernel loads map iterators: nothing to provoke the retry with";
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  auto sel = resolve_device(a->path());
+  ASSERT_TRUE(sel) << sel.error().message;
+  CaptureConfig cfg;
+  cfg.devices.push_back(*sel);
+  setenv("BLKRR_ASSUME", "iter", 1);
+  auto cap = Capture::start(cfg);
+  unsetenv("BLKRR_ASSUME");
+  ASSERT_TRUE(cap) << cap.error().message;
+  EXPECT_EQ((*cap)->counters().at("load_retried_without_optional"), 1u);
+  auto f = (*cap)->features();
+  EXPECT_EQ(f.at("optional_programs"), "off after a failed load");
+  EXPECT_EQ(f.at("attribution"), "block_rq_issue");
+  EXPECT_EQ(f.at("lost_completions"), "sysfs idle check");
+  // And it records: 8 requests of a child, exactly.
+  auto x = IoChild::spawn("blkrr-retry", a->path(), make_known_load(2, 4, 0, 100000));
+  ASSERT_TRUE(x);
+  x->go();
+  ASSERT_EQ(x->wait(), 0);
+  std::vector<Request> got;
+  auto fn = [&](const Request& r) {
+    if (r.comm_view() == "blkrr-retry") got.push_back(r);
+  };
+  ASSERT_TRUE((*cap)->poll(100, fn));
+  ASSERT_TRUE((*cap)->stop(fn));
+  EXPECT_EQ(got.size(), 8u);
+}
+
 // The object compiled against bpf/vmlinux_fallback.h (for build machines
 // without /sys/kernel/btf/vmlinux) loads here with the programs this
 // kernel's features call for: CO-RE relocated every access.

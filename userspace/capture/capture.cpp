@@ -58,50 +58,46 @@ uint64_t mono_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// The program named by libbpf's last "prog 'NAME': ..." warning: the one
-// whose load failed.
-std::string& failed_prog() {
-  static std::string name;
-  return name;
+// libbpf's warnings: printed, or held back while a load that may be
+// retried runs (printed only if the retry fails too). The program named by
+// the last "prog 'NAME': ... failed" warning is the one whose load failed.
+struct LibbpfLog {
+  std::mutex mu;
+  bool hold = false;
+  std::string held;
+  std::string failed_prog;
+};
+LibbpfLog& libbpf_log() {
+  static LibbpfLog log;
+  return log;
 }
 
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
   if (level != LIBBPF_WARN) return 0;
   char buf[1024];
   int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  LibbpfLog& log = libbpf_log();
+  std::lock_guard<std::mutex> lk(log.mu);
   const char* p = std::strstr(buf, "prog '");
   if (p && std::strstr(buf, "failed")) {
     const char* end = std::strchr(p + 6, '\'');
-    if (end) failed_prog().assign(p + 6, end);
+    if (end) log.failed_prog.assign(p + 6, end);
   }
-  std::fprintf(stderr, "libbpf: %s", buf);
+  if (log.hold)
+    log.held += buf;
+  else
+    std::fputs(buf, stderr);
   return n;
 }
 
-// A load failure in words: the program, the errno and its likely cause.
-Error load_error(int err, const std::string& prog, const capture::KernelFeatures& k) {
-  std::string what =
-      "loading the BPF program " +
-      (prog.empty() ? std::string("(see the libbpf messages above)") : "'" + prog + "'") +
-      " failed: " + strerror(err) + "; ";
-  switch (err) {
-    case EPERM:
-      what +=
-          "the kernel denied it: lockdown, an LSM (SELinux, AppArmor, BPF LSM) or a missing "
-          "capability (" +
-          capture::security_summary(k) +
-          "); on kernels before 5.11 raise RLIMIT_MEMLOCK or add CAP_SYS_RESOURCE";
-      break;
-    case EACCES:
-    case EINVAL:
-      what +=
-          "the verifier refused it on this kernel (the libbpf messages above show where); "
-          "`blkrr features` lists what the kernel offers";
-      break;
-    default:
-      what += "see the libbpf messages above and `blkrr features`";
-  }
-  return Error(what);
+// Holds libbpf's warnings back (true) or prints what was held (false,
+// flush) or drops it (false, !flush).
+void hold_libbpf_log(bool hold, bool flush) {
+  LibbpfLog& log = libbpf_log();
+  std::lock_guard<std::mutex> lk(log.mu);
+  if (!hold && flush) std::fputs(log.held.c_str(), stderr);
+  if (!hold) log.held.clear();
+  log.hold = hold;
 }
 
 uint32_t round_pow2(uint64_t v) {
@@ -221,11 +217,17 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
                  cfg_.fault_skip_completion_every,
                  cfg_.fault_skip_completion_every == 1 ? "st" : "th");
   plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback);
+  // A load that can be retried keeps libbpf's messages until it is known
+  // whether the retry is needed and succeeds.
+  hold_libbpf_log(plan_.has_optional(), false);
   Status loaded = open_and_load();
   if (!loaded && plan_.has_optional()) {
+    std::string first = loaded.error().message;
     plan_ = plan_.minimal();
     loaded = open_and_load();
+    if (loaded) plan_.notes.back() += " [" + first + "]";
   }
+  hold_libbpf_log(false, !loaded);
   if (!loaded) return loaded;
   print_notes_once(plan_.notes);
   BLKRR_TRY(init_device_slots());
@@ -321,11 +323,19 @@ Status CaptureImpl::open_and_load() {
   if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
   BLKRR_TRY(configure());
   BLKRR_TRY(set_autoload());
-  failed_prog().clear();
+  {
+    std::lock_guard<std::mutex> lk(libbpf_log().mu);
+    libbpf_log().failed_prog.clear();
+  }
   int err = capture_bpf__load(skel_.get());
   if (err == 0) return {};
   skel_.reset();
-  return load_error(-err, failed_prog(), features_.kernel);
+  std::string prog;
+  {
+    std::lock_guard<std::mutex> lk(libbpf_log().mu);
+    prog = libbpf_log().failed_prog;
+  }
+  return capture::load_error(-err, prog, features_.kernel);
 }
 
 // Every selected disk's state slot names its disk (also before its first

@@ -2,10 +2,13 @@
 
 #include "capture/capture.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace blkrr::capture {
 namespace {
@@ -97,7 +100,14 @@ Result<FeatureSet> features() {
   const char* env = std::getenv("BLKRR_DENY");
   auto deny = parse_deny(env ? env : "");
   if (!deny) return deny.error();
-  return FeatureSet{*probed, *deny};
+  FeatureSet f{*probed, *deny};
+  // Tests of the retry after a failed load: pretend the kernel loads map
+  // iterators, so that the checker is planned and its load fails where it
+  // does not.
+  if (const char* a = std::getenv("BLKRR_ASSUME");
+      a && std::string_view(a) == "iter" && !f.kernel.map_iter.ok)
+    f.kernel.map_iter = {true, "assumed by BLKRR_ASSUME=iter"};
+  return f;
 }
 
 Status check_required(const FeatureSet& f) {
@@ -124,6 +134,31 @@ std::vector<FeatureRow> feature_rows(const FeatureSet& f) {
 
 std::string degrade_line(const FeatureRow& row) {
   return "blkrr: " + row.name + " off (" + row.detail + "): " + row.without;
+}
+
+Error load_error(int err, const std::string& prog, const KernelFeatures& k) {
+  std::string what =
+      "loading the BPF program " +
+      (prog.empty() ? std::string("(see the libbpf messages above)") : "'" + prog + "'") +
+      " failed: " + strerror(err) + "; ";
+  switch (err) {
+    case EPERM:
+      what +=
+          "the kernel denied it: lockdown, an LSM (SELinux, AppArmor, BPF LSM) or a missing "
+          "capability (" +
+          security_summary(k) +
+          "); on kernels before 5.11 raise RLIMIT_MEMLOCK or add CAP_SYS_RESOURCE";
+      break;
+    case EACCES:
+    case EINVAL:
+      what +=
+          "the verifier refused it on this kernel (the libbpf messages above show where); "
+          "`blkrr features` lists what the kernel offers";
+      break;
+    default:
+      what += "see the libbpf messages above and `blkrr features`";
+  }
+  return Error(what);
 }
 
 std::string security_summary(const KernelFeatures& k) {

@@ -58,6 +58,10 @@ std::vector<FeatureRow> feature_rows(const FeatureSet& f);
 // The one stderr line for an optional feature the capture goes without.
 std::string degrade_line(const FeatureRow& row);
 
+// A failed load in words: the program (from libbpf's log; may be empty),
+// the errno and its likely cause for this kernel.
+Error load_error(int err, const std::string& prog, const KernelFeatures& k);
+
 // The security context in one line: lockdown, LSMs and the capabilities
 // that matter for BPF (for error messages and `blkrr features`).
 std::string security_summary(const KernelFeatures& k);

@@ -129,5 +129,18 @@ TEST(Features, NoCapabilitiesSaysRunWithSudo) {
   EXPECT_NE(st.error().message.find("-CAP_PERFMON"), std::string::npos);
 }
 
+TEST(Features, LoadErrorNamesProgramErrnoAndCause) {
+  auto k = full_kernel();
+  k.lockdown = "integrity";
+  auto e = load_error(EPERM, "blkrr_check", k);
+  EXPECT_NE(e.message.find("'blkrr_check'"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("Operation not permitted"), std::string::npos);
+  EXPECT_NE(e.message.find("lockdown integrity"), std::string::npos);
+  EXPECT_EQ(e.message.find("BTF"), std::string::npos) << "EPERM is no BTF problem";
+  auto v = load_error(EACCES, "", k);
+  EXPECT_NE(v.message.find("verifier"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("libbpf messages above"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace blkrr::capture
