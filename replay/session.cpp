@@ -113,6 +113,9 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       {"spin_us", static_cast<double>(o.spin_ns) / 1e3},
       {"adaptive_spin", o.adaptive_spin && o.rt_priority == 0},
       {"run_id", run_id},
+      // The replayer's process: `blkrr validate` names its own probe of the
+      // device (safety checks) by it.
+      {"pid", static_cast<uint32_t>(getpid())},
       {"command_line", o.command_line}};
 }
 

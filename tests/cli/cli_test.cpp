@@ -342,4 +342,24 @@ TEST_F(Cli, DamagedInputsFailWithFileAndPosition) {
   EXPECT_NE(r.out.find("junk.blkrr"), std::string::npos) << r.out;
 }
 
+// Issue 11: an empty replay result is not "COMPLETE 100 % of 0" with exit 0.
+TEST_F(Cli, ValidateOfAnEmptyReplayIsAnError) {
+  {
+    auto w = LoadWriter::create(path("empty.replay.gz"), LoadKind::kReplay, {"empty"});
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->close());
+    TraceHeader h;
+    auto t = TraceWriter::create(path("t.blkrr"), h);
+    ASSERT_TRUE(t);
+    ASSERT_TRUE(t->close({}));
+  }
+  Run r = blkrr({"validate", path("empty.replay.gz"), path("t.blkrr")});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("nothing to validate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("empty.replay.gz"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("COMPLETE"), std::string::npos) << r.out;
+  r = blkrr({"validate", "--fail-incomplete", path("empty.replay.gz"), path("t.blkrr")});
+  EXPECT_EQ(r.status, 1) << r.out;
+}
+
 }  // namespace

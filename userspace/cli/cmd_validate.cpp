@@ -24,8 +24,10 @@ Result<int> cmd_validate(int argc, char** argv) {
       "(*.replay.gz) or a load (*.load.gz) with a trace of the replay device recorded\n"
       "separately (native .blkrr, blktrace capture NAME or NAME.blktrace.N, blkparse text).\n"
       "Requests are matched by sector range, operation and time window, allowing splits and\n"
-      "merges. The replay's times are relative; they are put on the trace's clock by the offset\n"
-      "most of the first requests agree on (see docs/validate.md). Prints a report on stderr.\n"
+      "merges. The replay's times are relative: submission = due time (from the speedup,\n"
+      "--start and timing the replay recorded) + delay; they are put on the trace's clock by\n"
+      "the offset most of the first requests agree on, or, when no offset fits, requests are\n"
+      "paired by order and sector (see docs/validate.md). Prints a report on stderr.\n"
       "Exit status with --fail-incomplete: 0 complete, 3 incomplete, 4 unknown (lost events).");
   p.opt_string('j', "json", "FILE", "write the report as JSON to FILE ('-': stdout)", &json_path);
   p.flag('F', "fail-incomplete", &fail_incomplete, "exit non-zero unless the verdict is complete");

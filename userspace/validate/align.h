@@ -14,16 +14,14 @@ namespace blkrr::validate {
 struct Alignment {
   enum class Mode {
     kOffset,  // trace time = replay time + offset (the normal case)
-    kLinear,  // no consistent offset found: first/last requests mapped, relaxed windows
+    kOrder,   // no offset fits: times cannot be mapped, pair by order and sector
     kNone,    // nothing to align (no replayed or no traced requests)
   };
   Mode mode = Mode::kNone;
-  int64_t offset_ns = 0;
-  double scale = 1.0;
-  uint64_t votes = 0;             // sampled requests agreeing with the offset
-  uint64_t sampled = 0;           // sampled requests having a same-sector candidate in the trace
-  uint64_t spread_ns = 0;         // width of the offset range most requests agree on
-  uint64_t relaxed_slack_ns = 0;  // window slack to use in kLinear mode
+  int64_t offset_ns = 0;   // kOrder: first submission put on the first traced issue
+  uint64_t votes = 0;      // sampled requests agreeing with the offset
+  uint64_t sampled = 0;    // sampled requests having a same-sector candidate in the trace
+  uint64_t spread_ns = 0;  // width of the offset range most requests agree on
   std::string describe() const;
 };
 
@@ -37,10 +35,18 @@ struct AlignOptions {
   double min_agreement = 0.2;        // fraction of the sample needed for kOffset
 };
 
-// `replayed` times are relative (replay result: orig_start + delay), `traced`
-// are absolute (CLOCK_MONOTONIC of the recording host).
+// `replayed` times are relative (replay result: due time + delay), `traced`
+// are absolute (CLOCK_MONOTONIC of the recording host). kOffset when an
+// offset wins the vote, else kOrder.
 Alignment align_times(const std::vector<ReplayedRequest>& replayed,
                       const std::vector<Request>& traced, const AlignOptions& opts = {});
+// The sampled requests whose offset interval contains `offset_ns` (an offset
+// known otherwise, e.g. from --start-at): votes and sampled are set, mode is
+// kOffset with spread 0.
+Alignment votes_at(const std::vector<ReplayedRequest>& replayed, const std::vector<Request>& traced,
+                   int64_t offset_ns, const AlignOptions& opts = {});
+// Shifts the replayed times by the offset (kOffset and kOrder). Durations are
+// never changed: replay latencies stay what the replayer measured.
 void apply_alignment(const Alignment& a, std::vector<ReplayedRequest>& replayed);
 
 }  // namespace blkrr::validate

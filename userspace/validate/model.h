@@ -60,6 +60,17 @@ struct MatchOptions {
   bool strict_completions = false;
   size_t max_listed = 1000;  // cap of each list in the report (counts stay exact)
   bool per_request = false;  // keep the latency pair of every covered request
+  // Times of the two sides could not be put on one clock (offline, see
+  // align.h): windows are unbounded and each block request serves the
+  // earliest submitted requests on its sectors (pairing by order and sector).
+  bool by_order = false;
+  // The replayer's own I/O before its first request (libblkid's probe of the
+  // device during the safety checks) is reported as such, not as foreign: a
+  // block request serving no replayed request, issued before the first one
+  // was submitted (and before the first matched block request), by process
+  // `own_pid` (0: by any process named `own_comm`; both empty: off).
+  uint32_t own_pid = 0;
+  std::string own_comm;
 };
 
 struct RequestRef {
@@ -100,6 +111,15 @@ struct ForeignProcess {
   std::string comm;
   uint64_t requests = 0;
   uint64_t bytes = 0;
+};
+
+// Block requests of the replayer itself before its first request.
+struct OwnProbe {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+  uint64_t first_ns = 0, last_ns = 0;  // issue times (block-layer clock)
 };
 
 struct LatencyPair {
@@ -144,6 +164,9 @@ struct ValidatorCost {
   uint64_t match_ns = 0;       // wall time of the matching after the run
 };
 
+// Slack for rounding when checking that overhead = replay - block latency >= 0.
+constexpr uint64_t kOverheadToleranceNs = 1000;
+
 enum class Verdict { kComplete, kIncomplete, kUnknown };
 const char* verdict_name(Verdict v);
 
@@ -162,9 +185,18 @@ struct Report {
   std::vector<AlteredRequest> altered;
   std::vector<ForeignIo> foreign;
   std::vector<ForeignProcess> foreign_by_process;  // most requests first
+  std::vector<OwnProbe> own_probe;                 // the replayer's own I/O before the run
   // Latencies of covered requests, microseconds.
   Summary replay_latency_us, block_latency_us, overhead_us;
-  uint64_t latency_unknown = 0;          // covered, but a block completion time was not seen
+  uint64_t latency_unknown = 0;  // covered, but a block completion time was not seen
+  // Pairs whose block-layer latency exceeds the replayer's (negative
+  // overhead, beyond kOverheadToleranceNs). The block requests served the
+  // replayed request between its submission and the replayer seeing it
+  // complete, so this cannot happen with a right pairing: the latency
+  // summaries are then left empty and `latency_known` is false.
+  uint64_t latency_inconsistent = 0;
+  bool latency_known = true;
+  std::string latency_reason;            // why latency_known is false
   std::vector<LatencyPair> per_request;  // only with MatchOptions::per_request
   Losses losses;
   Verdict verdict = Verdict::kUnknown;

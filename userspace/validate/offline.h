@@ -9,27 +9,36 @@
 #include "core/result.h"
 #include "validate/align.h"
 #include "validate/model.h"
+#include "validate/replay_timing.h"
 
 namespace blkrr::validate {
 
 struct ReplayInput {
-  std::vector<ReplayedRequest> requests;  // relative times (orig_start + delay)
+  std::vector<ReplayedRequest> requests;  // times after the replay's start instant
   bool is_replay_result = false;          // false: a load, only the intended start times
-  // Replay results: orig_start of each request. In fullspeed replays every
-  // request is due at 0, so replay_delay alone is the submit time; the
-  // alignment tries both time bases (see docs/validate.md).
-  std::vector<int64_t> orig_start_ns;
+  ReplayTiming timing;                    // replay results: the recorded timing settings
+  // Replay results without timing settings (blkreplay's): orig_start and
+  // replay_delay of each request. In fullspeed replays every request is due
+  // at 0, so replay_delay alone is the submit time; the alignment then tries
+  // both time bases (see docs/validate.md).
+  std::vector<int64_t> orig_start_ns, delay_ns;
 };
 
 // Reads a blkreplay replay result or load (gzip or plain). Replay results
-// give submit = orig_start + replay_delay and completion = submit +
-// replay_duration; loads give submit = start and no completion.
+// give submit = due time + replay_delay, the due time from the recorded
+// timing settings (orig_start / speedup, 0 at full speed; orig_start without
+// settings) and completion = submit + replay_duration; loads give submit =
+// start and no completion. A file without requests is an error: there is
+// nothing to validate.
 Result<ReplayInput> read_replay_input(const std::string& path);
 
 struct TraceInput {
   std::vector<Request> requests;
   Losses losses;
   std::string format;  // "native", "blktrace", ...
+  // Native traces: trace time = wall-clock time (ns since the epoch) + this,
+  // from the header's clock anchors (maps a replay's --start-at instant).
+  std::optional<int64_t> realtime_to_trace_ns;
   std::vector<std::string> notes;
 };
 

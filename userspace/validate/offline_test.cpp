@@ -60,6 +60,12 @@ Crafted craft(int n, uint64_t offset_ns, int skip = -1) {
   return c;
 }
 
+std::string all_notes(const Report& rep) {
+  std::string s;
+  for (const auto& n : rep.notes) s += n + "\n";
+  return s;
+}
+
 void write_files(const Crafted& c, const std::string& replay, const std::string& trace,
                  bool trailer = true, const Counters& counters = {{"ringbuf_reserve_failed", 0}}) {
   auto w = LoadWriter::create(replay, LoadKind::kReplay, {"crafted replay"});
@@ -98,8 +104,7 @@ TEST(Offline, ReplayResultAgainstNativeTrace) {
   ASSERT_EQ(rep.missing.size(), 1u);
   EXPECT_EQ(rep.missing[0].id, 1234u);
   EXPECT_EQ(rep.foreign_count, 0u);
-  ASSERT_FALSE(rep.notes.empty());
-  EXPECT_NE(rep.notes[0].find("offset of 987.6543"), std::string::npos) << rep.notes[0];
+  EXPECT_NE(all_notes(rep).find("offset of 987.6543"), std::string::npos) << all_notes(rep);
   EXPECT_DOUBLE_EQ(rep.block_latency_us.p50, 40.0);
   EXPECT_DOUBLE_EQ(rep.overhead_us.p50, 10.0);
 }
@@ -144,9 +149,9 @@ TEST(Offline, FullspeedReplayUsesTheDelayAsSubmitTime) {
   auto tr = read_trace_input({d.file("t.blkrr")}, "");
   ASSERT_TRUE(in && tr);
   Report rep = validate_offline(std::move(*in), *tr, {});
-  EXPECT_EQ(rep.verdict, Verdict::kComplete) << rep.notes[0];
+  EXPECT_EQ(rep.verdict, Verdict::kComplete) << all_notes(rep);
   EXPECT_EQ(rep.covered, 1000u);
-  EXPECT_NE(rep.notes[0].find("replay_delay alone"), std::string::npos) << rep.notes[0];
+  EXPECT_NE(all_notes(rep).find("replay_delay alone"), std::string::npos) << all_notes(rep);
 }
 
 TEST(Align, OffsetVoteIgnoresForeignAndHotSectors) {
@@ -176,10 +181,11 @@ TEST(Align, OffsetVoteIgnoresForeignAndHotSectors) {
   EXPECT_EQ(a.offset_ns, static_cast<int64_t>(42'000'000'000ull - 10 * kUs));
 }
 
-TEST(Align, NoCommonOffsetFallsBackToLinear) {
-  // The replay ran at half speed relative to its recorded times: no single
-  // offset fits, the spans are mapped onto each other.
-  Crafted c = craft(400, 0);
+TEST(Align, NoCommonOffsetPairsByOrder) {
+  // The replay ran at half speed relative to its recorded times and the file
+  // does not say so: no single offset fits. The requests are paired by order
+  // and sector; latencies stay the replayer's own (never scaled).
+  Crafted c = craft(400, 7'000'000'000ull);
   std::vector<ReplayedRequest> rs;
   for (size_t i = 0; i < c.replay.size(); i++) {
     ReplayedRequest q;
@@ -192,14 +198,20 @@ TEST(Align, NoCommonOffsetFallsBackToLinear) {
     rs.push_back(q);
   }
   Alignment a = align_times(rs, c.trace, {.sample = 4096, .tolerance_ns = 100 * kUs});
-  EXPECT_EQ(a.mode, Alignment::Mode::kLinear);
-  EXPECT_NEAR(a.scale, 0.5, 0.01);
+  EXPECT_EQ(a.mode, Alignment::Mode::kOrder);
+  EXPECT_NE(a.describe().find("paired by order and sector"), std::string::npos) << a.describe();
   apply_alignment(a, rs);
+  EXPECT_EQ(rs[0].submit_ns, c.trace[0].issue_ns);
+  EXPECT_EQ(rs[399].complete_ns - rs[399].submit_ns, 50 * kUs);
   MatchOptions mo;
-  mo.pre_slack_ns = mo.post_slack_ns = a.relaxed_slack_ns;
+  mo.by_order = true;
   Report rep = match_requests(rs, c.trace, {}, mo);
   EXPECT_EQ(rep.covered, 400u);
   EXPECT_EQ(rep.foreign_count, 0u);
+  EXPECT_TRUE(rep.latency_known);
+  EXPECT_DOUBLE_EQ(rep.replay_latency_us.p50, 50.0);
+  EXPECT_DOUBLE_EQ(rep.block_latency_us.p50, 40.0);
+  EXPECT_DOUBLE_EQ(rep.overhead_us.min, 10.0);
 }
 
 }  // namespace

@@ -95,10 +95,26 @@ nlohmann::json to_json(const Report& r) {
   j["foreign"] = fo;
   j["foreign_by_process"] = fp;
   j["lists_capped_at"] = r.options.max_listed;
-  j["latency_us"] = {{"replay", blkrr::to_json(r.replay_latency_us)},
-                     {"block", blkrr::to_json(r.block_latency_us)},
-                     {"overhead", blkrr::to_json(r.overhead_us)},
-                     {"unknown", r.latency_unknown}};
+  json own = json::array();
+  for (const auto& p : r.own_probe)
+    own.push_back({{"pid", p.pid},
+                   {"comm", p.comm},
+                   {"requests", p.requests},
+                   {"bytes", p.bytes},
+                   {"first_issue_ns", p.first_ns},
+                   {"last_issue_ns", p.last_ns}});
+  j["replayer_probe"] = own;
+  j["latency_known"] = r.latency_known;
+  if (r.latency_known) {
+    j["latency_us"] = {{"replay", blkrr::to_json(r.replay_latency_us)},
+                       {"block", blkrr::to_json(r.block_latency_us)},
+                       {"overhead", blkrr::to_json(r.overhead_us)},
+                       {"unknown", r.latency_unknown}};
+  } else {
+    j["latency_us"] = {{"unknown", r.latency_unknown},
+                       {"inconsistent", r.latency_inconsistent},
+                       {"reason", r.latency_reason}};
+  }
   if (r.options.per_request) {
     json pr = json::array();
     for (const auto& p : r.per_request) pr.push_back({p.id, p.replay_ns, p.block_ns});
@@ -140,6 +156,7 @@ std::string format_text(const Report& r, size_t list_lines) {
   std::string s;
   std::string verdict = verdict_name(r.verdict);
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (!r.latency_known) verdict += ", LATENCY UNKNOWN";
   s += fmt("validate: %s  %.3f%% of %" PRIu64
            " submitted requests served by the block layer (%" PRIu64 " covered)\n",
            verdict.c_str(), r.completeness_pct(), r.submitted, r.covered);
@@ -165,9 +182,15 @@ std::string format_text(const Report& r, size_t list_lines) {
     row("block", r.block_latency_us);
     row("overhead", r.overhead_us);
   }
+  if (!r.latency_known) s += "  latency unknown: " + r.latency_reason + "\n";
   if (r.latency_unknown)
-    s += fmt("  latency unknown (completion not captured): %" PRIu64 " requests\n",
+    s += fmt("  latency unknown (block-layer completion or issue not captured): %" PRIu64
+             " requests\n",
              r.latency_unknown);
+  for (const auto& p : r.own_probe)
+    s += fmt("  the replayer's own probe before its first request (not foreign): %s[%u]: %" PRIu64
+             " requests, %s\n",
+             p.comm.c_str(), p.pid, p.requests, bytes_text(p.bytes).c_str());
   const Losses& l = r.losses;
   s +=
       fmt("  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64 ", issue not seen %" PRIu64
