@@ -98,6 +98,8 @@ const char* LoadReader::parse_data(std::string_view line, LoadRecord& out) {
   uint64_t len = 0;
   if (!parse_u64_field(f[2], len)) return "bad length (expected a number of sectors)";
   if (len > (UINT32_MAX >> 9)) return "length too large (more than 4 GiB)";
+  if (len == 0) return "length 0 (a request has at least one sector)";
+  if (out.sector > (kMaxByteOffset >> 9) - len) return "sector + length beyond 2^63 bytes";
   out.sectors = static_cast<uint32_t>(len);
   std::string_view op = trim(f[3]);
   if (op.empty() || op.size() > 2) return "bad op (expected R or W)";
