@@ -25,7 +25,7 @@ class NativeSource : public RequestSource {
       if (!got) return got.error().context("reading " + r_.path());
       if (!*got) return false;
       if (dev_ && out.dev != *dev_ && out.part != *dev_) continue;
-      const char* why = request_range_error(out);
+      const char* why = request_range_error(out, false);
       if (!why && out.issue_ns > static_cast<uint64_t>(INT64_MAX)) why = "time out of range";
       if (!why) return true;
       if (!skip_bad_)

@@ -130,14 +130,15 @@ std::string rec_flags_to_string(uint8_t rf) {
   return out;
 }
 
-const char* request_range_error(const Request& r) {
+const char* request_range_error(const Request& r, bool limit_latency) {
   if (r.bytes == 0 && (r.op == Op::kRead || r.op == Op::kWrite)) return "size 0";
   if (r.bytes > kMaxRequestBytes) return "size larger than 4 GiB - 512";
   if (r.sector > (kMaxByteOffset - r.bytes) / 512) return "sector + length beyond 2^63 bytes";
   if (r.issue_ns == kNoTime) return "time out of range";
   if (r.completed()) {
     if (r.complete_ns < r.issue_ns) return "completion before issue";
-    if (r.complete_ns - r.issue_ns > kMaxLatencyNs) return "latency longer than a day";
+    if (limit_latency && r.complete_ns - r.issue_ns > kMaxLatencyNs)
+      return "latency longer than a day";
   }
   return nullptr;
 }

@@ -60,9 +60,10 @@ class TraceWriter {
     // bytes (docs/performance.md, record). zlib_level is then ignored.
     bool rle = false;
     // Write under a temporary name and rename on close() (io_guard.h), so a
-    // failed conversion leaves nothing. `record` turns it off: a killed
-    // recording keeps every block written so far under its own name.
-    bool atomic = true;
+    // failed conversion leaves nothing (convert's native output). Off by
+    // default: a killed recording keeps every block written so far under its
+    // own name, without the trailer.
+    bool atomic = false;
   };
   static Result<TraceWriter> create(const std::string& path, const TraceHeader& header,
                                     Options opts);
