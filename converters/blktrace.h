@@ -8,13 +8,15 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <vector>
 
 #include "core/request.h"
 #include "core/trace_format.h"
 
 namespace blkrr::blktrace {
 
-constexpr uint32_t kMagic = 0x65617400;  // low byte: version (7 today)
+constexpr uint32_t kMagic = 0x65617400;  // low byte: version
+constexpr uint32_t kVersion = 7;         // the only version blktrace writes
 constexpr size_t kEventSize = 48;
 
 // Low 16 bits of `action`.
@@ -84,7 +86,10 @@ void op_and_flags(const Event& e, Op& op, uint16_t& flags);
 
 // Pairs issue (D) events with their completions (C) by device and sector and
 // hands the requests out in issue order, each once it completed or once no
-// completion came within 10 s of trace time. Memory: the requests in flight.
+// completion came within 10 s of trace time. Memory: the requests in flight,
+// at most kMaxInFlight: beyond that the oldest goes out without a completion
+// (counted, so a capture without completions cannot exhaust memory).
+constexpr size_t kMaxInFlight = 1u << 18;
 class Pairer {
  public:
   explicit Pairer(bool pair) : pair_(pair) {}
@@ -110,7 +115,7 @@ class Pairer {
   bool pair_;
   std::deque<Pending> pending_;
   uint64_t base_seq_ = 0;  // sequence number of pending_.front()
-  std::unordered_map<uint64_t, std::deque<uint64_t>> by_key_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> by_key_;  // usually 1 each
   uint64_t now_ = 0;
   Counters counters_;
 };

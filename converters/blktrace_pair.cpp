@@ -17,7 +17,7 @@ uint64_t Pairer::take(DevT dev, uint64_t sector, bool& found) {
   found = it != by_key_.end();
   if (!found) return 0;
   uint64_t seq = it->second.front();
-  it->second.pop_front();
+  it->second.erase(it->second.begin());
   if (it->second.empty()) by_key_.erase(it);
   return seq;
 }
@@ -67,10 +67,12 @@ bool Pairer::pop(Request& out, bool at_end) {
   if (pending_.empty()) return false;
   Request& r = pending_.front().r;
   if (pair_ && !r.completed()) {
-    if (!at_end && now_ <= r.issue_ns + kCompletionWaitNs) return false;
+    bool full = pending_.size() > kMaxInFlight;
+    if (!at_end && !full && now_ <= r.issue_ns + kCompletionWaitNs) return false;
     r.rec_flags |= kRecCompletionNotSeen;
     forget_front_key();
     ++counters_["no completion event"];
+    if (full) ++counters_["no completion event: given up, more than 262144 requests in flight"];
   }
   out = r;
   pending_.pop_front();

@@ -9,6 +9,7 @@
 
 #include "converters/derive.h"
 #include "converters/text_io.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -51,6 +52,9 @@ struct Item {
   uint64_t point;
   Request r;
 };
+
+// Output start times stay below 2^62 ns (146 years) after every shift.
+constexpr int64_t kMaxOutputNs = INT64_C(1) << 62;
 
 class Pipeline {
  public:
@@ -148,8 +152,12 @@ class Pipeline {
                                    [](uint64_t p, const Item& it) { return p < it.point; });
         buf.insert(at, {point, r});
       }
+      // Bounded by trace time (the window) and by count: equal or stalled
+      // times must not hold the whole input in memory.
+      if (buf.size() > o_.reorder_max_items) ++s_.reorder_full;
       while (!buf.empty() &&
-             buf.front().point + static_cast<uint64_t>(o_.reorder_window_ns) <= max_seen) {
+             (buf.front().point + static_cast<uint64_t>(o_.reorder_window_ns) <= max_seen ||
+              buf.size() > o_.reorder_max_items)) {
         BLKRR_TRY(stage2(buf.front().r, buf.front().point, false));
         buf.pop_front();
       }
@@ -191,6 +199,10 @@ class Pipeline {
     if (point < last_point_) ++s_.out_of_order;
     last_point_ = std::max(last_point_, point);
     if (!origin_) origin_ = absolute_ ? point : 0;
+    if (point >= *origin_ && point - *origin_ > static_cast<uint64_t>(kMaxOutputNs))
+      return Error("a request starts more than 146 years after the first one (" +
+                   std::to_string(point) + " ns vs " + std::to_string(*origin_) +
+                   " ns): the input's times are corrupt");
     int64_t rel = static_cast<int64_t>(point - *origin_);
     if (point < *origin_) rel = 0;  // earlier than the first request: counted above
     if (o_.select.window) {
@@ -211,6 +223,9 @@ class Pipeline {
                     ? rel
                     : static_cast<int64_t>(std::llround(static_cast<double>(rel) * o_.timescale));
     t += shift_;
+    if (t < 0 || t > kMaxOutputNs)
+      return Error(
+          "an output start time leaves the range 0 .. 2^62 ns (--timescale/--repeat too large)");
     if (o_.until_ns && t >= *o_.until_ns) {
       stop_ = s_.input_cut = true;
       return {};
@@ -304,6 +319,9 @@ std::string ConvertSummary::text() const {
          " format cannot express them; native .blkrr, CSV, JSON (and fio for flush/discard) keep "
          "them\n";
   }
+  if (reorder_full)
+    t += "  reorder buffer: full " + std::to_string(reorder_full) +
+         " times (too many requests within --reorder-window); the oldest were written first\n";
   if (out_of_order)
     t += "  out of order:   " + std::to_string(out_of_order) +
          " requests started earlier than one already written (raise --reorder-window)\n";
@@ -339,15 +357,15 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   if (o.repeat == 0) return Error("--repeat must be at least 1", 2);
   if (!(o.timescale > 0)) return Error("--timescale must be positive", 2);
   if (o.derive && o.output == "-") return Error("--derive writes N files; name them with -o", 2);
-  struct stat out_st;
-  if (o.output != "-" && ::stat(o.output.c_str(), &out_st) == 0) {
-    for (const auto& in : o.inputs) {
-      struct stat in_st;
-      if (::stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-          in_st.st_ino == out_st.st_ino)
-        return Error("the output " + o.output + " is the input " + in + "; choose another name", 2);
-    }
+  // Every output against every input, and writable, before any work.
+  std::vector<OutputCheck> outs;
+  if (o.derive) {
+    for (uint32_t i = 0; i < std::min<uint32_t>(o.derive, 10000); ++i)
+      outs.push_back({derived_path(o.output, i), "--derive"});
+  } else {
+    outs.push_back({o.output, "-o"});
   }
+  BLKRR_TRY(check_outputs(outs, o.inputs));
   ConvertSummary s;
   s.inputs = o.inputs;
   auto src = open_source(o.inputs, o.source);

@@ -34,6 +34,9 @@ struct ConvertOptions {
   uint32_t derive = 0;                   // N derived loads (0 = off)
   int64_t snippet_ns = 300'000'000'000;  // snippet length for --derive
   int64_t reorder_window_ns = 10'000'000'000;
+  // At most this many requests wait in the reorder buffer (~120 MB): equal or
+  // stalled times must not hold the whole input in memory.
+  size_t reorder_max_items = size_t{1} << 20;
   std::string fio_file;      // fio: target file name
   std::string command_line;  // recorded in outputs
 };
@@ -47,6 +50,7 @@ struct ConvertSummary {
   uint64_t outside_window = 0;
   uint64_t no_completion = 0;  // --point complete without a completion time
   uint64_t out_of_order = 0;   // later than the reorder window allowed
+  uint64_t reorder_full = 0;   // requests pushed out early by the buffer's count limit
   uint64_t passes = 0;
   bool input_cut = false;
   uint32_t derived = 0;               // --derive: number of outputs

@@ -7,6 +7,8 @@ namespace blkrr {
 namespace {
 constexpr size_t kMaxPreambleLines = 100000;
 constexpr size_t kMaxInfoLines = 1000000;
+// Bytes of preamble and of INFO/text lines kept (each line may be 1 MiB).
+constexpr size_t kMaxKeptBytes = 16u << 20;
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
@@ -69,9 +71,10 @@ Result<LoadReader> LoadReader::open(const std::string& path, LoadReadOptions opt
       ++r.reasons_[why];
       continue;
     }
-    if (r.preamble_.size() >= kMaxPreambleLines) {
-      return Error(path + ": no load header in the first " + std::to_string(kMaxPreambleLines) +
-                   " lines; not a blkreplay load (use --from to name the format)");
+    r.kept_bytes_ += line.size();
+    if (r.preamble_.size() >= kMaxPreambleLines || r.kept_bytes_ > kMaxKeptBytes) {
+      return Error(path + ": no load header in the first " + std::to_string(r.preamble_.size()) +
+                   " lines (16 MiB at most); not a blkreplay load (use --from to name the format)");
     }
     r.preamble_.emplace_back(line);
   }
@@ -98,6 +101,8 @@ const char* LoadReader::parse_data(std::string_view line, LoadRecord& out) {
   uint64_t len = 0;
   if (!parse_u64_field(f[2], len)) return "bad length (expected a number of sectors)";
   if (len > (UINT32_MAX >> 9)) return "length too large (more than 4 GiB)";
+  if (len == 0) return "length 0 (a request has at least one sector)";
+  if (out.sector > (kMaxByteOffset >> 9) - len) return "sector + length beyond 2^63 bytes";
   out.sectors = static_cast<uint32_t>(len);
   std::string_view op = trim(f[3]);
   if (op.empty() || op.size() > 2) return "bad op (expected R or W)";
@@ -172,7 +177,10 @@ Result<bool> LoadReader::next(LoadRecord& out) {
       continue;
     }
     if (is_info_line(line) || line.find(';') == std::string_view::npos) {
-      if (info_.size() < kMaxInfoLines) info_.emplace_back(line);
+      if (info_.size() < kMaxInfoLines && kept_bytes_ + line.size() <= kMaxKeptBytes) {
+        kept_bytes_ += line.size();
+        info_.emplace_back(line);
+      }
       continue;
     }
     // A line with ';' that is neither data nor a known text line.

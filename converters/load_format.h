@@ -78,6 +78,7 @@ class LoadReader {
   LoadKind kind_ = LoadKind::kLoad;
   bool has_header_ = false;
   std::vector<std::string> preamble_, info_;
+  size_t kept_bytes_ = 0;  // of preamble_ and info_, bounded
   // A data line met while looking for the header, returned by the first next().
   bool have_pending_ = false;
   LoadRecord pending_;

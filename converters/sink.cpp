@@ -157,7 +157,9 @@ Result<std::unique_ptr<RequestSink>> open_sink(const std::string& path, const Si
     }
     case OutputFormat::kNative: {
       if (path == "-") return Error("native traces cannot go to standard output; name a file");
-      auto w = TraceWriter::create(path, opts.header);
+      TraceWriter::Options wo;
+      wo.atomic = true;  // a failed conversion leaves no partial trace
+      auto w = TraceWriter::create(path, opts.header, wo);
       if (!w) return w.error();
       s = std::make_unique<NativeSink>(std::move(*w));
       break;

@@ -99,7 +99,10 @@ class TextSink : public RequestSink {
       key("tgid");
       p = fmt_u64(p, r.tgid);
       key("comm");
-      str(r.comm_view());
+      if (json_)
+        str(utf8_or_replace(r.comm_view()));  // JSON must be UTF-8
+      else
+        str(r.comm_view());
     }
     if (f_ & kFieldDevice) {
       key("dev");

@@ -7,6 +7,7 @@
 
 #include "converters/load_format.h"
 #include "converters/text_io.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -31,7 +32,9 @@ bool file_exists(const std::string& p) {
 
 // First 4 bytes of a blktrace event: magic 0x65617400 | version (little endian).
 bool looks_like_blktrace(const std::string& path) {
-  FilePtr f(std::fopen(path.c_str(), "rb"));
+  auto resolved = resolve_input(path);
+  if (!resolved) return false;
+  FilePtr f(std::fopen(resolved->c_str(), "rb"));
   if (!f) return false;
   unsigned char b[4];
   if (std::fread(b, 1, 4, f.get()) != 4) return false;
@@ -91,9 +94,12 @@ std::optional<InputFormat> parse_input_format(std::string_view s) {
 Result<InputFormat> detect_format(const std::string& path) {
   if (path != "-" && !file_exists(path))
     return Error("cannot open " + path + ": " + std::strerror(ENOENT));
-  if (path != "-" && is_native_trace(path)) return InputFormat::kNative;
-  if (path != "-" && looks_like_blktrace(path)) return InputFormat::kBlktrace;
-  if (path == "-") return InputFormat::kLoad;  // stdin cannot be peeked: loads only
+  // Pipes, FIFOs and "-" are kept in a temporary file: detection and the
+  // reader see the same bytes (io_guard.h).
+  auto resolved = resolve_input(path);
+  if (!resolved) return resolved.error();
+  if (is_native_trace(path)) return InputFormat::kNative;
+  if (looks_like_blktrace(path)) return InputFormat::kBlktrace;
   auto in = LineReader::open(path);
   if (!in) return in.error();
   std::string_view line;

@@ -68,6 +68,14 @@ bool parse_rwbs(std::string_view s, Op& op, uint16_t& flags) {
   return true;
 }
 
+// blkparse prints actions as one or two letters (Q, D, C, UT, ...).
+bool is_action(std::string_view a) {
+  if (a.empty() || a.size() > 2) return false;
+  for (char c : a)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
+  return true;
+}
+
 class BlkparseSource : public RequestSource {
  public:
   BlkparseSource(LineReader in, const SourceOptions& o, std::optional<DevT> dev)
@@ -121,7 +129,13 @@ class BlkparseSource : public RequestSource {
       return "not an event line";
     }
     if (n < 7) return "too few fields";
+    if (ma > 0xfff || mi > 0xfffff)
+      return "device number out of range (major <= 4095, minor <= 1048575)";
+    uint64_t cpu, seq;
+    if (!parse_u64_field(f[1], cpu) || !parse_u64_field(f[2], seq))
+      return "bad cpu or sequence column (shifted columns?)";
     std::string_view act = f[5];
+    if (!is_action(act)) return "bad action column (shifted columns?)";
     if (act.size() != 1 || (act[0] != action_ && act[0] != 'C' && act[0] != 'R')) return nullptr;
     int64_t t;
     uint64_t pid;
@@ -173,6 +187,7 @@ class BlkparseSource : public RequestSource {
     r.tgid = r.pid;
     r.op = op;
     r.flags = flags;
+    if (const char* why = request_range_error(r)) return why;
     if (bracket.size() > 2 && bracket.front() == '[') {
       // The name may contain blanks: take everything up to the last ']'.
       size_t b = static_cast<size_t>(bracket.data() - line.data()) + 1;

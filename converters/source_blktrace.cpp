@@ -8,6 +8,7 @@
 #include "converters/source.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -80,7 +81,9 @@ class CpuFile {
   static Result<CpuFile> open(const std::string& path) {
     CpuFile f;
     f.path_ = path;
-    f.f_.reset(std::fopen(path.c_str(), "rb"));
+    auto resolved = resolve_input(path);  // directories refused, pipes kept
+    if (!resolved) return resolved.error();
+    f.f_.reset(std::fopen(resolved->c_str(), "rb"));
     if (!f.f_) return Error("cannot open " + path + ": " + std::strerror(errno));
     f.buf_.resize(1 << 20);
     return f;
@@ -88,26 +91,33 @@ class CpuFile {
   // Reads the next event into cur(); false at a clean end of file.
   Result<bool> advance() {
     if (!fill(blktrace::kEventSize)) {
+      if (read_error_) return Error("cannot read " + path_ + ": " + std::strerror(read_error_));
       if (end_ == pos_) return false;
       return Error(path_ + ": truncated event at byte offset " + std::to_string(offset_) +
                    " (file cut short?); --skip-bad keeps the events before it");
     }
-    const unsigned char* p = buf_.data() + pos_;
     if (!checked_) {
-      uint32_t m = blktrace::decode(p, false).magic;
+      uint32_t m = blktrace::decode(buf_.data() + pos_, false).magic;
       swap_ = (m & 0xffffff00u) != blktrace::kMagic;
       checked_ = true;
     }
-    cur_ = blktrace::decode(p, swap_);
+    cur_ = blktrace::decode(buf_.data() + pos_, swap_);
     if ((cur_.magic & 0xffffff00u) != blktrace::kMagic) {
       return Error(path_ + ": bad magic 0x" + hex(cur_.magic) + " at byte offset " +
                    std::to_string(offset_) + " (not a blktrace file, or corrupt)");
+    }
+    if ((cur_.magic & 0xff) != blktrace::kVersion) {
+      return Error(path_ + ": blktrace version " + std::to_string(cur_.magic & 0xff) +
+                   " at byte offset " + std::to_string(offset_) + " (this reader knows version " +
+                   std::to_string(blktrace::kVersion) + ")");
     }
     size_t total = blktrace::kEventSize + cur_.pdu_len;
     if (!fill(total)) {
       return Error(path_ + ": truncated event payload at byte offset " + std::to_string(offset_) +
                    " (file cut short?); --skip-bad keeps the events before it");
     }
+    // fill() may have moved or grown the buffer: take the address after it.
+    const unsigned char* p = buf_.data() + pos_;
     pdu_.assign(reinterpret_cast<const char*>(p) + blktrace::kEventSize, cur_.pdu_len);
     if (pos_ + total > end_) return Error(path_ + ": internal buffer error");
     pos_ += total;
@@ -134,6 +144,7 @@ class CpuFile {
     pos_ = 0;
     if (buf_.size() < n) buf_.resize(n);
     end_ += std::fread(buf_.data() + end_, 1, buf_.size() - end_, f_.get());
+    if (std::ferror(f_.get())) read_error_ = errno ? errno : EIO;
     return end_ - pos_ >= n;
   }
 
@@ -143,6 +154,7 @@ class CpuFile {
   size_t pos_ = 0, end_ = 0;
   uint64_t offset_ = 0;
   bool checked_ = false, swap_ = false;
+  int read_error_ = 0;
   Event cur_;
   std::string pdu_;
 };
@@ -204,6 +216,7 @@ class BlktraceSource : public RequestSource {
     uint16_t act = e.act();
     if (e.cat() & blktrace::kCatNotify) {
       if (act == blktrace::kNotifyProcess && !pdu.empty()) {
+        if (comm_.size() >= kMaxComms) comm_.clear();  // bounded: pids are reused anyway
         comm_[e.pid] = std::string(pdu.c_str(), strnlen(pdu.data(), pdu.size()));
       }
       return {};
@@ -236,6 +249,15 @@ class BlktraceSource : public RequestSource {
     r.tgid = e.pid;
     blktrace::op_and_flags(e, r.op, r.flags);
     if (r.op == Op::kOther) ++counters_["passthrough (pc) requests"];
+    if (const char* why = request_range_error(r)) {
+      if (!skip_bad_)
+        return Error(path + ": byte offset " + std::to_string(off) + ": " + why + " (sector " +
+                     std::to_string(r.sector) + ", " + std::to_string(r.bytes) +
+                     " bytes); --skip-bad skips such events");
+      ++counters_["lines_skipped"];
+      ++counters_[std::string("skipped: ") + why];
+      return {};
+    }
     auto c = comm_.find(e.pid);
     if (c != comm_.end()) r.set_comm(c->second);
     pairer_.issue(r);
@@ -249,6 +271,7 @@ class BlktraceSource : public RequestSource {
   using HeapItem = std::pair<uint64_t, size_t>;
   std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>> heap_;
   blktrace::Pairer pairer_;
+  static constexpr size_t kMaxComms = 1u << 16;
   std::unordered_map<uint32_t, std::string> comm_;
   Counters counters_;
 };

@@ -48,6 +48,7 @@ class FioSource : public RequestSource {
     if (version_ == 3) {
       uint64_t us;
       if (!parse_u64_field(f[0], us)) return "bad timestamp";
+      if (us > static_cast<uint64_t>(INT64_MAX) / 1000) return "timestamp out of range";
       now_ns_ = us * 1000;
       i = 1;
     }
@@ -60,6 +61,7 @@ class FioSource : public RequestSource {
     if (!parse_u64_field(f[i + 3], len)) return "bad length";
     if (act == "wait") {
       if (version_ == 3) return "'wait' is not allowed in version 3 iologs";
+      if (off > static_cast<uint64_t>(INT64_MAX) / 1000000) return "wait time out of range";
       now_ns_ = off * 1000000;  // v2: ms since the start of the job
       return nullptr;
     }
@@ -90,6 +92,7 @@ class FioSource : public RequestSource {
     out.sector = off / 512;
     out.bytes = static_cast<uint32_t>(len);
     out.op = op;
+    if (const char* why = request_range_error(out)) return why;
     if (off % 512) ++counters_["offsets not 512-byte aligned (rounded down)"];
     return kRequest;
   }

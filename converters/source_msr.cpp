@@ -74,11 +74,12 @@ class MsrSource : public RequestSource {
     if (in_.line() == 1 && trim(f[0]) == "Timestamp") return nullptr;  // header
     uint64_t ts, disk, off, size, resp;
     if (!parse_u64_field(f[0], ts)) return "bad timestamp";
-    if (ts > UINT64_MAX / 100) return "timestamp too large";
-    if (!parse_u64_field(f[2], disk)) return "bad disk number";
+    if (ts > (UINT64_MAX - kMaxLatencyNs) / 100) return "timestamp too large";
+    if (!parse_u64_field(f[2], disk) || disk > 0xfffff) return "bad disk number";
     if (!parse_u64_field(f[4], off)) return "bad offset";
     if (!parse_u64_field(f[5], size) || size > UINT32_MAX) return "bad size";
     if (!parse_u64_field(f[6], resp)) return "bad response time";
+    if (resp > kMaxLatencyNs / 100) return "response time longer than a day";
     std::string_view type = trim(f[3]), host = trim(f[1]);
     Op op;
     if (iequals(type, "Read"))
@@ -106,6 +107,7 @@ class MsrSource : public RequestSource {
     out.op = op;
     out.dev = make_dev(0, static_cast<uint32_t>(disk));
     out.part = out.dev;
+    if (const char* why = request_range_error(out)) return why;
     if (off % 512) ++counters_["offsets not 512-byte aligned (rounded down)"];
     return kRequest;
   }

@@ -1,4 +1,5 @@
 // Native .blkrr traces as a RequestSource.
+#include <cstdint>
 #include <string>
 
 #include "converters/source.h"
@@ -9,7 +10,8 @@ namespace blkrr {
 namespace {
 class NativeSource : public RequestSource {
  public:
-  NativeSource(TraceReader r, std::optional<DevT> dev) : r_(std::move(r)), dev_(dev) {
+  NativeSource(TraceReader r, std::optional<DevT> dev, bool skip_bad)
+      : r_(std::move(r)), dev_(dev), skip_bad_(skip_bad) {
     info_.format = InputFormat::kNative;
     info_.paths = {r_.path()};
     info_.absolute_time = true;
@@ -23,11 +25,18 @@ class NativeSource : public RequestSource {
       if (!got) return got.error().context("reading " + r_.path());
       if (!*got) return false;
       if (dev_ && out.dev != *dev_ && out.part != *dev_) continue;
-      return true;
+      const char* why = request_range_error(out, false);
+      if (!why && out.issue_ns > static_cast<uint64_t>(INT64_MAX)) why = "time out of range";
+      if (!why) return true;
+      if (!skip_bad_)
+        return Error(r_.path() + ": record " + std::to_string(r_.records_read()) + ": " + why +
+                     "; --skip-bad skips such records");
+      ++skipped_["lines_skipped"];
+      ++skipped_[std::string("skipped: ") + why];
     }
   }
   Counters counters() const override {
-    Counters c;
+    Counters c = skipped_;
     if (r_.trailer()) {
       for (const auto& [k, v] : *r_.trailer()) c["capture: " + k] = v;
     }
@@ -38,6 +47,8 @@ class NativeSource : public RequestSource {
  private:
   TraceReader r_;
   std::optional<DevT> dev_;
+  bool skip_bad_;
+  Counters skipped_;
 };
 }  // namespace
 
@@ -64,7 +75,8 @@ Result<std::unique_ptr<RequestSource>> open_native_source(const std::string& pat
       }
     }
   }
-  std::unique_ptr<RequestSource> s = std::make_unique<NativeSource>(std::move(*r), dev);
+  std::unique_ptr<RequestSource> s =
+      std::make_unique<NativeSource>(std::move(*r), dev, opts.skip_bad);
   return s;
 }
 

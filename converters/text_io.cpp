@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "core/io_guard.h"
+
 namespace blkrr {
 
 namespace {
@@ -24,20 +26,18 @@ std::string gz_message(gzFile_s* gz) {
 }
 }  // namespace
 
-Result<LineReader> LineReader::open(const std::string& path) {
+Result<LineReader> LineReader::open(const std::string& given) {
   LineReader r;
-  r.path_ = path;
-  gzFile gz = nullptr;
-  if (path == "-") {
-    int fd = dup(0);
-    if (fd < 0) return Error("cannot read standard input: " + std::string(std::strerror(errno)));
-    gz = gzdopen(fd, "rb");
-    if (!gz) close(fd);
-  } else {
-    gz = gzopen(path.c_str(), "rb");
-  }
+  // Pipes, FIFOs and "-" are read once into a temporary file (io_guard.h).
+  auto resolved = resolve_input(given);
+  if (!resolved) return resolved.error();
+  const std::string& path = *resolved;
+  r.path_ = input_display_name(path);
+  errno = 0;
+  gzFile gz = gzopen(path.c_str(), "rb");
   if (!gz) {
-    return Error("cannot open " + path + ": " + std::string(std::strerror(errno ? errno : ENOMEM)) +
+    return Error("cannot open " + r.path_ + ": " +
+                 std::string(std::strerror(errno ? errno : ENOMEM)) +
                  " (check the path and permissions)");
   }
   r.gz_.reset(gz);
@@ -87,7 +87,11 @@ Result<bool> LineReader::next(std::string_view& line) {
     }
     if (eof_) {
       if (pos_ == end_) return false;
-      // Last line without a newline.
+      // Last line without a newline: fine in a text file written by hand,
+      // but a compressed file was written by a program and was cut off.
+      if (!gzdirect(gz_.get()))
+        return Error(path_ + ":" + std::to_string(line_ + 1) +
+                     ": the last line has no end (compressed file cut off?)");
       size_t len = end_ - pos_;
       line = std::string_view(start, len);
       if (len > 0 && start[len - 1] == '\r') line.remove_suffix(1);
@@ -156,43 +160,38 @@ Result<OutFile> OutFile::create(const std::string& path, int gz_level) {
   OutFile f;
   f.path_ = path;
   f.buf_.resize(kFlushAt * 2);
-  if (path == "-") {
-    f.fd_ = 1;
+  auto af = AtomicFile::create(path);
+  if (!af) return af.error();
+  f.file_.emplace(std::move(*af));
+  if (path == "-" || !is_gz_path(path)) {
+    f.fd_ = f.file_->fd();
     return f;
   }
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return Error("cannot create " + path + ": " + std::strerror(errno) +
-                 " (check the directory exists and is writable)");
+  if (gz_level < 1 || gz_level > 9) gz_level = 6;
+  char mode[4] = {'w', 'b', static_cast<char>('0' + gz_level), 0};
+  int fd = f.file_->dup_fd();
+  gzFile gz = fd < 0 ? nullptr : gzdopen(fd, mode);
+  if (!gz) {
+    if (fd >= 0) ::close(fd);
+    return Error("cannot start gzip output to " + path);
   }
-  if (is_gz_path(path)) {
-    if (gz_level < 1 || gz_level > 9) gz_level = 6;
-    char mode[4] = {'w', 'b', static_cast<char>('0' + gz_level), 0};
-    gzFile gz = gzdopen(fd, mode);
-    if (!gz) {
-      ::close(fd);
-      return Error("cannot start gzip output to " + path);
-    }
-    gzbuffer(gz, 1 << 18);
-    f.gz_ = std::make_unique<Deflater>();
-    f.gz_->gz.reset(gz);
-    f.gz_->path = path;
-    Deflater* d = f.gz_.get();
-    f.gz_->th = std::thread([d] { d->run(); });
-  } else {
-    f.fd_ = fd;
-    f.own_fd_ = true;
-  }
+  gzbuffer(gz, 1 << 18);
+  f.gz_ = std::make_unique<Deflater>();
+  f.gz_->gz.reset(gz);
+  f.gz_->path = path;
+  Deflater* d = f.gz_.get();
+  f.gz_->th = std::thread([d] { d->run(); });
   return f;
 }
 
 OutFile& OutFile::operator=(OutFile&& o) noexcept {
   if (this != &o) {
-    if (!closed_ && (gz_ || fd_ >= 0)) (void)close();
+    if (!closed_ && (gz_ || fd_ >= 0)) discard();
     path_ = std::move(o.path_);
+    file_ = std::move(o.file_);
+    o.file_.reset();
     gz_ = std::move(o.gz_);
     fd_ = std::exchange(o.fd_, -1);
-    own_fd_ = std::exchange(o.own_fd_, false);
     closed_ = std::exchange(o.closed_, true);
     buf_ = std::move(o.buf_);
     len_ = std::exchange(o.len_, 0);
@@ -202,7 +201,23 @@ OutFile& OutFile::operator=(OutFile&& o) noexcept {
 }
 
 OutFile::~OutFile() {
-  if (!closed_) (void)close();
+  if (!closed_) discard();
+}
+
+void OutFile::discard() {
+  closed_ = true;
+  if (gz_) {
+    {
+      std::lock_guard<std::mutex> lk(gz_->mu);
+      gz_->stop = true;
+    }
+    gz_->cv.notify_all();
+    if (gz_->th.joinable()) gz_->th.join();
+    gzclose(gz_->gz.release());
+    gz_.reset();
+  }
+  fd_ = -1;
+  if (file_) file_->abort();
 }
 
 void OutFile::grow(size_t n) {
@@ -265,12 +280,13 @@ Status OutFile::close() {
       st = Error("cannot write " + path_ + ": finishing the gzip stream failed (disk full?)");
     gz_.reset();
   }
-  if (own_fd_ && fd_ >= 0) {
-    if (::close(fd_) != 0 && st.ok())
-      st = Error("cannot close " + path_ + ": " + std::strerror(errno));
-  }
   fd_ = -1;
-  return st;
+  if (!file_) return st;
+  if (!st.ok()) {
+    file_->abort();
+    return Error(st.error().message + "; nothing was written to " + path_);
+  }
+  return file_->commit();
 }
 
 // ---------------------------------------------------------------------------
@@ -420,7 +436,9 @@ bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits) {
   }
   if (dot != std::string_view::npos && fp.empty() && ip.empty()) return false;
   for (int i = nd; i < 9; ++i) frac *= 10;
-  int64_t v = static_cast<int64_t>(sec * 1000000000ull + frac);
+  uint64_t total = sec * 1000000000ull + frac;  // < 1e19: no wrap in 64 bits
+  if (total > static_cast<uint64_t>(INT64_MAX)) return false;
+  int64_t v = static_cast<int64_t>(total);
   out_ns = neg ? -v : v;
   if (frac_digits) *frac_digits = nd;
   return true;

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/io_guard.h"
 #include "core/result.h"
 #include "core/trace_format.h"
 
@@ -58,7 +60,9 @@ bool is_gz_path(const std::string& path);
 
 // Buffered output to a plain file, a gzip file (name ends in ".gz") or
 // standard output ("-"). Gzip output is compressed by a second thread while
-// the caller fills the next buffer.
+// the caller fills the next buffer. Written atomically (AtomicFile): the
+// file appears under its name only after close() succeeded; destroyed
+// without close(), or when close() fails, nothing is left behind.
 class OutFile {
  public:
   // gz_level: zlib level 1..9 for ".gz" files (ignored otherwise).
@@ -86,11 +90,12 @@ class OutFile {
   struct Deflater;  // the compressing thread and its queue
   OutFile();
   void grow(size_t n);
+  void discard();  // stop without publishing the output
 
   std::string path_;
+  std::optional<AtomicFile> file_;
   std::unique_ptr<Deflater> gz_;
   int fd_ = -1;
-  bool own_fd_ = false;
   bool closed_ = false;
   std::vector<char> buf_;
   size_t len_ = 0;

@@ -1,4 +1,5 @@
 #include "replay/session.h"
+#include "core/io_guard.h"
 
 #include <sched.h>
 #include <sys/mman.h>
@@ -313,10 +314,10 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
     BLKRR_TRY(out->finish(lines));
   }
   if (!o.json_path.empty()) {
-    std::ofstream f(o.json_path);
-    f << oc.summary.dump(2) << "\n";
-    f.close();
-    if (!f) return Error("cannot write the summary to " + o.json_path);
+    auto st = write_file_atomic(
+        o.json_path,
+        oc.summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (!st) return st.error().context("the --json summary");
   }
 
   oc.report.push_back("blkrr replay: " + o.load + " on " + tgt->description);

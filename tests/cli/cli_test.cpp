@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +36,24 @@ Run blkrr(const std::vector<std::string>& args) {
   cmd += " 2>&1";
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+// Runs a bash command line (redirections, FIFOs, process substitution);
+// "BLKRR" in it is replaced by the binary.
+Run shell(std::string cmd) {
+  for (size_t at; (at = cmd.find("BLKRR")) != std::string::npos;)
+    cmd.replace(at, 5, "'" BLKRR_BINARY "'");
+  std::string quoted;
+  for (char c : cmd) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  Run r;
+  FILE* p = popen(("bash -c '" + quoted + "' 2>&1").c_str(), "r");
   if (!p) return r;
   char buf[4096];
   size_t n;
@@ -360,6 +379,114 @@ TEST_F(Cli, ValidateOfAnEmptyReplayIsAnError) {
   EXPECT_EQ(r.out.find("COMPLETE"), std::string::npos) << r.out;
   r = blkrr({"validate", "--fail-incomplete", path("empty.replay.gz"), path("t.blkrr")});
   EXPECT_EQ(r.status, 1) << r.out;
+}
+
+// ---- issue 11: bad input and faults ----
+
+const char kLoadHead[] = "start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n";
+
+TEST_F(Cli, PipesFifosAndStdinWorkWithoutFrom) {
+  std::string bp = std::string(BLKRR_TEST_DATA) + "/blkparse/fio-randrw.blkparse.txt.gz";
+  auto ref = blkrr({"convert", bp, "-o", path("ref.load")});
+  ASSERT_EQ(ref.status, 0) << ref.out;
+  const size_t n = read_load(path("ref.load")).size();
+  ASSERT_GT(n, 1000u);
+  // Standard input, process substitution and a FIFO: detection reads the
+  // same bytes as the reader (used to give 0 or part of the requests, or hang).
+  auto a = shell("BLKRR convert - -o " + path("a.load") + " < " + bp);
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_EQ(read_load(path("a.load")).size(), n);
+  auto b = shell("BLKRR convert <(zcat " + bp + ") -o " + path("b.load"));
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_EQ(read_load(path("b.load")).size(), n);
+  auto c = shell("mkfifo " + path("f") + " && (zcat " + bp + " > " + path("f") +
+                 " &) && timeout 60 BLKRR convert " + path("f") + " -o " + path("c.load"));
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_EQ(read_load(path("c.load")).size(), n);
+}
+
+TEST_F(Cli, OutputsNeverOverwriteInputs) {
+  std::string load = path("in.load");
+  {
+    std::ofstream f(load);
+    f << kLoadHead << "0.1 ; 8 ; 8 ; R\n";
+  }
+  fs::create_symlink(load, path("link.load"));
+  const std::string before = read_load(load).empty() ? "" : "ok";
+  ASSERT_EQ(before, "ok");
+  // replay -o / --json naming the load (also through a link): refused before
+  // the device is even opened.
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"replay", load, "/dev/null", "-o", load},
+           {"replay", load, "/dev/null", "--json", path("link.load")},
+           {"validate", load, load, "-j", load},
+           {"convert", load, "-o", path("link.load")}}) {
+    auto r = blkrr(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
+    EXPECT_NE(r.out.find("is the input " + load), std::string::npos) << r.out;
+    EXPECT_EQ(read_load(load).size(), 1u) << args[0];
+  }
+  // --json into a missing directory fails at once, saying why.
+  auto m = blkrr({"replay", load, "/dev/null", "--json", path("nodir/x.json")});
+  EXPECT_EQ(m.status, 2) << m.out;
+  EXPECT_NE(m.out.find("nodir does not exist"), std::string::npos) << m.out;
+}
+
+TEST_F(Cli, WriteErrorsFailAndLeaveNoPartialOutput) {
+  std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+  ASSERT_EQ(blkrr({"convert", load, "--window", "0:5", "-o", path("t.blkrr")}).status, 0);
+  auto d = shell("BLKRR dump " + path("t.blkrr") + " > /dev/full");
+  EXPECT_NE(d.status, 0) << d.out;
+  EXPECT_LT(d.status, 128) << d.out;
+  auto j = shell("BLKRR dump --json " + path("t.blkrr") + " > /dev/full");
+  EXPECT_NE(j.status, 0) << j.out;
+  // A full file system: a 64 KiB tmpfs cannot hold the load; nothing is left.
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  fs::create_directories(path("small"));
+  if (shell("mount -t tmpfs -o size=64k tmpfs " + path("small")).status != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  auto f = blkrr({"convert", load, "-o", path("small/out.load.gz"), "--gzip-level", "1"});
+  shell("ls -la " + path("small") + " > " + path("ls.txt"));
+  bool left = fs::exists(path("small/out.load.gz"));
+  size_t entries = 0;
+  for (auto& e : fs::directory_iterator(path("small"))) (void)e, ++entries;
+  shell("umount " + path("small"));
+  EXPECT_NE(f.status, 0) << f.out;
+  EXPECT_NE(f.out.find("No space left"), std::string::npos) << f.out;
+  EXPECT_FALSE(left);
+  EXPECT_EQ(entries, 0u);
+}
+
+TEST_F(Cli, ReportOverAHugeTimeSpanIsBounded) {
+  {
+    std::ofstream f(path("gap.load"));
+    f << kLoadHead << "0.0 ; 8 ; 8 ; R\n7171200.0 ; 16 ; 8 ; W\n";  // 83 days apart
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = blkrr({"report", path("gap.load"), "-o", path("rep"), "--gnuplot", "/nonexistent"});
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_LT(secs, 30.0);
+  uintmax_t bytes = 0;
+  for (auto& e : fs::recursive_directory_iterator(path("rep")))
+    if (e.is_regular_file()) bytes += e.file_size();
+  EXPECT_LT(bytes, 50u << 20) << "the report wrote " << bytes << " bytes";
+}
+
+TEST_F(Cli, DumpJsonOfANonUtf8CommIsValidJson) {
+  TraceHeader h;
+  auto w = TraceWriter::create(path("u.blkrr"), h);
+  ASSERT_TRUE(w.ok());
+  Request q;
+  q.issue_ns = 10;
+  q.complete_ns = 20;
+  q.bytes = 4096;
+  q.set_comm("k\xfeworker");
+  ASSERT_TRUE(w->append(q).ok());
+  ASSERT_TRUE(w->close({}).ok());
+  auto r = blkrr({"dump", "--json", path("u.blkrr")});
+  ASSERT_EQ(r.status, 0) << r.out;  // was "internal error"
+  EXPECT_NE(r.out.find("\"comm\":\"k\xEF\xBF\xBDworker\""), std::string::npos) << r.out;
 }
 
 }  // namespace

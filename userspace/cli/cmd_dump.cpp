@@ -1,7 +1,9 @@
 // blkrr dump: a native trace as text (one request per line) or JSON lines,
 // with its header and counters.
 #include <cinttypes>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -47,7 +49,7 @@ nlohmann::json request_json(const Request& r, const HeaderNames& names) {
       {"flags", flags_to_string(r.flags)},
       {"pid", r.pid},
       {"tgid", r.tgid},
-      {"comm", std::string(r.comm_view())},
+      {"comm", utf8_or_replace(r.comm_view())},
       {"cgroup_id", r.cgroup_id},
       {"error", r.error}};
   if (r.rec_flags) j["record_flags"] = rec_flags_to_string(r.rec_flags);
@@ -95,7 +97,7 @@ Result<int> cmd_dump(int argc, char** argv) {
                                {"physical_block_size", d.physical_block_size},
                                {"model", d.model},
                                {"scheduler", d.scheduler}});
-    std::printf("%s\n", hj.dump().c_str());
+    std::printf("%s\n", hj.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else if (!no_header) {
     std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(),
                 h.kernel_release.c_str(), h.tool_version.c_str(), h.command_line.c_str());
@@ -116,7 +118,9 @@ Result<int> cmd_dump(int argc, char** argv) {
     if (!n) return n.error();
     if (!*n) break;
     if (json) {
-      std::printf("%s\n", request_json(r, names).dump().c_str());
+      std::printf("%s\n", request_json(r, names)
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                              .c_str());
       continue;
     }
     if (first) t0 = r.issue_ns, first = false;
@@ -135,15 +139,18 @@ Result<int> cmd_dump(int argc, char** argv) {
   if (!rd->warning().empty()) std::fprintf(stderr, "warning: %s\n", rd->warning().c_str());
   if (rd->trailer()) {
     if (json) {
-      std::printf(
-          "%s\n",
-          nlohmann::json({{"type", "counters"}, {"counters", *rd->trailer()}}).dump().c_str());
+      std::printf("%s\n", nlohmann::json({{"type", "counters"}, {"counters", *rd->trailer()}})
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                              .c_str());
     } else {
       std::printf("# %" PRIu64 " requests\n", rd->records_read());
       for (const auto& [k, v] : *rd->trailer())
         std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
     }
   }
+  // Output errors (a full disk, /dev/full, a closed pipe) fail the command.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    return Error("cannot write the dump to standard output: " + std::string(std::strerror(errno)));
   return 0;
 }
 

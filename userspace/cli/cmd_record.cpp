@@ -260,6 +260,9 @@ Result<int> cmd_record(int argc, char** argv) {
   // zlib's run-length strategy on column-elided blocks: the cheapest
   // compression per request for ~8 bytes/request (docs/performance.md, record).
   wopts.rle = true;
+  // Not atomic: a killed or crashed recording keeps every block so far under
+  // its own name (the reader reports the missing trailer).
+  wopts.atomic = false;
   auto w = TraceWriter::create(out, h, wopts);
   if (!w) return w.error().context("output not writable");
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/io_guard.h"
 #include "core/args.h"
 #include "replay/session.h"
 #include "validate/live.h"
@@ -165,6 +166,10 @@ Result<int> cmd_replay(int argc, char** argv) {
   if (fail_incomplete && !do_validate) return Error("--fail-incomplete needs --validate", 2);
   if (do_validate && (o.dry_run || o.fake_io))
     return Error("--validate needs real I/O: drop --dry-run / --fake-io", 2);
+
+  // -o and --json must not name the load or the device, and must be
+  // writable, before the replay starts (io_guard.h).
+  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json"}}, {o.load, o.device}));
 
   replay::SessionHooks hooks;
   std::unique_ptr<validate::LiveValidator> validator;

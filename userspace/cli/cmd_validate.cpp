@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/io_guard.h"
 #include "core/args.h"
 #include "validate/offline.h"
 #include "validate/report_io.h"
@@ -77,6 +78,9 @@ Result<int> cmd_validate(int argc, char** argv) {
     if (!v) return Error("--offset '" + offset_str + "': " + v.error().message, 2);
     o.offset_ns = static_cast<int64_t>(*v * 1e9);
   }
+  // -j must name neither the replay result nor a trace, and be writable,
+  // before any work (io_guard.h).
+  BLKRR_TRY(check_outputs({{json_path, "--json"}}, pos));
   auto replay = validate::read_replay_input(pos[0]);
   if (!replay) return replay.error();
   std::vector<std::string> traces(pos.begin() + 1, pos.end());
@@ -89,10 +93,8 @@ Result<int> cmd_validate(int argc, char** argv) {
     if (json_path == "-") {
       std::fputs(text.c_str(), stdout);
     } else {
-      std::ofstream out(json_path);
-      out << text;
-      out.close();
-      if (!out) return Error("cannot write the JSON report to " + json_path);
+      auto st = write_file_atomic(json_path, text);
+      if (!st) return st.error().context("the JSON report");
     }
   }
   if (!quiet) std::fputs(validate::format_text(rep, list).c_str(), stderr);

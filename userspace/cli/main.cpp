@@ -1,5 +1,6 @@
 // blkrr: block-I/O record and replay. Dispatches to subcommands and is the
 // only place where errors become messages and exit codes.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -68,6 +69,13 @@ int run(int argc, char** argv) {
       std::fflush(stdout);
       std::fprintf(stderr, "blkrr %s: %s\n", c.name, r.error().message.c_str());
       return r.error().exit_code;
+    }
+    // Whatever went to standard output must have arrived (/dev/full, a
+    // closed pipe, a full disk): otherwise the command failed.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "blkrr %s: cannot write to standard output: %s\n", c.name,
+                   std::strerror(errno));
+      return *r ? *r : 1;
     }
     return *r;
   }

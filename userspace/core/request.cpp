@@ -130,4 +130,54 @@ std::string rec_flags_to_string(uint8_t rf) {
   return out;
 }
 
+const char* request_range_error(const Request& r, bool limit_latency) {
+  if (r.bytes == 0 && (r.op == Op::kRead || r.op == Op::kWrite)) return "size 0";
+  if (r.bytes > kMaxRequestBytes) return "size larger than 4 GiB - 512";
+  if (r.sector > (kMaxByteOffset - r.bytes) / 512) return "sector + length beyond 2^63 bytes";
+  if (r.issue_ns == kNoTime) return "time out of range";
+  if (r.completed()) {
+    if (r.complete_ns < r.issue_ns) return "completion before issue";
+    if (limit_latency && r.complete_ns - r.issue_ns > kMaxLatencyNs)
+      return "latency longer than a day";
+  }
+  return nullptr;
+}
+
+namespace {
+// Length of the valid UTF-8 sequence at s[i], 0 if none.
+size_t utf8_len(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+             : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4
+                                      : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if (c == 0xe0 && b(i + 1) < 0xa0) return 0;  // overlong
+  if (c == 0xed && b(i + 1) > 0x9f) return 0;  // surrogates
+  if (c == 0xf0 && b(i + 1) < 0x90) return 0;  // overlong
+  if (c == 0xf4 && b(i + 1) > 0x8f) return 0;  // beyond U+10FFFF
+  return n;
+}
+}  // namespace
+
+std::string utf8_or_replace(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_len(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 }  // namespace blkrr

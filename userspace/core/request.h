@@ -83,6 +83,20 @@ struct Request {
   void set_comm(std::string_view s);
 };
 
+// Limits every reader enforces (docs/reliability.md).
+constexpr uint32_t kMaxRequestBytes = 0xfffffe00u;  // 4 GiB - 512: whole sectors in 32 bits
+constexpr uint64_t kMaxByteOffset = 1ull << 63;     // sector * 512 + bytes
+constexpr uint64_t kMaxLatencyNs = 86400ull * 1000000000ull;  // one day
+// Why the request cannot be right, or nullptr: size 0 for a read or write,
+// a size beyond kMaxRequestBytes, an end beyond 2^63 bytes, a completion
+// before its issue or (limit_latency) more than a day later, an issue time
+// of ~0. Native traces pass limit_latency = false: the recorder measured it.
+const char* request_range_error(const Request& r, bool limit_latency = true);
+
+// `s` with every byte that is not part of a valid UTF-8 sequence replaced by
+// U+FFFD (task names are raw kernel bytes; JSON output must be UTF-8).
+std::string utf8_or_replace(std::string_view s);
+
 std::string_view op_name(Op op);                 // "read", "write", "flush", ...
 char op_letter(Op op);                           // R W F D E Z A ?
 std::optional<Op> parse_op(std::string_view s);  // accepts names and letters

@@ -122,8 +122,17 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
   w.opts_ = opts;
   if (w.opts_.records_per_block == 0 || w.opts_.records_per_block > kMaxBlockRecords)
     w.opts_.records_per_block = 8192;
-  w.f_.reset(std::fopen(path.c_str(), "wbx"));
-  if (!w.f_ && errno == EEXIST) w.f_.reset(std::fopen(path.c_str(), "wb"));
+  if (opts.atomic) {
+    auto af = AtomicFile::create(path);
+    if (!af) return af.error();
+    w.file_.emplace(std::move(*af));
+    int fd = w.file_->dup_fd();
+    w.f_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+    if (!w.f_ && fd >= 0) ::close(fd);
+  } else {
+    w.f_.reset(std::fopen(path.c_str(), "wbx"));
+    if (!w.f_ && errno == EEXIST) w.f_.reset(std::fopen(path.c_str(), "wb"));
+  }
   if (!w.f_)
     return Error("cannot create trace '" + path + "': " + std::strerror(errno) +
                  " (check the directory exists and is writable)");
@@ -146,8 +155,9 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
 
 TraceWriter::~TraceWriter() {
   // Error paths that never reached close(): keep the records, omit the trailer
-  // (a reader reports the recording as not ended cleanly).
-  if (f_ && !closed_) (void)flush();
+  // (a reader reports the recording as not ended cleanly). An atomic writer
+  // removes its temporary file instead (AtomicFile's destructor).
+  if (f_ && !closed_ && !file_) (void)flush();
 }
 
 Status TraceWriter::write_raw(const void* p, size_t n) {
@@ -246,22 +256,30 @@ Status TraceWriter::close(const Counters& counters) {
   if (!st) return st;
   closed_ = true;
   FILE* f = f_.release();
-  if (std::fclose(f) != 0) return Error("closing trace '" + path_ + "': " + std::strerror(errno));
-  return {};
+  if (std::fclose(f) != 0) {
+    if (file_) file_->abort();
+    return Error("closing trace '" + path_ + "': " + std::strerror(errno));
+  }
+  return file_ ? file_->commit() : Status{};
 }
 
 // ---------------------------------------------------------------- reader
 
 bool is_native_trace(const std::string& path) {
-  FilePtr f(std::fopen(path.c_str(), "rb"));
+  auto resolved = resolve_input(path);
+  if (!resolved) return false;
+  FilePtr f(std::fopen(resolved->c_str(), "rb"));
   char m[8];
   return f && std::fread(m, 1, 8, f.get()) == 8 && std::memcmp(m, kMagic, 8) == 0;
 }
 
-Result<TraceReader> TraceReader::open(const std::string& path) {
+Result<TraceReader> TraceReader::open(const std::string& given) {
   TraceReader r;
-  r.path_ = path;
-  r.f_.reset(std::fopen(path.c_str(), "rb"));
+  auto resolved = resolve_input(given);  // pipes and "-" (io_guard.h)
+  if (!resolved) return resolved.error();
+  const std::string& path = given;
+  r.path_ = given;
+  r.f_.reset(std::fopen(resolved->c_str(), "rb"));
   if (!r.f_) return Error("cannot open trace '" + path + "': " + std::strerror(errno));
   std::fseek(r.f_.get(), 0, SEEK_END);
   r.file_size_ = static_cast<uint64_t>(std::ftell(r.f_.get()));
@@ -289,6 +307,9 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
     return Error("'" + path + "': cannot read header at offset 16");
   if (crc(js.data(), js.size()) != get32(c4))
     return Error("'" + path + "': header at offset 16 is corrupt (checksum mismatch)");
+  if (json_nesting_depth(js) > kMaxJsonDepth)
+    return Error("'" + path + "': header at offset 16 is nested deeper than " +
+                 std::to_string(kMaxJsonDepth) + " levels (not written by blkrr)");
   auto j = nlohmann::json::parse(js, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return Error("'" + path + "': header at offset 16 is not valid JSON");
@@ -328,6 +349,12 @@ Result<bool> TraceReader::load_block() {
       if (std::fread(js.data(), 1, len, f_.get()) != len) return truncated("the trailer");
       if (crc(js.data(), len) != get32(h + 8))
         return Error("'" + path_ + "': corrupt trailer" + at() + " (checksum mismatch)");
+      if (json_nesting_depth(js) > kMaxJsonDepth)
+        return Error("'" + path_ + "': trailer" + at() + " is nested too deeply");
+      if (off + 12 + len != file_size_)
+        return Error("'" + path_ + "': " + std::to_string(file_size_ - off - 12 - len) +
+                     " bytes of unknown data after the trailer" + at() +
+                     " (two files joined? corrupt)");
       auto j = nlohmann::json::parse(js, nullptr, false);
       if (j.is_discarded() || !j.is_object())
         return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/io_guard.h"
 #include "core/request.h"
 #include "core/result.h"
 
@@ -58,6 +59,11 @@ class TraceWriter {
     // less compression CPU than level 1 on recorded blocks for ~3 % more
     // bytes (docs/performance.md, record). zlib_level is then ignored.
     bool rle = false;
+    // Write under a temporary name and rename on close() (io_guard.h), so a
+    // failed conversion leaves nothing (convert's native output). Off by
+    // default: a killed recording keeps every block written so far under its
+    // own name, without the trailer.
+    bool atomic = false;
   };
   static Result<TraceWriter> create(const std::string& path, const TraceHeader& header,
                                     Options opts);
@@ -87,6 +93,7 @@ class TraceWriter {
 
   std::string path_;
   FilePtr f_;
+  std::optional<AtomicFile> file_;  // Options::atomic
   Options opts_;
   std::vector<Request> pending_;
   std::vector<uint8_t> scratch_, columns_, packed_;

@@ -1,4 +1,5 @@
 #include "report/concurrency.h"
+#include "report/static_analysis.h"
 
 #include <algorithm>
 #include <numeric>
@@ -34,6 +35,7 @@ InflightProfile inflight_profile(const std::vector<uint64_t>& issue,
   std::sort(up.begin(), up.end());
   std::sort(down.begin(), down.end());
   uint64_t t0 = up.front(), t_end = std::max(down.back(), up.back());
+  bucket_ns = series_window(bucket_ns, t_end - t0);  // bounded number of buckets
   size_t nb = std::max<uint64_t>(1, (t_end - t0 + bucket_ns - 1) / bucket_ns);
   p.buckets.resize(nb);
   for (size_t b = 0; b < nb; ++b) p.buckets[b].t_ns = t0 + b * bucket_ns;

@@ -4,12 +4,18 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace blkrr::report {
 
 Result<CsvFile> CsvFile::create(const std::string& path, const std::vector<std::string>& columns) {
   CsvFile c;
   c.path_ = path;
-  c.f_.reset(std::fopen(path.c_str(), "w"));
+  auto af = AtomicFile::create(path);
+  if (!af) return af.error();
+  c.file_.emplace(std::move(*af));
+  int fd = c.file_->dup_fd();
+  c.f_.reset(fd < 0 ? nullptr : ::fdopen(fd, "w"));
   if (!c.f_) return Error("cannot create " + path + ": " + std::strerror(errno));
   for (size_t i = 0; i < columns.size(); ++i)
     std::fprintf(c.f_.get(), "%s%s", i ? "," : "", columns[i].c_str());
@@ -57,8 +63,11 @@ Status CsvFile::close() {
   if (!f_) return {};
   bool bad = std::ferror(f_.get()) != 0;
   bool close_failed = std::fclose(f_.release()) != 0;
-  if (bad || close_failed) return Error("writing " + path_ + " failed (disk full?)");
-  return {};
+  if (bad || close_failed) {
+    if (file_) file_->abort();
+    return Error("writing " + path_ + " failed (disk full?)");
+  }
+  return file_ ? file_->commit() : Status{};
 }
 
 }  // namespace blkrr::report

@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/io_guard.h"
 #include "core/result.h"
 
 namespace blkrr::report {
@@ -31,6 +33,7 @@ class CsvFile {
     }
   };
   CsvFile() = default;
+  std::optional<AtomicFile> file_;  // renamed into place by close()
   std::unique_ptr<FILE, Closer> f_;
   std::string path_;
   uint64_t rows_ = 0;

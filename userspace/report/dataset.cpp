@@ -1,4 +1,5 @@
 #include "report/dataset.h"
+#include "core/io_guard.h"
 
 #include <algorithm>
 #include <cctype>
@@ -66,6 +67,7 @@ bool starts_with(const std::string& s, std::string_view p) {
 nlohmann::json json_tail(const std::string& line) {
   size_t b = line.find('{');
   if (b == std::string::npos) return nlohmann::json();
+  if (json_nesting_depth(std::string_view(line).substr(b)) > kMaxJsonDepth) return nlohmann::json();
   auto j = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(b), line.end(), nullptr,
                                  false);
   return j.is_object() ? j : nlohmann::json();

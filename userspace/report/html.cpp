@@ -1,4 +1,5 @@
 #include "report/html.h"
+#include "core/io_guard.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -102,12 +103,7 @@ Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
   }
   h += "</body></html>\n";
   std::string path = ctx.dir() + "/index.html";
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Error("cannot create " + path + ": " + std::strerror(errno));
-  bool ok = std::fwrite(h.data(), 1, h.size(), f) == h.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) return Error("writing " + path + " failed (disk full?)");
-  return {};
+  return write_file_atomic(path, h);
 }
 
 }  // namespace blkrr::report

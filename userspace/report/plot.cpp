@@ -1,4 +1,5 @@
 #include "report/plot.h"
+#include "core/io_guard.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -142,12 +143,7 @@ int wait_status(pid_t pid) {
 }
 
 Status write_text(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Error("cannot create " + path + ": " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) return Error("writing " + path + " failed (disk full?)");
-  return {};
+  return write_file_atomic(path, text);
 }
 
 }  // namespace

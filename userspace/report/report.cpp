@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "core/io_guard.h"
 
 #include <sys/stat.h>
 
@@ -80,10 +81,8 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   for (const auto& p : ctx.plots()) js["plots"].push_back("plots/" + p.name + ".png");
   BLKRR_TRY(write_html(ctx, all, *render, o.command_line));
   std::string jpath = o.out_dir + "/report.json";
-  std::ofstream jf(jpath);
-  jf << js.dump(1) << "\n";
-  jf.close();
-  if (!jf) return Error("writing " + jpath + " failed (disk full?)");
+  BLKRR_TRY(write_file_atomic(
+      jpath, js.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   ReportOutcome out;
   out.plots = ctx.plots().size();
   out.render = *render;

@@ -33,6 +33,7 @@ uint64_t merged_length(std::vector<Span>& v) {
 std::vector<WorkingSetPoint> working_set(const TimeOrder& s, uint64_t window_ns) {
   std::vector<WorkingSetPoint> out;
   if (s.size() == 0 || window_ns == 0) return out;
+  window_ns = series_window(window_ns, s[s.size() - 1].t_ns);
   std::vector<Span> all, rd, wr;
   uint64_t k = 0;
   auto flush = [&] {
@@ -107,6 +108,7 @@ std::vector<uint64_t> first_touch_per_step(const TimeOrder& s, uint64_t step_ns,
 std::vector<WorkingSetPoint> cumulative_working_set(const TimeOrder& s, uint64_t step_ns) {
   std::vector<WorkingSetPoint> out;
   if (s.size() == 0 || step_ns == 0) return out;
+  step_ns = series_window(step_ns, s[s.size() - 1].t_ns);
   size_t steps = s[s.size() - 1].t_ns / step_ns + 1;
   auto all = first_touch_per_step(s, step_ns, steps, [](const Sample&) { return true; });
   auto rd = first_touch_per_step(s, step_ns, steps, [](const Sample& x) { return !x.write(); });
@@ -126,6 +128,7 @@ std::vector<WorkingSetPoint> cumulative_working_set(const TimeOrder& s, uint64_t
 std::vector<SeekPoint> seek_distance(const TimeOrder& s, uint64_t window_ns) {
   std::vector<SeekPoint> out;
   if (s.size() == 0 || window_ns == 0) return out;
+  window_ns = series_window(window_ns, s[s.size() - 1].t_ns);
   uint64_t last = s[s.size() - 1].t_ns / window_ns;
   out.resize(last + 1);
   for (size_t k = 0; k <= last; ++k) out[k].t_ns = k * window_ns;

@@ -1,7 +1,8 @@
 // Static analyses of a load or trace (no replay results needed): working set,
 // seek distance, turns and throughput per time window, size and position
 // histograms, per-process views. All take the samples in set-point order;
-// window k covers [k*W, (k+1)*W) on the dataset clock, empty windows included.
+// window k covers [k*W, (k+1)*W) on the dataset clock, empty windows included;
+// W grows when the span would need more than kMaxSeriesWindows windows.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,14 @@
 #include "report/sample.h"
 
 namespace blkrr::report {
+
+// Time series have at most about this many windows: a longer span widens the
+// window (two requests 83 days apart must not make millions of 1 s rows).
+constexpr uint64_t kMaxSeriesWindows = 20000;
+inline uint64_t series_window(uint64_t window_ns, uint64_t span_ns) {
+  uint64_t need = span_ns / kMaxSeriesWindows + 1;
+  return window_ns > need ? window_ns : need;
+}
 
 // Distinct sectors touched, split by direction ("all" counts a sector once
 // even when both read and written).
@@ -47,6 +56,9 @@ struct RatePoint {
 template <class TimeOf>
 std::vector<RatePoint> rates_by(const std::vector<Sample>& s, uint64_t window_ns, TimeOf time_of) {
   std::vector<RatePoint> out;
+  uint64_t span = 0;
+  for (const auto& x : s) span = time_of(x) > span ? time_of(x) : span;
+  window_ns = series_window(window_ns, span);
   for (const auto& x : s) {
     uint64_t k = time_of(x) / window_ns;
     if (k >= out.size()) {

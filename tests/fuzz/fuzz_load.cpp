@@ -1,0 +1,9 @@
+// libFuzzer harness: the load reader (tests/fuzz/fuzz_common.h).
+#include "tests/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The first byte picks strict or --skip-bad reading (both paths count).
+  bool skip_bad = size > 0 && (data[0] & 1);
+  blkrr::fuzz::read_all(data, size, blkrr::InputFormat::kLoad, skip_bad);
+  return 0;
+}

@@ -1,0 +1,10 @@
+// libFuzzer harness: replay results as `blkrr report` reads them (the load
+// lines, INFO/SUMMARY lines with their JSON), tests/fuzz/fuzz_common.h.
+#include "report/dataset.h"
+#include "tests/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto d = blkrr::report::load_dataset(blkrr::fuzz::memfd_path(data, size), "fuzz");
+  (void)d;
+  return 0;
+}

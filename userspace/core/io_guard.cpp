@@ -1,0 +1,283 @@
+#include "core/io_guard.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace blkrr {
+
+namespace {
+
+std::string errno_text(int e = errno) {
+  return std::strerror(e);
+}
+
+struct Spools {
+  std::mutex mu;
+  std::map<std::string, std::string> by_input;    // given path -> /proc/self/fd/N
+  std::map<std::string, std::string> by_spooled;  // and back
+};
+Spools& spools() {
+  static Spools s;
+  return s;
+}
+
+int open_spool_file(std::string& err) {
+  const char* env = std::getenv("TMPDIR");
+  std::string dir = env && *env ? env : "/tmp";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string tmpl = dir + "/blkrr-input.XXXXXX";
+  fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) {
+    err = "cannot create a temporary file in " + dir + ": " + errno_text();
+    return -1;
+  }
+  ::unlink(tmpl.c_str());
+  return fd;
+}
+
+// Copies all of `in` to a new unlinked temporary file; its descriptor.
+Result<int> spool(int in, const std::string& name) {
+  std::string err;
+  int out = open_spool_file(err);
+  if (out < 0) return Error("reading " + name + " (not a regular file): " + err + "; set TMPDIR");
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(out);
+      return Error("cannot read " + name + ": " + errno_text(e));
+    }
+    if (n == 0) break;
+    for (ssize_t off = 0; off < n;) {
+      ssize_t w = ::write(out, buf.data() + off, static_cast<size_t>(n - off));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        int e = errno;
+        ::close(out);
+        return Error("cannot keep a copy of " + name + " in the temporary directory: " +
+                     errno_text(e) + " (set TMPDIR to a file system with room)");
+      }
+      off += w;
+    }
+  }
+  return out;
+}
+
+std::string dir_of(const std::string& path) {
+  size_t s = path.rfind('/');
+  if (s == std::string::npos) return ".";
+  return s == 0 ? "/" : path.substr(0, s);
+}
+
+std::string base_of(const std::string& path) {
+  size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+}  // namespace
+
+Result<std::string> resolve_input(const std::string& path) {
+  Spools& sp = spools();
+  std::lock_guard<std::mutex> lk(sp.mu);
+  if (auto it = sp.by_input.find(path); it != sp.by_input.end()) return it->second;
+  if (sp.by_spooled.count(path)) return path;
+  int in = 0;
+  std::string name = path == "-" ? std::string("standard input") : path;
+  if (path != "-") {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+      return Error("cannot open " + path + ": " + errno_text() + " (check the path)");
+    if (S_ISDIR(st.st_mode))
+      return Error(path + " is a directory, not a trace or load file; name a file in it");
+    if (S_ISREG(st.st_mode)) return path;
+    if (S_ISBLK(st.st_mode)) return Error(path + " is a block device, not a trace or load file");
+    in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return Error("cannot open " + path + ": " + errno_text());
+  }
+  auto fd = spool(in, name);
+  if (in != 0) ::close(in);
+  if (!fd) return fd.error();
+  std::string resolved = "/proc/self/fd/" + std::to_string(*fd);
+  sp.by_input[path] = resolved;
+  sp.by_spooled[resolved] = path;
+  return resolved;
+}
+
+std::string input_display_name(const std::string& resolved) {
+  Spools& sp = spools();
+  std::lock_guard<std::mutex> lk(sp.mu);
+  auto it = sp.by_spooled.find(resolved);
+  return it == sp.by_spooled.end() ? resolved : it->second;
+}
+
+Status check_outputs(const std::vector<OutputCheck>& outputs,
+                     const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& o = outputs[i];
+    if (o.path.empty() || o.path == "-") continue;
+    struct stat ost;
+    bool exists = ::stat(o.path.c_str(), &ost) == 0;
+    for (size_t k = 0; k < i; ++k) {
+      if (outputs[k].path == o.path)
+        return Error(o.option + " " + o.path + " is also the output of " + outputs[k].option +
+                         "; give them different names",
+                     2);
+    }
+    for (const auto& in : inputs) {
+      struct stat ist;
+      if (exists && in != "-" && ::stat(in.c_str(), &ist) == 0 && ist.st_dev == ost.st_dev &&
+          ist.st_ino == ost.st_ino)
+        return Error(o.option + " " + o.path + " is the input " + in +
+                         " (the same file); choose another name, the input would be destroyed",
+                     2);
+    }
+    if (exists && S_ISDIR(ost.st_mode))
+      return Error(o.option + " " + o.path + " is a directory; name a file", 2);
+    std::string dir = dir_of(o.path);
+    struct stat dst;
+    if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
+      return Error(
+          o.option + " " + o.path + ": the directory " + dir + " does not exist; create it first",
+          2);
+    if (::access(dir.c_str(), W_OK | X_OK) != 0 && !(exists && !S_ISREG(ost.st_mode)))
+      return Error(
+          o.option + " " + o.path + ": the directory " + dir + " is not writable: " + errno_text(),
+          2);
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- AtomicFile
+
+Result<AtomicFile> AtomicFile::create(const std::string& path) {
+  AtomicFile f;
+  f.path_ = path;
+  if (path == "-") {
+    f.fd_ = 1;
+    return f;
+  }
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // /dev/null, a FIFO, a terminal: write in place, never replace it.
+    f.fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (f.fd_ < 0) return Error("cannot open " + path + " for writing: " + errno_text());
+    return f;
+  }
+  f.tmp_ = dir_of(path) + "/." + base_of(path) + ".XXXXXX";
+  f.fd_ = ::mkostemp(f.tmp_.data(), O_CLOEXEC);
+  if (f.fd_ < 0) {
+    int e = errno;
+    f.tmp_.clear();
+    return Error("cannot create " + path + ": " + errno_text(e) +
+                 " (check the directory exists and is writable)");
+  }
+  ::fchmod(f.fd_, exists ? (st.st_mode & 07777) : 0644);
+  return f;
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept {
+  *this = std::move(o);
+}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
+  if (this != &o) {
+    abort();
+    path_ = std::move(o.path_);
+    tmp_ = std::move(o.tmp_);
+    fd_ = std::exchange(o.fd_, -1);
+    done_ = std::exchange(o.done_, true);
+    o.tmp_.clear();
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() {
+  abort();
+}
+
+int AtomicFile::dup_fd() const {
+  return fd_ < 0 ? -1 : ::fcntl(fd_, F_DUPFD_CLOEXEC, 3);
+}
+
+Status AtomicFile::commit() {
+  if (done_) return {};
+  done_ = true;
+  if (fd_ == 1) {
+    fd_ = -1;
+    return {};
+  }
+  Status st;
+  if (fd_ >= 0 && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+    st = Error("cannot write " + path_ + ": " + errno_text() + " (disk full?)");
+  if (fd_ >= 0 && ::close(fd_) != 0 && st.ok())
+    st = Error("cannot write " + path_ + ": " + errno_text() + " (disk full?)");
+  fd_ = -1;
+  if (!tmp_.empty()) {
+    if (st.ok() && ::rename(tmp_.c_str(), path_.c_str()) != 0)
+      st = Error("cannot rename " + tmp_ + " to " + path_ + ": " + errno_text());
+    if (!st.ok()) ::unlink(tmp_.c_str());
+    tmp_.clear();
+  }
+  return st;
+}
+
+void AtomicFile::abort() {
+  if (fd_ >= 0 && fd_ != 1) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  tmp_.clear();
+  done_ = true;
+}
+
+Status write_file_atomic(const std::string& path, std::string_view data) {
+  auto f = AtomicFile::create(path);
+  if (!f) return f.error();
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(f->fd(), data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error("cannot write " + path + ": " + errno_text() + " (disk full?)");
+    off += static_cast<size_t>(n);
+  }
+  return f->commit();
+}
+
+size_t json_nesting_depth(std::string_view text) {
+  size_t depth = 0, max_depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+}  // namespace blkrr

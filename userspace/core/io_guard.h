@@ -1,0 +1,74 @@
+// Guards around every file blkrr reads or writes (docs/reliability.md):
+//  - inputs that are not regular files (pipes, FIFOs, process substitution,
+//    "-" for standard input) are read once into an unlinked temporary file,
+//    so format detection and every reader (which may seek, or open the input
+//    again for --repeat) see the same bytes; directories are refused;
+//  - outputs are written to a temporary name in the target directory and
+//    renamed over the target only when complete (AtomicFile);
+//  - every output is checked against every input (same file, also through
+//    links) and for a writable directory before any work starts;
+//  - JSON from files is checked for nesting depth before it is parsed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace blkrr {
+
+// A path every reader can open (and open again) for `path`: itself for a
+// regular file, else the spooled copy ("/proc/self/fd/N", kept for the life
+// of the process; the same path for every call with the same input).
+// Errors: missing file, a directory, unreadable, spool failure (disk full).
+Result<std::string> resolve_input(const std::string& path);
+// The name the user gave for a path resolve_input returned ("-" for stdin).
+std::string input_display_name(const std::string& resolved);
+
+// Checks before work starts: no output names an input (same device and
+// inode, following links; "-" never clashes), and each output's directory
+// exists and is writable. `what` names the options ("-o", "--json", ...).
+struct OutputCheck {
+  std::string path;
+  std::string option;  // for messages: "-o", "--json", "-j", "--derive"
+};
+Status check_outputs(const std::vector<OutputCheck>& outputs,
+                     const std::vector<std::string>& inputs);
+
+// A file written under a temporary name ("DIR/.NAME.XXXXXX") and renamed to
+// NAME by commit() (after fsync). Destroyed or aborted without commit, the
+// temporary file is removed, so a failed write never leaves a partial NAME.
+// "-" writes to standard output directly (commit only reports errors).
+class AtomicFile {
+ public:
+  static Result<AtomicFile> create(const std::string& path);
+  AtomicFile(AtomicFile&& o) noexcept;
+  AtomicFile& operator=(AtomicFile&& o) noexcept;
+  ~AtomicFile();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // A duplicate of fd() for fdopen/gzdopen, which close it themselves; close
+  // it before commit(), which then syncs and closes the original.
+  int dup_fd() const;
+  // fsync + close + rename to the target. Idempotent. An existing target that
+  // is not a regular file (/dev/null, a FIFO) is written in place instead.
+  Status commit();
+  void abort();  // remove the temporary file (idempotent)
+
+ private:
+  AtomicFile() = default;
+  std::string path_, tmp_;
+  int fd_ = -1;
+  bool done_ = false;
+};
+
+// Writes `data` to `path` atomically (AtomicFile).
+Status write_file_atomic(const std::string& path, std::string_view data);
+
+// Nesting depth of the JSON text (arrays and objects; strings skipped).
+size_t json_nesting_depth(std::string_view text);
+constexpr size_t kMaxJsonDepth = 64;
+
+}  // namespace blkrr

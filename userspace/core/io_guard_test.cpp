@@ -1,0 +1,158 @@
+#include "core/io_guard.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "core/request.h"
+
+namespace blkrr {
+namespace {
+
+std::string temp_dir() {
+  char t[] = "/tmp/blkrr-ioguard-XXXXXX";
+  return ::mkdtemp(t);
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+int count_entries(const std::string& dir) {
+  int n = 0;
+  std::string cmd = "ls -A " + dir + " | wc -l";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p && std::fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) ::pclose(p);
+  return n;
+}
+
+TEST(IoGuard, AtomicFileAppearsOnlyOnCommit) {
+  std::string d = temp_dir(), p = d + "/out.txt";
+  {
+    auto f = AtomicFile::create(p);
+    ASSERT_TRUE(f) << f.error().message;
+    ASSERT_EQ(::write(f->fd(), "abc", 3), 3);
+    EXPECT_NE(::access(p.c_str(), F_OK), 0);  // not yet under its name
+    ASSERT_TRUE(f->commit());
+  }
+  EXPECT_EQ(slurp(p), "abc");
+  EXPECT_EQ(count_entries(d), 1);
+}
+
+TEST(IoGuard, AtomicFileWithoutCommitLeavesNothingAndKeepsTheOldFile) {
+  std::string d = temp_dir(), p = d + "/out.txt";
+  ASSERT_TRUE(write_file_atomic(p, "old"));
+  {
+    auto f = AtomicFile::create(p);
+    ASSERT_TRUE(f);
+    ASSERT_EQ(::write(f->fd(), "partial", 7), 7);
+  }  // failure path: never committed
+  EXPECT_EQ(slurp(p), "old");
+  EXPECT_EQ(count_entries(d), 1);
+}
+
+TEST(IoGuard, AtomicFileWritesDevNullInPlace) {
+  auto f = AtomicFile::create("/dev/null");
+  ASSERT_TRUE(f) << f.error().message;
+  ASSERT_TRUE(f->commit());
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(IoGuard, CheckOutputsRefusesAnInputAlsoThroughLinks) {
+  std::string d = temp_dir(), in = d + "/in.load";
+  ASSERT_TRUE(write_file_atomic(in, "x"));
+  ASSERT_EQ(::symlink(in.c_str(), (d + "/sym").c_str()), 0);
+  ASSERT_EQ(::link(in.c_str(), (d + "/hard").c_str()), 0);
+  for (const char* name : {"/in.load", "/sym", "/hard"}) {
+    auto st = check_outputs({{d + name, "-o"}}, {in});
+    ASSERT_FALSE(st) << name;
+    EXPECT_NE(st.error().message.find("is the input " + in), std::string::npos)
+        << st.error().message;
+    EXPECT_EQ(st.error().exit_code, 2);
+  }
+  EXPECT_TRUE(check_outputs({{d + "/new", "-o"}, {"-", "--json"}}, {in}));
+}
+
+TEST(IoGuard, CheckOutputsWantsAnExistingWritableDirectoryAndDistinctNames) {
+  std::string d = temp_dir();
+  auto st = check_outputs({{d + "/missing/x.json", "--json"}}, {});
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("--json " + d + "/missing/x.json: the directory " + d +
+                                    "/missing does not exist"),
+            std::string::npos)
+      << st.error().message;
+  st = check_outputs({{d + "/a", "-o"}, {d + "/a", "--json"}}, {});
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("also the output of -o"), std::string::npos);
+}
+
+TEST(IoGuard, ResolveInputRefusesDirectoriesAndSpoolsFifos) {
+  std::string d = temp_dir();
+  auto r = resolve_input(d);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("is a directory"), std::string::npos);
+  std::string fifo = d + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    int fd = ::open(fifo.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "hello\n", 6), 6);
+    ::close(fd);
+  });
+  auto s = resolve_input(fifo);
+  writer.join();
+  ASSERT_TRUE(s) << s.error().message;
+  // The same bytes on every open, and the same path for the same input.
+  EXPECT_EQ(slurp(*s), "hello\n");
+  EXPECT_EQ(slurp(*s), "hello\n");
+  EXPECT_EQ(*resolve_input(fifo), *s);
+  EXPECT_EQ(input_display_name(*s), fifo);
+}
+
+TEST(IoGuard, JsonNestingDepth) {
+  EXPECT_EQ(json_nesting_depth(R"({"a":[1,{"b":"[[[["}]})"), 3u);
+  EXPECT_EQ(json_nesting_depth(R"("\"[[")"), 0u);
+  EXPECT_EQ(json_nesting_depth(std::string(100000, '[')), 100000u);
+}
+
+TEST(RequestRange, Limits) {
+  Request r;
+  r.bytes = 4096;
+  r.issue_ns = 5;
+  EXPECT_EQ(request_range_error(r), nullptr);
+  r.bytes = 0;
+  EXPECT_STREQ(request_range_error(r), "size 0");
+  r.op = Op::kFlush;
+  EXPECT_EQ(request_range_error(r), nullptr);
+  r.op = Op::kWrite;
+  r.bytes = 0xffffffffu;
+  EXPECT_STREQ(request_range_error(r), "size larger than 4 GiB - 512");
+  r.bytes = 512;
+  r.sector = (1ull << 54) - 1;  // last sector below 2^63 bytes
+  EXPECT_EQ(request_range_error(r), nullptr);
+  r.sector = 1ull << 54;
+  EXPECT_STREQ(request_range_error(r), "sector + length beyond 2^63 bytes");
+  r.sector = ~0ull;
+  EXPECT_STREQ(request_range_error(r), "sector + length beyond 2^63 bytes");
+  r.sector = 0;
+  r.complete_ns = 4;
+  EXPECT_STREQ(request_range_error(r), "completion before issue");
+  r.complete_ns = 5 + kMaxLatencyNs + 1;
+  EXPECT_STREQ(request_range_error(r), "latency longer than a day");
+}
+
+}  // namespace
+}  // namespace blkrr
