@@ -115,15 +115,23 @@ BlkrrProcess::BlkrrProcess(BlkrrProcess&& o) noexcept
   o.fd_ = -1;
 }
 
+// The child writes into an unlinked temporary file, not a pipe: a command
+// that prints a lot while the test is busy elsewhere never blocks on a full
+// pipe (top --json stalled that way before the test read its output).
 Result<BlkrrProcess> BlkrrProcess::start(const std::vector<std::string>& args,
                                          const std::string& ready, int timeout_ms) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return Error("pipe failed");
+  char tmpl[] = "/tmp/blkrr-test-out.XXXXXX";
+  int fd = mkostemp(tmpl, O_CLOEXEC);
+  if (fd < 0) return Error("mkostemp failed");
+  unlink(tmpl);
   pid_t pid = fork();
-  if (pid < 0) return Error("fork failed");
+  if (pid < 0) {
+    close(fd);
+    return Error("fork failed");
+  }
   if (pid == 0) {
-    dup2(p[1], 1);
-    dup2(p[1], 2);
+    dup2(fd, 1);
+    dup2(fd, 2);
     std::vector<char*> argv;
     std::string bin = BLKRR_BINARY;
     argv.push_back(bin.data());
@@ -133,10 +141,9 @@ Result<BlkrrProcess> BlkrrProcess::start(const std::vector<std::string>& args,
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
-  close(p[1]);
   BlkrrProcess b;
   b.pid_ = pid;
-  b.fd_ = p[0];
+  b.fd_ = fd;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (b.out_.find(ready) == std::string::npos) {
     if (std::chrono::steady_clock::now() > deadline)
@@ -146,18 +153,26 @@ Result<BlkrrProcess> BlkrrProcess::start(const std::vector<std::string>& args,
     int st;
     if (b.out_.size() == before && waitpid(pid, &st, WNOHANG) == pid) {
       b.pid_ = -1;
+      b.read_some(0);
       return Error("blkrr exited early; output: " + b.out_);
     }
   }
   return b;
 }
 
+// Appends what the child wrote since the last read; waits up to timeout_ms
+// when there is nothing new.
 void BlkrrProcess::read_some(int timeout_ms) {
-  pollfd pfd{fd_, POLLIN, 0};
-  if (::poll(&pfd, 1, timeout_ms) <= 0) return;
   char buf[4096];
-  ssize_t n = read(fd_, buf, sizeof(buf));
-  if (n > 0) out_.append(buf, static_cast<size_t>(n));
+  for (int waited = 0;; waited += 10) {
+    ssize_t n = pread(fd_, buf, sizeof(buf), static_cast<off_t>(out_.size()));
+    if (n > 0) {
+      out_.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (waited >= timeout_ms) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void BlkrrProcess::signal(int sig) {
@@ -166,12 +181,10 @@ void BlkrrProcess::signal(int sig) {
 
 int BlkrrProcess::wait() {
   if (pid_ < 0) return -1;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd_, buf, sizeof(buf))) > 0) out_.append(buf, static_cast<size_t>(n));
   int st = 0;
   waitpid(pid_, &st, 0);
   pid_ = -1;
+  read_some(0);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
