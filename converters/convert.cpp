@@ -9,6 +9,7 @@
 
 #include "converters/derive.h"
 #include "converters/text_io.h"
+#include "core/version.h"
 
 namespace blkrr {
 
@@ -73,7 +74,7 @@ class Pipeline {
     if (info.format == InputFormat::kLoad && !info.preamble.empty()) {
       so_.preamble = info.preamble;  // keep the original notice
     } else {
-      so_.preamble = {"blkreplay load converted by blkrr " BLKRR_VERSION " from " +
+      so_.preamble = {std::string("blkreplay load converted by blkrr ") + version() + " from " +
                           std::string(input_format_name(info.format)) + " input " +
                           join(info.paths, " "),
                       "on " + utc_now(), ""};
@@ -85,7 +86,7 @@ class Pipeline {
     if (info.trace_header) {
       so_.header = *info.trace_header;
     } else {
-      so_.header.tool_version = BLKRR_VERSION;
+      so_.header.tool_version = version();
       so_.header.settings["converted_from"] = std::string(input_format_name(info.format));
       so_.header.settings["source"] = join(info.paths, " ");
     }
