@@ -10,6 +10,7 @@
 #include "converters/derive.h"
 #include "converters/text_io.h"
 #include "core/io_guard.h"
+#include "core/version.h"
 
 namespace blkrr {
 
@@ -77,7 +78,7 @@ class Pipeline {
     if (info.format == InputFormat::kLoad && !info.preamble.empty()) {
       so_.preamble = info.preamble;  // keep the original notice
     } else {
-      so_.preamble = {"blkreplay load converted by blkrr " BLKRR_VERSION " from " +
+      so_.preamble = {std::string("blkreplay load converted by blkrr ") + version() + " from " +
                           std::string(input_format_name(info.format)) + " input " +
                           join(info.paths, " "),
                       "on " + utc_now(), ""};
@@ -89,7 +90,7 @@ class Pipeline {
     if (info.trace_header) {
       so_.header = *info.trace_header;
     } else {
-      so_.header.tool_version = BLKRR_VERSION;
+      so_.header.tool_version = version();
       so_.header.settings["converted_from"] = std::string(input_format_name(info.format));
       so_.header.settings["source"] = join(info.paths, " ");
     }

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "core/version.h"
 #include "replay/buffers.h"
 #include "replay/clock.h"
 #include "replay/engine.h"
@@ -203,8 +204,8 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   if (o.fake_io) fake.push_back("--fake-io: operations were not read/write");
   if (!o.direct) fake.push_back("--no-direct: the page cache was in the way");
 
-  std::vector<std::string> preamble = {"blkrr " BLKRR_VERSION " replay of " + o.load + " on " +
-                                       tgt->description};
+  std::vector<std::string> preamble = {std::string("blkrr ") + version() + " replay of " + o.load +
+                                       " on " + tgt->description};
   if (!fake.empty()) preamble.push_back("FAKE RESULTS: " + fake.front());
   std::vector<std::string> info_lines = {
       "INFO: device " + tgt->description, "INFO: command " + o.command_line,

@@ -24,6 +24,7 @@
 #include "core/args.h"
 #include "core/device.h"
 #include "core/trace_format.h"
+#include "core/version.h"
 
 namespace blkrr::cli {
 namespace {
@@ -225,7 +226,7 @@ Result<int> cmd_record(int argc, char** argv) {
   h.host = hostname();
   utsname u{};
   if (uname(&u) == 0) h.kernel_release = u.release;
-  h.tool_version = BLKRR_VERSION;
+  h.tool_version = version();
   for (int i = 0; i < argc; i++) h.command_line += (i ? " " : "") + std::string(argv[i]);
   if (cfg.devices.empty()) {
     h.devices = list_devices();

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "core/version.h"
 
 namespace {
 
@@ -55,8 +56,8 @@ int run(int argc, char** argv) {
     usage(stdout);
     return 0;
   }
-  if (name == "--version" || name == "version") {
-    std::printf("blkrr %s\n", BLKRR_VERSION);
+  if (name == "-V" || name == "--version" || name == "version") {
+    std::printf("blkrr %s\n", blkrr::version());
     return 0;
   }
   for (const auto& c : kCommands) {

@@ -4,14 +4,18 @@
 #include <charconv>
 #include <optional>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "core/version.h"
 
 namespace blkrr {
 
 ArgParser::ArgParser(std::string prog, std::string synopsis, std::string description)
     : prog_(std::move(prog)), synopsis_(std::move(synopsis)), description_(std::move(description)) {
   opts_.push_back({'h', "help", "", "show this help", nullptr, nullptr});
+  opts_.push_back({'V', "version", "", "print the blkrr version", nullptr, nullptr});
 }
 
 void ArgParser::flag(char s, std::string l, bool* out, std::string help) {
@@ -100,6 +104,10 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
         fputs(help().c_str(), stdout);
         return false;
       }
+      if (o->long_name == "version") {
+        std::printf("blkrr %s\n", version());
+        return false;
+      }
       if (o->flag) {
         if (inline_val) return usage_error("option " + std::string(shown) + " takes no value");
         *o->flag = true;
@@ -127,6 +135,10 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
         val = body.substr(eq + 1);
         body = body.substr(0, eq);
       }
+      if (body == "man-page") {
+        fputs(man_page().c_str(), stdout);
+        return false;
+      }
       const Opt* o = find_long(body);
       if (!o) return usage_error("unknown option --" + std::string(body));
       auto r = apply(o, a.substr(0, 2 + body.size()), val);
@@ -139,7 +151,7 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
       const Opt* o = find_short(a[k]);
       if (!o) return usage_error(std::string("unknown option -") + a[k]);
       std::string shown = std::string("-") + a[k];
-      if (!o->flag && o->long_name != "help") {
+      if (!o->flag && !builtin(*o)) {
         std::optional<std::string_view> val;
         if (k + 1 < a.size()) val = a.substr(k + 1);
         auto r = apply(o, shown, val);

@@ -1,7 +1,9 @@
 // A small command-line parser shared by every blkrr subcommand, so that all of
 // them accept options the same way and print help the same way.
 //   -x VALUE, -xVALUE, --long VALUE, --long=VALUE, combined short flags (-sN),
-//   "--" ends options.
+//   "--" ends options. Every parser knows -h/--help, -V/--version and the
+//   unlisted --man-page (the help as a man page body, for the build; see
+//   docs/packaging.md).
 #pragma once
 
 #include <cstdint>
@@ -35,10 +37,13 @@ class ArgParser {
                    size_t max_count);
   void examples(std::string text) { examples_ = std::move(text); }
 
-  // Returns true to go on, false when --help was printed; Error on bad usage
-  // (exit code 2).
+  // Returns true to go on, false when --help, --version or --man-page was
+  // printed; Error on bad usage (exit code 2).
   Result<bool> parse(int argc, char** argv);
   std::string help() const;
+  // The same content as help() in troff (man(7)): SYNOPSIS, DESCRIPTION,
+  // OPTIONS and EXAMPLES sections, without .TH and NAME (args_man.cpp).
+  std::string man_page() const;
 
  private:
   struct Opt {
@@ -52,6 +57,7 @@ class ArgParser {
   const Opt* find_long(std::string_view name) const;
   const Opt* find_short(char c) const;
   Error usage_error(const std::string& msg) const;
+  static bool builtin(const Opt& o) { return o.long_name == "help" || o.long_name == "version"; }
 
   std::string prog_, synopsis_, description_, examples_;
   std::vector<Opt> opts_;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/compare_report.h"
+#include "core/version.h"
 #include "report/context.h"
 #include "report/dynamic_report.h"
 #include "report/html.h"
@@ -44,7 +45,7 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   Context ctx(o.out_dir, o.bins);
   nlohmann::json& js = ctx.json();
   js["tool"] = "blkrr report";
-  js["version"] = BLKRR_VERSION;
+  js["version"] = version();
   js["options"] = {{"static", o.want_static},
                    {"dynamic", o.want_dynamic},
                    {"compare", o.compare},

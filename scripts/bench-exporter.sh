@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# CPU cost of the Prometheus exporter (`blkrr top -q --prometheus`) scraped
+# once a second: starts it, lets it settle, curls /metrics every second for
+# SECONDS_TOTAL seconds, and reports the exporter's own CPU time (utime +
+# stime of /proc/PID/stat, all threads) over that window, the scrapes that
+# answered and the size of the answer. With LOAD=1 a fio random-read load
+# runs on a loop device over /dev/shm meanwhile (series for fio and the
+# loop worker), otherwise the machine's own I/O is what is counted.
+# Usage (root): scripts/bench-exporter.sh [BLKRR_BINARY]   env: SECONDS_TOTAL=60 LOAD=0 PORT=9119
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "bench-exporter.sh: run as root" >&2; exit 1; }
+BLKRR=${1:-$PWD/build/userspace/cli/blkrr}
+SECS=${SECONDS_TOTAL:-60}
+PORT=${PORT:-9119}
+[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "missing curl" >&2; exit 1; }
+work=$(mktemp -d /dev/shm/blkrr-bench-exporter.XXXXXX)
+pid="" fio_pid="" loop=""
+cleanup() {
+  [ -n "$fio_pid" ] && kill "$fio_pid" 2>/dev/null && wait "$fio_pid" 2>/dev/null || true
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ "${LOAD:-0}" = 1 ]; then
+  truncate -s 512M "$work/disk.img"
+  loop=$(losetup --find --show "$work/disk.img")
+  fio --name=load --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+    --iodepth=4 --rate_iops=2000 --runtime=$((SECS + 10)) --time_based >/dev/null 2>&1 &
+  fio_pid=$!
+fi
+"$BLKRR" top -q --prometheus "127.0.0.1:$PORT" 2>"$work/err" &
+pid=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null && break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null || { echo "exporter did not start: $(cat "$work/err")" >&2; exit 1; }
+sleep 2
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+t0=$(ticks) w0=$(date +%s.%N) ok=0 bytes=0
+for _ in $(seq "$SECS"); do
+  if body=$(curl -sf --max-time 2 "http://127.0.0.1:$PORT/metrics"); then
+    ok=$((ok + 1))
+    bytes=${#body}
+  fi
+  sleep 1
+done
+t1=$(ticks) w1=$(date +%s.%N)
+awk -v t="$((t1 - t0))" -v hz="$hz" -v w0="$w0" -v w1="$w1" -v ok="$ok" -v n="$SECS" -v b="$bytes" \
+  -v rss="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")" 'BEGIN {
+  cpu = t / hz; wall = w1 - w0
+  printf "exporter CPU %.2f s in %.1f s wall = %.2f %% of one core; %d/%d scrapes answered, last %d bytes; max RSS %d kB\n",
+         cpu, wall, 100 * cpu / wall, ok, n, b, rss }'
