@@ -146,27 +146,45 @@ static __always_inline __u32 rq_part_dev(struct request* rq, __u32 disk) {
       (cmd & (1u << (bpf_core_enum_value(enum req_flag_bits, kbit) & 31)))) \
     f |= (out);
 
+/* Before 6.0 the operations were enum req_opf (same enumerators). */
+enum req_opf___old {
+  REQ_OP_READ___old = 0,
+  REQ_OP_WRITE___old = 1,
+  REQ_OP_FLUSH___old = 2,
+  REQ_OP_DISCARD___old = 3,
+  REQ_OP_SECURE_ERASE___old = 5,
+  REQ_OP_WRITE_ZEROES___old = 9,
+  REQ_OP_ZONE_APPEND___old = 13,
+};
+
+/* The kernel's value of operation `name`, from whichever enum it has; ~0
+ * when it has neither (never equal to a masked operation). */
+#define OPV(name)                                                       \
+  (bpf_core_enum_value_exists(enum req_op, name)                        \
+       ? (__u32)bpf_core_enum_value(enum req_op, name)                  \
+       : bpf_core_enum_value_exists(enum req_opf___old, name##___old)   \
+             ? (__u32)bpf_core_enum_value(enum req_opf___old, name##___old) \
+             : ~0u)
+
 static __always_inline void translate_op(__u32 cmd, __u8* op, __u16* flags) {
   /* REQ_OP_BITS is the first flag bit, so the op mask follows from BTF too. */
   __u32 op_bits = bpf_core_enum_value(enum req_flag_bits, __REQ_FAILFAST_DEV) & 31;
   __u32 kop = cmd & ((1u << op_bits) - 1);
   __u8 o = BLKRR_OP_OTHER;
   __u16 f = 0;
-  if (kop == bpf_core_enum_value(enum req_op, REQ_OP_READ))
+  if (kop == OPV(REQ_OP_READ))
     o = BLKRR_OP_READ;
-  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+  else if (kop == OPV(REQ_OP_WRITE))
     o = BLKRR_OP_WRITE;
-  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+  else if (kop == OPV(REQ_OP_FLUSH))
     o = BLKRR_OP_FLUSH;
-  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+  else if (kop == OPV(REQ_OP_DISCARD))
     o = BLKRR_OP_DISCARD;
-  else if (kop == bpf_core_enum_value(enum req_op, REQ_OP_SECURE_ERASE))
+  else if (kop == OPV(REQ_OP_SECURE_ERASE))
     o = BLKRR_OP_SECURE_ERASE;
-  else if (bpf_core_enum_value_exists(enum req_op, REQ_OP_WRITE_ZEROES) &&
-           kop == bpf_core_enum_value(enum req_op, REQ_OP_WRITE_ZEROES))
+  else if (kop == OPV(REQ_OP_WRITE_ZEROES))
     o = BLKRR_OP_WRITE_ZEROES;
-  else if (bpf_core_enum_value_exists(enum req_op, REQ_OP_ZONE_APPEND) &&
-           kop == bpf_core_enum_value(enum req_op, REQ_OP_ZONE_APPEND))
+  else if (kop == OPV(REQ_OP_ZONE_APPEND))
     o = BLKRR_OP_ZONE_APPEND;
   FLAG(__REQ_SYNC, BLKRR_F_SYNC)
   FLAG(__REQ_META, BLKRR_F_META)
@@ -255,6 +273,19 @@ static __always_inline struct devstate* get_devstate(__u32 disk, __u32 idx) {
   return ds;
 }
 
+/* The device lock. Kernels before 5.12 (the object built with
+ * BLKRR_NO_FETCH_ATOMICS) give tracing programs no bpf_spin_lock either:
+ * there the device state is updated unlocked, and two CPUs updating one
+ * disk at the same instant can mis-charge disk time (the records' other
+ * fields stay exact; the idle check and the sweeper correct `pending`). */
+#ifndef BLKRR_NO_FETCH_ATOMICS
+#define dev_lock(ds) bpf_spin_lock(&(ds)->lock)
+#define dev_unlock(ds) bpf_spin_unlock(&(ds)->lock)
+#else
+#define dev_lock(ds) ((void)(ds))
+#define dev_unlock(ds) ((void)(ds))
+#endif
+
 /* The sweeper's cumulative correction count for the disk, or 0 when nothing
  * changed since this device last looked (the common case: no map lookup). */
 static __always_inline __u64 sweep_target(__u32 disk, struct devstate* ds, __u32* gen) {
@@ -294,7 +325,7 @@ static __always_inline __u64 charge(__u32 disk, __u32 idx, __u64* now_p, __u64 i
   __u64 target = sweep_target(disk, ds, &gen);
   __u64 dt = 0, now = *now_p;
   __u8 clamped = 0, swept;
-  bpf_spin_lock(&ds->lock);
+  dev_lock(ds);
   swept = apply_sweep(ds, target, gen);
   now = device_clock(ds, now);
   __u64 from =
@@ -312,7 +343,7 @@ static __always_inline __u64 charge(__u32 disk, __u32 idx, __u64* now_p, __u64 i
     ds->s.requests += 1;
     if (latency > ds->s.max_latency_ns) ds->s.max_latency_ns = latency;
   }
-  bpf_spin_unlock(&ds->lock);
+  dev_unlock(ds);
   *now_p = now;
   if (clamped) count(BLKRR_CNT_PENDING_CLAMPED);
   if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
@@ -327,12 +358,12 @@ static __always_inline __u64 add_pending(__u32 disk, __u32 idx, __u64 now) {
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
   __u8 swept;
-  bpf_spin_lock(&ds->lock);
+  dev_lock(ds);
   swept = apply_sweep(ds, target, gen);
   now = device_clock(ds, now);
   if (ds->s.pending == 0) ds->s.busy_start_ns = now;
   ds->s.pending += 1;
-  bpf_spin_unlock(&ds->lock);
+  dev_unlock(ds);
   if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
   return now;
 }
@@ -343,10 +374,10 @@ static __always_inline void drop_pending(__u32 disk, __u32 idx) {
   if (!ds) return;
   __u32 gen;
   __u64 target = sweep_target(disk, ds, &gen);
-  bpf_spin_lock(&ds->lock);
+  dev_lock(ds);
   apply_sweep(ds, target, gen);
   if (ds->s.pending) ds->s.pending -= 1;
-  bpf_spin_unlock(&ds->lock);
+  dev_unlock(ds);
 }
 
 static __always_inline __u64 wake_flags(void) {
@@ -419,8 +450,29 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
 
 /* The entry of rq is still in flight although rq is being reused: its
  * completion never reached us. Emit it flagged and free the device slot. */
+#ifndef BLKRR_NO_FETCH_ATOMICS
 static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
   return __sync_val_compare_and_swap(&e->state, BLKRR_RQ_INFLIGHT, to) == BLKRR_RQ_INFLIGHT;
+}
+#else
+/* The object for kernels before 5.12 (no BPF compare-and-swap or fetching
+ * atomics; the loader picks it after a trial load): a plain test and set.
+ * Two programs racing for the same request on two CPUs (a completion and a
+ * re-use of its pointer in the same instant) could both own it there. */
+static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
+  if (e->state != BLKRR_RQ_INFLIGHT) return 0;
+  e->state = to;
+  return 1;
+}
+#endif
+
+/* Test-only fault injection's sequence (see cfg_fault_skip_every). */
+static __always_inline __u64 next_fault_seq(void) {
+#ifndef BLKRR_NO_FETCH_ATOMICS
+  return __sync_fetch_and_add(&fault_seq, 1);
+#else
+  return fault_seq++;
+#endif
 }
 
 static __always_inline void give_up(struct blkrr_inflight* e, __u32 counter) {
@@ -562,7 +614,7 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   __u32 idx;
   if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
   if (cfg_fault_skip_every &&
-      __sync_fetch_and_add(&fault_seq, 1) % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
+      next_fault_seq() % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
     count(BLKRR_CNT_FAULT_SKIPPED);
     __u64 fkey = (__u64)rq;
     struct blkrr_inflight* f = bpf_map_lookup_elem(&inflight, &fkey);

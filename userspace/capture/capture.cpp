@@ -25,6 +25,7 @@
 #include "bpf/capture.h"
 // (keep this order)
 #include "capture.skel.h"
+#include "capture_compat.skel.h"
 #include "capture/bpf_types.h"
 #include "capture/check_policy.h"
 #include "capture/features.h"
@@ -74,8 +75,14 @@ LibbpfLog& libbpf_log() {
 
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
   if (level != LIBBPF_WARN) return 0;
-  char buf[1024];
-  int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  // A verifier log comes as one message of up to megabytes: format it whole.
+  va_list again;
+  va_copy(again, args);
+  int n = std::vsnprintf(nullptr, 0, fmt, args);
+  std::string text(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, again);
+  va_end(again);
+  const char* buf = text.c_str();
   LibbpfLog& log = libbpf_log();
   std::lock_guard<std::mutex> lk(log.mu);
   const char* p = std::strstr(buf, "prog '");
@@ -318,8 +325,25 @@ Status CaptureImpl::set_autoload() {
   return {};
 }
 
+// The capture_bpf skeleton over the object built without fetching atomics
+// (same maps, programs and globals, so every skeleton pointer binds by name).
+capture_bpf* open_compat() {
+  auto* obj = static_cast<capture_bpf*>(calloc(1, sizeof(capture_bpf)));
+  if (!obj) return nullptr;
+  if (capture_bpf__create_skeleton(obj) != 0) {
+    capture_bpf__destroy(obj);
+    return nullptr;
+  }
+  obj->skeleton->data = const_cast<void*>(capture_compat_bpf__elf_bytes(&obj->skeleton->data_sz));
+  if (bpf_object__open_skeleton(obj->skeleton, nullptr) != 0) {
+    capture_bpf__destroy(obj);
+    return nullptr;
+  }
+  return obj;
+}
+
 Status CaptureImpl::open_and_load() {
-  skel_.reset(capture_bpf__open());
+  skel_.reset(plan_.compat ? open_compat() : capture_bpf__open());
   if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
   BLKRR_TRY(configure());
   BLKRR_TRY(set_autoload());

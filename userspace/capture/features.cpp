@@ -64,6 +64,12 @@ void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
   rows->push_back(optional_row(f, "block_rq_insert", "insert", k.has_rq_insert(),
                                tracepoint_detail(k.insert_args),
                                "no queue time (snoop -Q shows '-')"));
+  rows->push_back(optional_row(
+      f, "bpf_atomics", "atomics", k.atomics.ok,
+      k.atomics.ok ? "fetch-and-add and compare-and-swap load" : k.atomics.why,
+      "the programs built without them load (no compare-and-swap and, as tracing programs "
+      "there have no spin lock either, an unlocked device state: two CPUs working on one disk "
+      "at the same instant can mis-charge disk time)"));
   rows->push_back({"task_btf_helper", false, k.task_btf_helper.ok,
                    k.task_btf_helper.ok ? "available" : k.task_btf_helper.why,
                    "top reads the parent pid through bpf_get_current_task"});
@@ -87,7 +93,7 @@ Result<std::set<std::string>> parse_deny(const std::string& text) {
     for (const char* n : kDenyNames) known = known || word == n;
     if (!known)
       return Error("BLKRR_DENY='" + text + "': unknown feature '" + word +
-                   "' (known: iter, io_start, io_done, insert, all)");
+                   "' (known: iter, io_start, io_done, insert, atomics, all)");
     out.insert(word);
   }
   return out;

@@ -1,6 +1,6 @@
 // The features a capture runs with: the kernel's (kernel_probe.h), probed
 // once per process, less what BLKRR_DENY switches off for tests
-// (BLKRR_DENY=iter,io_start,io_done,insert or all). One table says, for
+// (BLKRR_DENY=iter,io_start,io_done,insert,atomics or all). One table says, for
 // each optional feature, what blkrr does without it; `blkrr features`
 // prints it, the loader prints one line for each one it goes without.
 #pragma once
@@ -16,7 +16,7 @@
 namespace blkrr::capture {
 
 // Names BLKRR_DENY accepts (each an optional feature).
-inline constexpr const char* kDenyNames[] = {"iter", "io_start", "io_done", "insert"};
+inline constexpr const char* kDenyNames[] = {"iter", "io_start", "io_done", "insert", "atomics"};
 
 // Parses a BLKRR_DENY value: a comma list of kDenyNames, or "all"; empty
 // denies nothing. An unknown word is an error naming it.
@@ -34,6 +34,8 @@ struct FeatureSet {
   bool rq_insert() const { return kernel.has_rq_insert() && !denies("insert"); }
   // Tracepoints with the request_queue first argument (before 5.11).
   bool queue_arg() const { return kernel.issue_args == 2; }
+  // The programs built without fetching atomics (before 5.12).
+  bool compat_object() const { return !kernel.atomics.ok || denies("atomics"); }
 };
 
 // The running kernel's features with BLKRR_DENY applied, probed on the

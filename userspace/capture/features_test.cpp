@@ -15,7 +15,7 @@ KernelFeatures full_kernel() {
   k.insert_args = 1;
   k.io_start_args = 1;
   k.io_done_args = 1;
-  k.tp_btf = k.raw_tp = k.ringbuf = k.map_iter = {true, ""};
+  k.tp_btf = k.raw_tp = k.ringbuf = k.map_iter = k.atomics = {true, ""};
   k.cgroup_id_helper = k.task_btf_helper = {true, ""};
   k.lockdown = "none";
   k.lsms = "capability,bpf";
@@ -35,7 +35,7 @@ TEST(Features, ParseDenyAcceptsKnownNamesAndAll) {
   auto d = parse_deny("iter,insert");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(*d, (std::set<std::string>{"iter", "insert"}));
-  EXPECT_EQ(parse_deny("all")->size(), 4u);
+  EXPECT_EQ(parse_deny("all")->size(), 5u);
   EXPECT_EQ(parse_deny("iter,,io_done,")->size(), 2u);
 }
 

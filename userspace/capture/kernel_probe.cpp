@@ -105,6 +105,23 @@ Probe probe_map_iter(const struct btf* btf) {
   return {true, ""};
 }
 
+// An atomic fetch-and-add on the stack: kernels before 5.12 refuse the
+// instruction ("BPF_STX uses reserved fields") in every program.
+Probe probe_atomics() {
+  const bpf_insn insns[] = {
+      {BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 0},                        // r1 = 0
+      {BPF_STX | BPF_DW | BPF_MEM, 10, 1, -8, 0},                       // *(u64 *)(r10 - 8) = r1
+      {BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1},                        // r1 = 1
+      {BPF_STX | BPF_DW | BPF_ATOMIC, 10, 1, -8, BPF_ADD | BPF_FETCH},  // fetch-and-add
+      {BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0},                        // r0 = 0
+      {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+  };
+  int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "blkrr_probe", "GPL", insns, 6, nullptr);
+  if (fd < 0) return {false, "load: " + errno_reason(errno)};
+  Fd prog(fd);
+  return {true, ""};
+}
+
 Probe probe_ringbuf() {
   int rc = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr);
   if (rc == 1) return {true, ""};
@@ -169,13 +186,14 @@ KernelFeatures probe_kernel() {
   f.task_btf_helper = helper_in_btf(b, "BPF_FUNC_get_current_task_btf");
   if (!has_bpf_capabilities(f)) {
     Probe no{false, "not probed: no CAP_BPF+CAP_PERFMON or CAP_SYS_ADMIN"};
-    f.tp_btf = f.raw_tp = f.ringbuf = f.map_iter = no;
+    f.tp_btf = f.raw_tp = f.ringbuf = f.map_iter = f.atomics = no;
     return f;
   }
   f.tp_btf = probe_tp_btf(b);
   f.raw_tp = probe_raw_tp();
   f.ringbuf = probe_ringbuf();
   f.map_iter = probe_map_iter(b);
+  f.atomics = probe_atomics();
   return f;
 }
 

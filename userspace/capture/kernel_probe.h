@@ -29,6 +29,7 @@ struct KernelFeatures {
   Probe raw_tp;            // a trial raw tracepoint program on block_rq_issue
   Probe ringbuf;           // BPF_MAP_TYPE_RINGBUF
   Probe map_iter;          // a trial iter/bpf_map_elem program loads
+  Probe atomics;           // fetching atomics / compare-and-swap in BPF (5.12+)
   Probe cgroup_id_helper;  // bpf_get_current_cgroup_id in tracing programs
   Probe task_btf_helper;   // bpf_get_current_task_btf (top's parent pid)
   std::string lockdown;    // none, integrity, confidentiality, or "not reported"

@@ -14,6 +14,8 @@ std::string line_for(const FeatureSet& f, const std::string& name) {
 ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted) {
   ProgramPlan p;
   p.queue_arg = f.queue_arg();
+  p.compat = f.compat_object();
+  if (p.compat) p.notes.push_back(line_for(f, "bpf_atomics"));
   for (const auto& d : f.denied) p.denied += (p.denied.empty() ? "" : ",") + d;
   p.io_start = f.io_start();
   p.check = f.map_iter();
@@ -46,6 +48,7 @@ std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p)
 ProgramPlan ProgramPlan::minimal() const {
   ProgramPlan p;
   p.queue_arg = queue_arg;
+  p.compat = compat;
   p.denied = denied;
   p.idle_check = true;
   p.retried = true;
@@ -66,6 +69,7 @@ std::map<std::string, std::string> ProgramPlan::describe() const {
   else
     d["lost_completions"] = "sysfs idle check";
   d["tracepoint_args"] = queue_arg ? "request_queue, request (before 5.11)" : "request";
+  d["bpf_object"] = compat ? "without fetching atomics or spin locks (before 5.12)" : "standard";
   if (retried) d["optional_programs"] = "off after a failed load";
   if (!denied.empty()) d["denied"] = denied;
   return d;

@@ -20,6 +20,7 @@ struct ProgramPlan {
   bool io_done = false;            // blkrr_io_done: second completion source
   bool idle_check = false;         // user-space sysfs idle check (no checker)
   bool queue_arg = false;          // tracepoints take the request_queue first
+  bool compat = false;             // the object without fetching atomics (before 5.12)
   bool retried = false;            // the minimal plan after a failed load
   std::string denied;              // BLKRR_DENY in force (comma list), for the record
   std::vector<std::string> notes;  // one stderr line per feature gone without

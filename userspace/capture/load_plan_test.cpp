@@ -12,7 +12,7 @@ KernelFeatures kernel(bool iter, bool io_start, bool io_done, int issue_args = 1
   k.complete_args = 3;
   k.io_start_args = io_start ? 1 : -1;
   k.io_done_args = io_done ? 1 : -1;
-  k.tp_btf = k.ringbuf = k.cgroup_id_helper = {true, ""};
+  k.tp_btf = k.ringbuf = k.cgroup_id_helper = k.atomics = {true, ""};
   k.map_iter = iter ? Probe{true, ""} : Probe{false, "load: EPERM"};
   return k;
 }
@@ -55,6 +55,17 @@ TEST(LoadPlan, Kernel61WithoutIoStartOrIoDone) {
   ASSERT_EQ(p.notes.size(), 2u);  // block_io_start, queue time
 }
 
+TEST(LoadPlan, KernelWithoutFetchingAtomicsLoadsTheCompatObjectWithOneLine) {
+  auto k = kernel(true, false, false);
+  k.atomics = {false, "load: EINVAL: not supported by this kernel"};
+  auto p = plan_programs(FeatureSet{k, {}}, false);
+  EXPECT_TRUE(p.compat);
+  ASSERT_EQ(p.notes.size(), 2u);  // bpf_atomics, block_io_start
+  EXPECT_NE(p.notes[0].find("bpf_atomics off"), std::string::npos);
+  EXPECT_TRUE(p.minimal().compat) << "the retry keeps the object the kernel can load";
+  EXPECT_FALSE(plan_programs(FeatureSet{kernel(true, true, true), {}}, false).compat);
+}
+
 TEST(LoadPlan, Kernel510PicksTheRequestQueuePrototype) {
   auto p = plan_programs(FeatureSet{kernel(true, false, false, 2), {}}, false);
   EXPECT_TRUE(p.queue_arg);
@@ -65,7 +76,9 @@ TEST(LoadPlan, DenyAllLeavesOnlyTheRequiredProgramsAndTheIdleCheck) {
   auto p = plan_programs(FeatureSet{kernel(true, true, true), *parse_deny("all")}, true);
   EXPECT_FALSE(p.has_optional());
   EXPECT_TRUE(p.idle_check);
-  EXPECT_EQ(p.describe().at("denied"), "insert,io_done,io_start,iter");
+  EXPECT_EQ(p.describe().at("denied"), "atomics,insert,io_done,io_start,iter");
+  EXPECT_TRUE(p.compat);
+  EXPECT_EQ(p.describe().at("bpf_object"), "without fetching atomics or spin locks (before 5.12)");
   EXPECT_EQ(p.describe().at("lost_completions"), "sysfs idle check");
 }
 

@@ -70,7 +70,7 @@ Result<int> cmd_features(int argc, char** argv) {
               "Probe what the running kernel offers blkrr's capture (BTF, tracepoints and their\n"
               "prototypes, tp_btf, ring buffer, map iterators, helpers, lockdown, LSMs,\n"
               "capabilities) and say what blkrr does without each optional feature.\n"
-              "BLKRR_DENY=iter,io_start,io_done,insert (or all) switches features off, for tests.\n"
+              "BLKRR_DENY=iter,io_start,io_done,insert,atomics (or all) switches features off, for tests.\n"
               "Exit status: 0 when capture can run here, 1 when it cannot.");
   p.flag('j', "json", &json, "print JSON");
   p.examples("  blkrr features\n  BLKRR_DENY=iter blkrr features --json | jq .capture_features");
