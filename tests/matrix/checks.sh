@@ -37,9 +37,9 @@ wait_for() {
   return 2
 }
 
-# stop PID: SIGINT, wait, exit status in $rc.
+# stop PID: SIGTERM (asynchronous commands of a script ignore SIGINT), wait; exit status in $rc.
 stop() {
-  kill -INT "$1" 2>/dev/null
+  kill -TERM "$1" 2>/dev/null
   wait "$1"
   rc=$?
 }
@@ -148,7 +148,7 @@ check_top() {
   stop $pid
   # Sum over the intervals the rows of the I/O process (one row per direction).
   sum=$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++)
-      if (jf(o[i], "pid") == p && jf(o[i], "comm") == "mtx-top") {
+      if (jf(o[i], "pid") == p) {
         req += jf(o[i], "requests"); t += jf(o[i], "disk_time_ns"); b += jf(o[i], "bytes") } }
       END { printf "%d %d %d\n", req, t, b }' p="$iopid" "$W/top.out")
   set -- $sum

@@ -13,11 +13,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace {
 
 constexpr unsigned long long kStride = 128;  // sectors between requests (64 KiB)
 constexpr size_t kMaxBytes = 4096 << 3;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
 
 bool parse_u64(const char* s, unsigned long long& out) {
   char* end = nullptr;
@@ -27,10 +38,13 @@ bool parse_u64(const char* s, unsigned long long& out) {
 }
 
 int run(const char* dev, unsigned long long count, unsigned long long first) {
-  void* buf = nullptr;
-  if (posix_memalign(&buf, 4096, kMaxBytes) != 0) return 1;
+  void* raw = nullptr;
+  if (posix_memalign(&raw, 4096, kMaxBytes) != 0) return 1;
+  std::unique_ptr<void, FreeDeleter> mem(raw);
+  char* buf = static_cast<char*>(raw);
   std::memset(buf, 0x5a, kMaxBytes);
-  int fd = open(dev, O_RDWR | O_DIRECT);
+  Fd f{open(dev, O_RDWR | O_DIRECT)};
+  int fd = f.fd;
   if (fd < 0) {
     std::fprintf(stderr, "matrix_io: open %s: %s\n", dev, std::strerror(errno));
     return 1;
@@ -46,14 +60,11 @@ int run(const char* dev, unsigned long long count, unsigned long long first) {
         std::fprintf(stderr, "matrix_io: %s %s at sector %llu, %zu bytes: %s\n",
                      pass == 0 ? "write" : "read", dev, sector, bytes,
                      n < 0 ? std::strerror(errno) : "short transfer");
-        close(fd);
         return 1;
       }
       std::printf("%c %llu %zu\n", pass == 0 ? 'W' : 'R', sector, bytes);
     }
   }
-  close(fd);
-  std::free(buf);
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -62,7 +73,8 @@ int run(const char* dev, unsigned long long count, unsigned long long first) {
 int main(int argc, char** argv) {
   unsigned long long count = 0, first = 0;
   if (argc != 5 || !parse_u64(argv[3], count) || !parse_u64(argv[4], first) || count == 0) {
-    std::fprintf(stderr, "usage: matrix_io DEV COMM COUNT FIRST_SECTOR (e.g. /dev/vda mtx-io 64 2048)\n");
+    std::fprintf(stderr,
+                 "usage: matrix_io DEV COMM COUNT FIRST_SECTOR (e.g. /dev/vda mtx-io 64 2048)\n");
     return 2;
   }
   if (prctl(PR_SET_NAME, argv[2], 0, 0, 0) != 0) {
