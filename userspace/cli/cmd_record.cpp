@@ -104,6 +104,7 @@ constexpr const char* kDropCounters[] = {
     "completion_without_issue",
     "completion_not_seen_reissued",
     "completion_not_seen_checked",
+    "completion_not_seen_idle",
     "completion_not_seen_swept",
     "completion_not_seen_at_stop",
     "partial_completions",
@@ -249,7 +250,9 @@ Result<int> cmd_record(int argc, char** argv) {
   BLKRR_TRY(capture_preflight());
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
-  h.settings["attribution"] = (*cap)->has_io_start() ? "block_io_start" : "block_rq_issue";
+  // What the capture runs with on this kernel (docs/kernels.md).
+  for (const auto& [k, v] : (*cap)->features()) h.settings["capture." + k] = v;
+  h.settings["attribution"] = h.settings["capture.attribution"];
   h.real_anchor_ns = clock_ns(CLOCK_REALTIME);
   h.mono_anchor_ns = clock_ns(CLOCK_MONOTONIC);
   TraceWriter::Options wopts;
