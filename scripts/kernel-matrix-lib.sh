@@ -255,3 +255,29 @@ print_table() {
             for (i = 1; i <= nk; i++) printf " %-8s", ((K[i], C[j]) in r ? r[K[i], C[j]] : "-"); print "" } }' "$res"
   grep -E '^MATRIX [^ ]+ [^ ]+ (FAIL|SKIP)' "$res" || true
 }
+
+# print_markdown RESULTS KERNEL...: the measured table of docs/kernels.md
+# (kernel facts, `blkrr features`, what the capture ran with, each check).
+print_markdown() {
+  local res=$1
+  shift
+  awk -v ks="$*" 'BEGIN { nk = split(ks, K, " ") }
+    function add(row, k, v) { if (!(row in seen)) { seen[row] = 1; R[++nr] = row } c[row, k] = v }
+    function rest(from,   i, s) { s = $from; for (i = from + 1; i <= NF; i++) s = s " " $i; return s }
+    $1 == "FACT" && $3 == "uname" { add("kernel release", $2, $4) }
+    $1 == "FACT" && $3 == "btf" { add("BTF (/sys/kernel/btf/vmlinux)", $2, $4) }
+    $1 == "FACT" && $3 == "lockdown" { add("lockdown", $2, rest(4)) }
+    $1 == "FACT" && $3 ~ /^tp:/ { add("prototype " substr($3, 4) " (after ctx)", $2, "`" rest(4) "`") }
+    $1 == "FACT" && $3 == "program_type" { add("bpftool: program type " $4, $2, $5) }
+    $1 == "FACT" && $3 == "map_type" { add("bpftool: map type " $4, $2, $5) }
+    $1 == "FEATURES" && ($4 == "required" || $4 == "optional") { add("blkrr features: " $3, $2, $5) }
+    $1 == "FEATURES" && $3 == "capture:" { add("blkrr features: capture", $2, rest(4)) }
+    $1 == "FEATURES" && $3 == "A" && $4 == "capture" { runs[$2] = 1; next }
+    $1 == "FEATURES" && runs[$2] && NF >= 4 && $3 != "capture:" { add("capture runs with: " $3, $2, rest(4)) }
+    $1 == "MATRIX" { add("check " $3, $2, $4 ($4 == "PASS" ? "" : ": " rest(5))) }
+    END { printf "|  |"; for (i = 1; i <= nk; i++) printf " %s |", K[i]; print ""
+          printf "|---|"; for (i = 1; i <= nk; i++) printf "---|"; print ""
+          for (j = 1; j <= nr; j++) { printf "| %s |", R[j]
+            for (i = 1; i <= nk; i++) { v = ((R[j], K[i]) in c) ? c[R[j], K[i]] : "-"; gsub(/\|/, "/", v); printf " %s |", v }
+            print "" } }' "$res"
+}

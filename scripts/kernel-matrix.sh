@@ -76,6 +76,8 @@ print_table "$RESULTS" "${LIST[@]}"
 for k in "${LIST[@]}"; do printf '%s %ss  ' "$k" "${TIMES[$k]}"; done
 echo "total $(($(date +%s) - START)) s"
 cp "$RESULTS" "$CACHE/last-results.txt"
+print_markdown "$RESULTS" "${LIST[@]}" >"$CACHE/last-table.md"
+echo "kernel-matrix: markdown table (docs/kernels.md) in $CACHE/last-table.md"
 if grep -q '^MATRIX [^ ]* [^ ]* FAIL' "$RESULTS"; then
   echo "kernel-matrix: FAILED (details above; all lines in $CACHE/last-results.txt)"
   exit 1
