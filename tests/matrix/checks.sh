@@ -1,0 +1,228 @@
+#!/bin/sh
+# blkrr capture smoke tests for the kernel matrix (scripts/kernel-matrix.sh).
+# Runs in a busybox guest (as the guest's /init calls it) and on the host.
+#   checks.sh KERNEL DEV BLKRR MATRIX_IO WORKDIR
+# Prints one line per check:  MATRIX KERNEL CHECK PASS|FAIL|SKIP DETAILS
+# and kernel facts for docs/kernels.md:  FACT KERNEL NAME VALUE
+# Plain POSIX sh + awk: busybox ash runs it as well as bash/dash.
+#   checks.sh --tp-facts BTFFILE KERNEL WORKDIR  (only the tracepoint prototypes)
+if [ "$1" = --tp-facts ]; then
+  K=$3 W=$4
+  set -- --tp-facts "$2"
+else
+  K=$1 DEV=$2 BLKRR=$3 IO=$4 W=$5
+fi
+if [ -z "$W" ]; then
+  echo "usage: checks.sh KERNEL DEV BLKRR MATRIX_IO WORKDIR" >&2
+  exit 2
+fi
+N=64 # writes, and as many reads, per load
+mkdir -p "$W" || exit 1
+
+one_line() { tr '\n\t' '  ' | sed 's/  */ /g' | cut -c1-400; }
+result() { echo "MATRIX $K $1 $2 $(printf '%s' "$3" | one_line)"; }
+fact() { echo "FACT $K $1 $(printf '%s' "$2" | one_line)"; }
+tail_of() { tail -n 3 "$1" 2>/dev/null | one_line; }
+
+# wait_for FILE PATTERN PID SECONDS: 0 when PATTERN is in FILE, 1 when PID
+# exited first, 2 on time-out.
+wait_for() {
+  i=0
+  while [ "$i" -lt $(($4 * 10)) ]; do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || { grep -q "$2" "$1" 2>/dev/null && return 0; return 1; }
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 2
+}
+
+# stop PID: SIGTERM (asynchronous commands of a script ignore SIGINT), wait; exit status in $rc.
+stop() {
+  kill -TERM "$1" 2>/dev/null
+  wait "$1"
+  rc=$?
+}
+
+# tp_facts BTFFILE: the prototypes of the block tracepoints (arguments after ctx).
+tp_facts() {
+  bpftool btf dump file "$1" format c 2>/dev/null | grep 'typedef void (\*btf_trace_block_' >"$W/tp.txt"
+  for tp in block_rq_issue block_rq_complete block_rq_requeue block_rq_insert \
+    block_io_start block_io_done; do
+    p=$(grep "btf_trace_${tp})(" "$W/tp.txt" | sed 's/.*)(void \*, *//; s/);$//')
+    [ -n "$p" ] && fact "tp:$tp" "$p" || fact "tp:$tp" absent
+  done
+}
+
+# Kernel facts: BTF, lockdown, BPF features (and the block tracepoint prototypes
+# unless MATRIX_TP_ON_HOST is set: the guest leaves them to the host, faster).
+probe_facts() {
+  [ -r /sys/kernel/btf/vmlinux ] && fact btf yes || fact btf no
+  fact lockdown "$(cat /sys/kernel/security/lockdown 2>/dev/null || echo unknown)"
+  if ! command -v bpftool >/dev/null 2>&1; then
+    fact bpftool "absent: no tracepoint prototypes or BPF feature probe"
+    return
+  fi
+  [ -n "${MATRIX_TP_ON_HOST:-}" ] || [ ! -r /sys/kernel/btf/vmlinux ] || tp_facts /sys/kernel/btf/vmlinux
+  bpftool feature probe kernel 2>/dev/null >"$W/feat.txt"
+  for f in 'program_type tracing' 'program_type raw_tracepoint' 'map_type ringbuf'; do
+    grep -q "eBPF $f is available" "$W/feat.txt" && fact "$f" yes || fact "$f" no
+  done
+}
+
+check_features() {
+  "$BLKRR" features >"$W/feat.out" 2>&1
+  rc=$?
+  if grep -q "unknown command 'features'" "$W/feat.out"; then
+    result features SKIP "this blkrr has no 'features' command"
+    return
+  fi
+  sed "s/^/FEATURES $K /" "$W/feat.out"
+  if [ $rc -eq 0 ]; then result features PASS "blkrr features exit 0"; else
+    result features FAIL "blkrr features exit $rc: $(tail_of "$W/feat.out")"
+  fi
+}
+
+# expected IOFILE COMM: "OP SECTOR BYTES PID COMM" lines that matrix_io issued.
+expected() {
+  awk -v comm="$2" '$1 == "pid" { pid = $2; next } { print $1, $2, $3, pid, comm }' "$1"
+}
+
+# compare EXPECTED ACTUAL: exact multiset equality; prints a summary, 0 when equal.
+compare() {
+  awk 'NR == FNR { want[$0]++; n++; next }
+       { if (want[$0] > 0) { want[$0]--; got++ } else { extra++; if (ex == "") ex = $0 } }
+       END { miss = 0; for (k in want) if (want[k] > 0) { miss += want[k]; if (mx == "") mx = k }
+             printf "%d expected, %d matched, %d missing%s, %d extra%s\n", n, got, miss,
+               (mx != "" ? " (e.g. " mx ")" : ""), extra + 0, (ex != "" ? " (e.g. " ex ")" : "")
+             exit (miss > 0 || extra > 0) }' "$1" "$2"
+}
+
+# JSON field extraction (flat objects, as blkrr writes them).
+JF='function jf(s, k,   i, r) {
+  i = index(s, "\"" k "\":"); if (!i) return "";
+  r = substr(s, i + length(k) + 3); sub(/^ +/, "", r);
+  if (substr(r, 1, 1) == "\"") { r = substr(r, 2); return substr(r, 1, index(r, "\"") - 1) }
+  match(r, /^[^,}]*/); return substr(r, 1, RLENGTH) }
+function opl(o) { return o == "read" ? "R" : o == "write" ? "W" : o }'
+
+check_record() {
+  "$BLKRR" record -d "$DEV" -o "$W/rec.blkrr" >"$W/rec.out" 2>"$W/rec.err" &
+  pid=$!
+  if ! wait_for "$W/rec.err" "Ctrl-C stops" $pid 120; then
+    stop $pid
+    result record FAIL "record did not start (exit $rc): $(tail_of "$W/rec.err")"
+    return
+  fi
+  "$IO" "$DEV" mtx-rec $N 2048 >"$W/rec.io" 2>"$W/rec.ioerr" ||
+    { stop $pid; result record FAIL "matrix_io: $(tail_of "$W/rec.ioerr")"; return; }
+  sleep 0.5
+  stop $pid
+  [ $rc -eq 0 ] || { result record FAIL "record exit $rc: $(tail_of "$W/rec.err")"; return; }
+  "$BLKRR" dump --json "$W/rec.blkrr" >"$W/rec.json" 2>"$W/rec.dumperr" ||
+    { result record FAIL "dump --json: $(tail_of "$W/rec.dumperr")"; return; }
+  expected "$W/rec.io" mtx-rec >"$W/rec.want"
+  iopid=$(awk '$1 == "pid" { print $2 }' "$W/rec.io")
+  awk "$JF"' index($0, "\"sector\":") && (jf($0, "comm") == "mtx-rec" || jf($0, "tgid") == p) {
+      print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes"), jf($0, "tgid"), jf($0, "comm") }' \
+    p="$iopid" "$W/rec.json" >"$W/rec.got"
+  if sum=$(compare "$W/rec.want" "$W/rec.got"); then
+    result record PASS "$sum (sector, bytes, op, pid, comm)"
+  else
+    result record FAIL "$sum"
+  fi
+}
+
+check_top() {
+  "$BLKRR" top --json -d "$DEV" 0.5 >"$W/top.out" 2>"$W/top.err" &
+  pid=$!
+  if ! wait_for "$W/top.out" '"seq":1' $pid 120; then
+    stop $pid
+    result top FAIL "top did not start (exit $rc): $(tail_of "$W/top.err")"
+    return
+  fi
+  "$IO" "$DEV" mtx-top $N 65536 >"$W/top.io" 2>"$W/top.ioerr" ||
+    { stop $pid; result top FAIL "matrix_io: $(tail_of "$W/top.ioerr")"; return; }
+  iopid=$(awk '$1 == "pid" { print $2 }' "$W/top.io")
+  sleep 1.5
+  stop $pid
+  # Sum over the intervals the rows of the I/O process (one row per direction).
+  sum=$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++)
+      if (jf(o[i], "pid") == p) {
+        req += jf(o[i], "requests"); t += jf(o[i], "disk_time_ns"); b += jf(o[i], "bytes") } }
+      END { printf "%d %d %d\n", req, t, b }' p="$iopid" "$W/top.out")
+  set -- $sum
+  want=$(awk '$1 != "pid" { b += $3; n++ } END { printf "%d %d\n", n, b }' "$W/top.io")
+  detail="pid $iopid: $1 requests, $3 bytes, disk time $2 ns (issued: $want)"
+  if [ "$1 $3" = "$want" ] && [ "$2" -gt 0 ]; then result top PASS "$detail"; else
+    result top FAIL "$detail; exit $rc $(tail_of "$W/top.err")"
+  fi
+}
+
+check_snoop() {
+  "$BLKRR" snoop --json -d "$DEV" >"$W/snoop.out" 2>"$W/snoop.err" &
+  pid=$!
+  # snoop --json prints nothing until a request: ping until one shows up.
+  i=0
+  while ! grep -q '"mtx-ping"' "$W/snoop.out" 2>/dev/null; do
+    kill -0 $pid 2>/dev/null && [ $i -lt 120 ] ||
+      { stop $pid; result snoop FAIL "snoop did not start (exit $rc): $(tail_of "$W/snoop.err")"; return; }
+    "$IO" "$DEV" mtx-ping 1 1024 >/dev/null 2>&1
+    sleep 1
+    i=$((i + 1))
+  done
+  "$IO" "$DEV" mtx-snoop $N 131072 >"$W/snoop.io" 2>"$W/snoop.ioerr" ||
+    { stop $pid; result snoop FAIL "matrix_io: $(tail_of "$W/snoop.ioerr")"; return; }
+  sleep 0.5
+  stop $pid
+  expected "$W/snoop.io" mtx-snoop >"$W/snoop.want"
+  awk "$JF"' jf($0, "comm") == "mtx-snoop" {
+      print jf($0, "dir"), jf($0, "sector"), jf($0, "bytes"), jf($0, "pid"), jf($0, "comm") }' \
+    "$W/snoop.out" >"$W/snoop.got"
+  if sum=$(compare "$W/snoop.want" "$W/snoop.got"); then
+    result snoop PASS "$sum"
+  else
+    result snoop FAIL "$sum; exit $rc $(tail_of "$W/snoop.err")"
+  fi
+}
+
+# A small blkreplay load: N writes then N reads of 8 KiB, 2 ms apart.
+make_load() {
+  awk -v n=$N 'BEGIN { print "start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0"
+      for (i = 0; i < 2 * n; i++)
+        printf "%17.9f ; %12u ; %4u ;%2s ; 0.0 ; 0.0\n", i * 0.002, 262144 + (i % n) * 64, 16,
+          i < n ? "W" : "R" }' | gzip >"$1"
+}
+
+check_replay() {
+  make_load "$W/small.load.gz"
+  "$BLKRR" replay "$W/small.load.gz" "$DEV" --force --validate --quiet --json "$W/replay.json" \
+    >"$W/replay.out" 2>"$W/replay.err"
+  rc=$?
+  pct=$(awk "$JF"' { v = jf($0, "completeness_pct"); if (v != "") { print v; exit } }' \
+    "$W/replay.json" 2>/dev/null)
+  verdict=$(awk "$JF"' { v = jf($0, "verdict"); if (v != "") { print v; exit } }' \
+    "$W/replay.json" 2>/dev/null)
+  detail="verdict ${verdict:-none}, completeness ${pct:-none} %, exit $rc"
+  case "$rc:$verdict:$pct" in
+  0:complete:100 | 0:complete:100.0) result replay-validate PASS "$detail" ;;
+  *) result replay-validate FAIL "$detail: $(tail_of "$W/replay.err")" ;;
+  esac
+}
+
+# timed NAME FUNCTION: runs FUNCTION, then a FACT with its seconds.
+uptime_s() { awk '{ print $1 }' /proc/uptime; }
+timed() {
+  t0=$(uptime_s)
+  $2
+  fact "seconds:$1" "$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')"
+}
+
+[ "${1:-}" = --tp-facts ] && { tp_facts "$2"; exit; }
+timed probe probe_facts
+timed features check_features
+timed record check_record
+timed top check_top
+timed snoop check_snoop
+timed replay check_replay
+echo "MATRIX-END $K"
