@@ -29,6 +29,8 @@ const volatile __u8 cfg_aggregate = 0;
 /* Lean capture (replay validator): no device state (disk time 0), no cgroup
  * id unless filtering on it. */
 const volatile __u8 cfg_lean = 0;
+/* No block_io_start: block_rq_insert attributes the requests it sees. */
+const volatile __u8 cfg_attr_insert = 0;
 const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
 /* Fault injection for tests (BLKRR_FAULT_SKIP_COMPLETION): ignore every Nth
  * completion on the selected devices, as the kernel sometimes does by not
@@ -489,8 +491,7 @@ static __always_inline void give_up_stale(struct blkrr_inflight* e) {
 
 /* Submitter context: remember who created the request and whether it passes
  * the task filters. */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(blkrr_io_start, struct request* rq) {
+static __always_inline int start_request(struct request* rq) {
   __u32 idx;
   __u32 disk = rq_disk_dev(rq);
   if (!disk_selected(disk, &idx)) return 0;
@@ -514,6 +515,9 @@ int BPF_PROG(blkrr_io_start, struct request* rq) {
   if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) count(BLKRR_CNT_INFLIGHT_FULL);
   return 0;
 }
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(blkrr_io_start, struct request* rq) { return start_request(rq); }
 
 /* Issue-time fields of an in-flight entry; state last: from here on the
  * entry is in flight. */
@@ -680,6 +684,15 @@ int BPF_PROG(blkrr_requeue_q, struct request_queue* q, struct request* rq) {
 static __always_inline int on_insert(struct request* rq) {
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  /* Kernels without block_io_start: a request is inserted (into a
+   * scheduler, or from a plug flushed when its task sleeps) in the context
+   * of the task that created it, and often issued later by a kernel
+   * worker: attribute it here. A requeued request (STARTED) keeps its
+   * creator. */
+  if (cfg_attr_insert && (!e || e->state != BLKRR_RQ_STARTED)) {
+    start_request(rq);
+    e = bpf_map_lookup_elem(&inflight, &key);
+  }
   if (e && e->state == BLKRR_RQ_STARTED) e->insert_ns = bpf_ktime_get_ns();
   return 0;
 }

@@ -268,6 +268,7 @@ Status CaptureImpl::configure() {
   ro->cfg_emit = cfg.emit_events ? 1 : 0;
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
   ro->cfg_lean = cfg.lean && !cfg.aggregate ? 1 : 0;
+  ro->cfg_attr_insert = plan_.insert && !plan_.io_start ? 1 : 0;
   ro->cfg_fault_skip_every = cfg.fault_skip_completion_every;
   ro->cfg_fault_whole = cfg.fault_whole ? 1 : 0;
   BLKRR_TRY(select_devices());

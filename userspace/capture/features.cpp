@@ -56,14 +56,15 @@ void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
       "instead of the checker"));
   rows->push_back(optional_row(
       f, "block_io_start", "io_start", k.has_io_start(), tracepoint_detail(k.io_start_args),
-      "requests are attributed to the task current at issue (may be a kernel worker); no "
-      "queue time"));
+      "requests are attributed at block_rq_insert to the task that queued them, else to the "
+      "task current at issue (may be a kernel worker)"));
   rows->push_back(optional_row(f, "block_io_done", "io_done", k.has_io_done(),
                                tracepoint_detail(k.io_done_args),
                                "BLKRR_IO_DONE=1 (second completion source) is not available"));
   rows->push_back(optional_row(f, "block_rq_insert", "insert", k.has_rq_insert(),
                                tracepoint_detail(k.insert_args),
-                               "no queue time (snoop -Q shows '-')"));
+                               "no queue time (snoop -Q shows '-'); without block_io_start too, "
+                               "requests a kernel worker issues are attributed to it"));
   rows->push_back(optional_row(
       f, "bpf_atomics", "atomics", k.atomics.ok,
       k.atomics.ok ? "fetch-and-add and compare-and-swap load" : k.atomics.why,

@@ -21,13 +21,14 @@ ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_d
   p.check = f.map_iter();
   p.io_done = io_done_wanted && !p.check && f.io_done();
   p.idle_check = !p.check;
-  p.insert = queue_time_wanted && p.io_start && f.rq_insert();
+  // Without block_io_start the insert program also attributes requests to
+  // the task that queued them (block_rq_insert runs in its context).
+  p.insert = f.rq_insert() && (queue_time_wanted || !p.io_start);
   if (!p.check) p.notes.push_back(line_for(f, "map_iter"));
   if (!p.io_start) p.notes.push_back(line_for(f, "block_io_start"));
   if (io_done_wanted && !p.check && !p.io_done) p.notes.push_back(line_for(f, "block_io_done"));
-  if (queue_time_wanted && !p.insert)
-    p.notes.push_back(p.io_start ? line_for(f, "block_rq_insert")
-                                 : "blkrr: queue time off: it needs block_io_start");
+  if ((queue_time_wanted || !p.io_start) && !p.insert)
+    p.notes.push_back(line_for(f, "block_rq_insert"));
   return p;
 }
 
@@ -60,7 +61,9 @@ ProgramPlan ProgramPlan::minimal() const {
 
 std::map<std::string, std::string> ProgramPlan::describe() const {
   std::map<std::string, std::string> d;
-  d["attribution"] = io_start ? "block_io_start" : "block_rq_issue";
+  d["attribution"] = io_start ? "block_io_start"
+                     : insert ? "block_rq_insert (queued requests), else block_rq_issue"
+                              : "block_rq_issue";
   d["queue_time"] = insert ? "block_rq_insert" : "off";
   if (check)
     d["lost_completions"] = "checker (map iterator)";

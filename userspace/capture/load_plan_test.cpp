@@ -49,10 +49,19 @@ TEST(LoadPlan, IoDoneOnRequestOnlyWhereTheCheckerCannotRun) {
 TEST(LoadPlan, Kernel61WithoutIoStartOrIoDone) {
   auto p = plan_programs(FeatureSet{kernel(true, false, false), {}}, true, true);
   EXPECT_FALSE(p.io_start);
-  EXPECT_FALSE(p.insert);  // queue time needs the creator's entry
+  EXPECT_TRUE(p.insert);  // attributes queued requests to the task that queued them
   EXPECT_TRUE(p.check);
-  EXPECT_EQ(p.describe().at("attribution"), "block_rq_issue");
-  ASSERT_EQ(p.notes.size(), 2u);  // block_io_start, queue time
+  EXPECT_EQ(p.describe().at("attribution"),
+            "block_rq_insert (queued requests), else block_rq_issue");
+  EXPECT_EQ(p.describe().at("queue_time"), "block_rq_insert");
+  ASSERT_EQ(p.notes.size(), 1u);  // block_io_start
+  // Without block_rq_insert as well: attribution at issue, one more line.
+  auto k = kernel(true, false, false);
+  k.insert_args = -1;
+  auto bare = plan_programs(FeatureSet{k, {}}, false);
+  EXPECT_FALSE(bare.insert);
+  EXPECT_EQ(bare.describe().at("attribution"), "block_rq_issue");
+  EXPECT_EQ(bare.notes.size(), 2u);
 }
 
 TEST(LoadPlan, KernelWithoutFetchingAtomicsLoadsTheCompatObjectWithOneLine) {
@@ -104,7 +113,7 @@ TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
   auto old = program_autoload(plan_programs(FeatureSet{kernel(true, false, false, 2), {}}, true));
   std::map<std::string, bool> o(old.begin(), old.end());
   EXPECT_TRUE(!o["blkrr_issue"] && o["blkrr_issue_q"] && o["blkrr_requeue_q"]);
-  EXPECT_TRUE(o["blkrr_check"] && !o["blkrr_io_start"] && !o["blkrr_insert_q"]);
+  EXPECT_TRUE(o["blkrr_check"] && !o["blkrr_io_start"] && o["blkrr_insert_q"]);
 }
 
 }  // namespace
