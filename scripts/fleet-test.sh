@@ -138,7 +138,7 @@ inv=$tmp/inventory.yml
   echo "    blkrr_binary: $blkrr"
   echo "    blkrr_controller_cmd: $blkrr"
   echo "    blkrr_fleet_dir: $tmp/fleet"
-  echo "    blkrr_start_delay: ${BLKRR_FLEET_START_DELAY:-20}"
+  echo "    blkrr_start_delay: ${BLKRR_FLEET_START_DELAY:-40}"
   echo "    blkrr_record_duration: 5"
   echo "    blkrr_replay_max_seconds: 120"
   echo "  children:"
@@ -167,7 +167,7 @@ mkdir -p "$tmp/ansible"/{local,remote,cp,async,home}
 export ANSIBLE_LOCAL_TEMP=$tmp/ansible/local ANSIBLE_REMOTE_TMP=$tmp/ansible/remote
 export ANSIBLE_SSH_CONTROL_PATH_DIR=$tmp/ansible/cp ANSIBLE_ASYNC_DIR=$tmp/ansible/async
 export ANSIBLE_HOME=$tmp/ansible/home ANSIBLE_HOST_KEY_CHECKING=False
-export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_FORKS=10 ANSIBLE_NOCOLOR=1
+export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_FORKS=10 ANSIBLE_NOCOLOR=1 ANSIBLE_PIPELINING=True
 playbooks=$repo/scripts/fleet/ansible
 play() {
   local t0=$SECONDS
