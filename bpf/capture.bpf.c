@@ -35,6 +35,9 @@ const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is 
  * running the program at all. 0 (always, outside tests): the verifier drops
  * the code. */
 const volatile __u32 cfg_fault_skip_every = 0;
+/* 1: the skipped request's whole completion is lost (block_io_done ignores
+ * it too); 0: only block_rq_complete is skipped. */
+const volatile __u8 cfg_fault_whole = 1;
 __u64 fault_seq = 0;
 
 /* Raised by the user-space sweeper after it changed sweep_req: the hot path
@@ -190,9 +193,15 @@ static __always_inline void fill_task(struct blkrr_task* t) {
     /* top's UID and PPID columns, kept with the entry so that a process
      * which exited before the read is still shown right. */
     t->uid = (__u32)bpf_get_current_uid_gid();
-    struct task_struct* cur = bpf_get_current_task_btf();
-    struct task_struct* parent = cur->real_parent;
-    if (parent) t->ppid = parent->tgid;
+    if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+      struct task_struct* cur = bpf_get_current_task_btf();
+      struct task_struct* parent = cur->real_parent;
+      if (parent) t->ppid = parent->tgid;
+    } else {
+      /* Before 5.11: no BTF task pointer; read through the CO-RE helper. */
+      struct task_struct* cur = (struct task_struct*)bpf_get_current_task();
+      t->ppid = BPF_CORE_READ(cur, real_parent, tgid);
+    }
   }
 }
 
@@ -469,6 +478,7 @@ static __always_inline void mark_issued(struct blkrr_inflight* e, __u64 now, __u
   e->flags = flags;
   e->emit = e->match && in_ranges(idx, sector);
   e->suspect_gen = 0;
+  e->fault = 0;
   e->state = BLKRR_RQ_INFLIGHT;
 }
 
@@ -480,8 +490,7 @@ static __always_inline void attribute_at_issue(struct blkrr_inflight* e) {
   count(BLKRR_CNT_TASK_FROM_ISSUE);
 }
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blkrr_issue, struct request* rq) {
+static __always_inline int on_issue(struct request* rq) {
   __u32 idx;
   __u32 disk = rq_disk_dev(rq);
   if (!disk_selected(disk, &idx)) return 0; /* before the clock read: other disks pay less */
@@ -520,6 +529,32 @@ int BPF_PROG(blkrr_issue, struct request* rq) {
   return 0;
 }
 
+/* Kernels since 5.11: the request is the only argument. */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blkrr_issue, struct request* rq) { return on_issue(rq); }
+
+/* Kernels before 5.11 pass the request_queue first (the loader picks the
+ * program whose prototype the kernel's BTF has). */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blkrr_issue_q, struct request_queue* q, struct request* rq) { return on_issue(rq); }
+
+/* The request ended at now: charge, count, aggregate and emit it. Whoever
+ * moves the entry out of INFLIGHT owns the request. The entry is read in
+ * place after that: nobody else writes it until the kernel frees the
+ * request, after this program (no copy on this path, which runs in the
+ * device's completion context). Returns 1 when this call owned it. */
+static __always_inline __u8 finish(struct blkrr_inflight* e, __u64 now, __s32 error) {
+  if (!take(e, BLKRR_RQ_DONE)) return 0;
+  __u64 dt = e->disk_time_ns;
+  if (!cfg_lean) dt += charge(e->disk, e->didx, &now, e->issue_ns, 1);
+  __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
+  count(BLKRR_CNT_COMPLETIONS);
+  if (!e->emit) return 1;
+  if (cfg_aggregate) aggregate(e, dt, lat);
+  if (cfg_emit) emit(e, now, dt, error, 0);
+  return 1;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
   /* Other disks leave at once: a compare against read-only data, before the
@@ -529,6 +564,9 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   if (cfg_fault_skip_every &&
       __sync_fetch_and_add(&fault_seq, 1) % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
     count(BLKRR_CNT_FAULT_SKIPPED);
+    __u64 fkey = (__u64)rq;
+    struct blkrr_inflight* f = bpf_map_lookup_elem(&inflight, &fkey);
+    if (f) f->fault = 1;
     return 0;
   }
   __u64 now = bpf_ktime_get_ns();
@@ -543,25 +581,29 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
     count(BLKRR_CNT_PARTIAL);
     return 0;
   }
-  /* Whoever moves the entry out of INFLIGHT owns the request. The entry is
-   * read in place after that: nobody else writes it until the kernel frees
-   * the request, after this program (no copy on this path, which runs in
-   * the device's completion context). */
-  if (!take(e, BLKRR_RQ_DONE)) return 0;
-  __u64 dt = e->disk_time_ns;
-  if (!cfg_lean) dt += charge(e->disk, e->didx, &now, e->issue_ns, 1);
-  __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
-  count(BLKRR_CNT_COMPLETIONS);
-  if (!e->emit) return 0;
-  if (cfg_aggregate) aggregate(e, dt, lat);
-  if (cfg_emit) emit(e, now, dt, error, 0);
+  finish(e, now, error);
+  return 0;
+}
+
+/* Second completion source where the checker cannot run (kernels that deny
+ * map iterators): the kernel runs block_io_done after block_rq_complete
+ * when it ends a request, so an entry still in flight here lost its
+ * block_rq_complete. Loaded only then, and only on kernels that have it. */
+SEC("tp_btf/block_io_done")
+int BPF_PROG(blkrr_io_done, struct request* rq) {
+  __u32 idx;
+  if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
+  __u64 key = (__u64)rq;
+  struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
+  if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
+  if (cfg_fault_skip_every && cfg_fault_whole && e->fault) return 0;
+  if (finish(e, bpf_ktime_get_ns(), 0)) count(BLKRR_CNT_DONE_FALLBACK);
   return 0;
 }
 
 /* The request goes back to the queue: it left the device (charged like a
  * completion) and keeps its creator and disk time for the next issue. */
-SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(blkrr_requeue, struct request* rq) {
+static __always_inline int on_requeue(struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
@@ -573,15 +615,28 @@ int BPF_PROG(blkrr_requeue, struct request* rq) {
   return 0;
 }
 
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(blkrr_requeue, struct request* rq) { return on_requeue(rq); }
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(blkrr_requeue_q, struct request_queue* q, struct request* rq) {
+  return on_requeue(rq);
+}
+
 /* Queue time (snoop -Q): loaded only when asked for and the kernel has the
  * tracepoint. The request's entry exists from block_io_start. */
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blkrr_insert, struct request* rq) {
+static __always_inline int on_insert(struct request* rq) {
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (e && e->state == BLKRR_RQ_STARTED) e->insert_ns = bpf_ktime_get_ns();
   return 0;
 }
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blkrr_insert, struct request* rq) { return on_insert(rq); }
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blkrr_insert_q, struct request_queue* q, struct request* rq) { return on_insert(rq); }
 
 /* The checker: an iterator over the request map, run by the loader every
  * 100 ms. An entry that is INFLIGHT while the kernel's request is no longer

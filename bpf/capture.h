@@ -30,6 +30,7 @@ enum blkrr_counter {
   BLKRR_CNT_FAULT_SKIPPED,    /* completions ignored on purpose (fault injection) */
   BLKRR_CNT_NOT_SEEN_CHECKED, /* rq found no longer in flight by the checker: given up */
   BLKRR_CNT_CHECK_SUSPECTS,   /* entries the checker marked (rq not in flight once) */
+  BLKRR_CNT_DONE_FALLBACK,    /* completed at block_io_done: block_rq_complete not seen */
   BLKRR_CNT_NR,
 };
 
@@ -104,7 +105,7 @@ struct blkrr_inflight {
   __u8 emit;  /* 1: passes the filters, becomes a record */
   __u8 match; /* the creator passes the task filters */
   __u8 didx;  /* index of the disk in the selection (device state slot) */
-  __u8 pad;
+  __u8 fault; /* fault injection: its block_rq_complete was skipped on purpose */
   /* Checker pass (check_gen) that first found the kernel's request no
    * longer in flight; 0 when it was in flight at the last pass. */
   __u64 suspect_gen;

@@ -99,6 +99,10 @@ struct bpf_iter__bpf_map_elem {
 
 /* Values are those of the kernel the header was written against; CO-RE
  * (bpf_core_enum_value) substitutes the running kernel's values. */
+enum bpf_func_id {
+  BPF_FUNC_get_current_task_btf = 158, /* 5.11+: the loader checks it exists */
+};
+
 enum req_op {
   REQ_OP_READ = 0,
   REQ_OP_WRITE = 1,

@@ -2,6 +2,8 @@
 // every subcommand, format round trips through `convert`, `dump` of a native
 // trace, and clear errors (with the position) on damaged inputs.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,7 +85,7 @@ class Cli : public ::testing::Test {
 };
 
 const char* const kCommands[] = {"record",   "top",    "snoop",   "convert", "replay",
-                                 "validate", "report", "devices", "dump"};
+                                 "validate", "report", "devices", "dump",    "features"};
 
 TEST_F(Cli, EveryCommandHasHelpWithExamples) {
   auto top = blkrr({"--help"});
@@ -135,6 +137,51 @@ TEST_F(Cli, BadFaultInjectionValueIsAClearError) {
               std::string::npos)
         << r.out;
   }
+}
+
+// BLKRR_DENY takes only the names of optional features: a typo is an error
+// that names it, for `features` and for every capturing command, before
+// anything is loaded.
+TEST_F(Cli, BadDenyValueIsAClearError) {
+  setenv("BLKRR_DENY", "iter,kprobes", 1);
+  auto f = blkrr({"features"});
+  auto s = blkrr({"snoop", "0.1"});
+  unsetenv("BLKRR_DENY");
+  EXPECT_EQ(f.status, 1) << f.out;
+  EXPECT_NE(f.out.find("blkrr features: BLKRR_DENY='iter,kprobes': unknown feature 'kprobes'"),
+            std::string::npos)
+      << f.out;
+  EXPECT_EQ(s.status, 1) << s.out;
+  EXPECT_NE(s.out.find("unknown feature 'kprobes'"), std::string::npos) << s.out;
+}
+
+// `blkrr features` prints every probe, says what a denied feature costs, and
+// its JSON names the capture plan; exit 0 exactly when capture can run.
+TEST_F(Cli, FeaturesReportsEveryProbeAndTheDenials) {
+  setenv("BLKRR_DENY", "io_start,insert", 1);
+  auto t = blkrr({"features"});
+  auto j = blkrr({"features", "--json"});
+  unsetenv("BLKRR_DENY");
+  for (const char* name : {"btf", "tp_btf", "ringbuf", "map_iter", "block_io_start",
+                           "block_io_done", "block_rq_insert", "capabilities"})
+    EXPECT_NE(t.out.find(name), std::string::npos) << name << ": " << t.out;
+  const bool possible = t.out.find("capture: possible") != std::string::npos;
+  EXPECT_EQ(t.status, possible ? 0 : 1) << t.out;
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << j.out;
+  EXPECT_EQ(doc.at("schema"), "blkrr.features/1");
+  EXPECT_EQ(doc.at("capture_possible").get<bool>(), possible);
+  EXPECT_EQ(doc.at("capture_features").at("attribution"), "block_rq_issue");  // io_start denied
+  EXPECT_EQ(doc.at("capture_features").at("denied"), "insert,io_start");
+  bool found = false;
+  for (const auto& row : doc.at("features"))
+    if (row.at("name") == "block_io_start") {
+      found = true;
+      EXPECT_FALSE(row.at("available").get<bool>());
+      if (t.out.find("block_io_start                   optional no ") == std::string::npos)
+        EXPECT_EQ(row.at("detail"), "switched off by BLKRR_DENY=io_start");
+    }
+  EXPECT_TRUE(found);
 }
 
 // record, top and snoop share one -p and one -d: the same verdicts and

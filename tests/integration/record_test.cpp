@@ -97,6 +97,7 @@ void expect_not_seen_counted(const Trace& t, bool task_filter = false) {
   const Counters& c = *t.trailer;
   const uint64_t counted =
       counter(c, "completion_not_seen_reissued") + counter(c, "completion_not_seen_checked") +
+      counter(c, "completion_not_seen_idle_emitted") +
       counter(c, "completion_not_seen_swept") + counter(c, "completion_not_seen_at_stop");
   if (task_filter) {
     EXPECT_LE(flagged, counted);

@@ -62,6 +62,7 @@ inline std::map<std::string, Totals> sum_rows(const std::vector<json>& snaps) {
 // prog_recursion_misses, shows up again as one of these, so it is left out).
 inline bool request_loss(const std::string& name) {
   return name == "completion_not_seen_reissued" || name == "completion_not_seen_checked" ||
+         name == "completion_not_seen_idle" ||
          name == "inflight_swept" || name == "inflight_map_full" || name == "agg_map_full";
 }
 

@@ -127,6 +127,7 @@ TEST(TopIntegration, TwoProcessesExactAndDiskTimeEqualsBlkTracerBusyTime) {
   uint64_t mlost = 0;
   for (const auto& [k, v] : met)
     for (const char* r : {"completion_not_seen_reissued", "completion_not_seen_checked",
+                          "completion_not_seen_idle",
                           "inflight_swept", "inflight_map_full", "agg_map_full"})
       if (k == std::string("blkrr_capture_lost_total{reason=\"") + r + "\"}")
         mlost += std::stoull(v);
@@ -456,6 +457,7 @@ TEST(TopIntegration, InKernelTotalsEqualOfflineComputation) {
     if (events[i].completed() && offline[i].disk_time_ns != events[i].disk_time_ns) ++differ;
   }
   uint64_t anomalies = c["completion_not_seen_reissued"] + c["completion_not_seen_checked"] +
+                       c["completion_not_seen_idle"] +
                        c["inflight_swept"] + c["pending_clamped"] + c["prog_recursion_misses"];
   std::printf(
       "[measured] %zu records, %llu in-kernel requests; disk time in kernel %llu ns, "

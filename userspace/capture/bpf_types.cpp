@@ -183,6 +183,8 @@ const char* counter_name(int index) {
       return "completion_not_seen_checked";
     case BLKRR_CNT_CHECK_SUSPECTS:
       return "checker_suspects";
+    case BLKRR_CNT_DONE_FALLBACK:
+      return "completion_from_io_done";
     default:
       return "unknown";
   }

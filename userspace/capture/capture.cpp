@@ -18,6 +18,7 @@
 #include <map>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 // The skeleton's read-only data uses the shared structures: declare them first.
@@ -26,7 +27,8 @@
 #include "capture.skel.h"
 #include "capture/bpf_types.h"
 #include "capture/check_policy.h"
-#include "capture/kernel_probe.h"
+#include "capture/features.h"
+#include "capture/load_plan.h"
 #include "capture/sweeper.h"
 #include "core/args.h"
 
@@ -56,10 +58,50 @@ uint64_t mono_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// The program named by libbpf's last "prog 'NAME': ..." warning: the one
+// whose load failed.
+std::string& failed_prog() {
+  static std::string name;
+  return name;
+}
+
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
   if (level != LIBBPF_WARN) return 0;
-  std::fputs("libbpf: ", stderr);
-  return std::vfprintf(stderr, fmt, args);
+  char buf[1024];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  const char* p = std::strstr(buf, "prog '");
+  if (p && std::strstr(buf, "failed")) {
+    const char* end = std::strchr(p + 6, '\'');
+    if (end) failed_prog().assign(p + 6, end);
+  }
+  std::fprintf(stderr, "libbpf: %s", buf);
+  return n;
+}
+
+// A load failure in words: the program, the errno and its likely cause.
+Error load_error(int err, const std::string& prog, const capture::KernelFeatures& k) {
+  std::string what =
+      "loading the BPF program " +
+      (prog.empty() ? std::string("(see the libbpf messages above)") : "'" + prog + "'") +
+      " failed: " + strerror(err) + "; ";
+  switch (err) {
+    case EPERM:
+      what +=
+          "the kernel denied it: lockdown, an LSM (SELinux, AppArmor, BPF LSM) or a missing "
+          "capability (" +
+          capture::security_summary(k) +
+          "); on kernels before 5.11 raise RLIMIT_MEMLOCK or add CAP_SYS_RESOURCE";
+      break;
+    case EACCES:
+    case EINVAL:
+      what +=
+          "the verifier refused it on this kernel (the libbpf messages above show where); "
+          "`blkrr features` lists what the kernel offers";
+      break;
+    default:
+      what += "see the libbpf messages above and `blkrr features`";
+  }
+  return Error(what);
 }
 
 uint32_t round_pow2(uint64_t v) {
@@ -79,9 +121,10 @@ class CaptureImpl final : public Capture {
   Result<std::vector<AggEntry>> aggregates() const override;
   Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) override;
   Result<std::vector<DeviceBusy>> device_busy() const override;
-  bool has_io_start() const override { return features_.has_io_start; }
+  bool has_io_start() const override { return plan_.io_start; }
+  std::map<std::string, std::string> features() const override { return plan_.describe(); }
   RequestExtra current_extra() const override { return extra_; }
-  bool has_queue_time() const override { return queue_time_; }
+  bool has_queue_time() const override { return plan_.insert; }
 
  private:
   static int on_event(void* ctx, void* data, size_t size);
@@ -90,6 +133,13 @@ class CaptureImpl final : public Capture {
   void sweeper_loop();
   void stop_sweeper();
   void check_pass();
+  void iter_pass();
+  Status configure();
+  Status select_devices();
+  Status set_autoload();
+  Status open_and_load();
+  Status init_device_slots();
+  Status attach();
   uint64_t counter_sum(uint32_t index) const;
   std::vector<capture::DiskActivity> disk_activity() const;
   void for_each_disk_state(const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const;
@@ -100,14 +150,16 @@ class CaptureImpl final : public Capture {
   }
 
   CaptureConfig cfg_;
-  capture::KernelFeatures features_;
+  capture::FeatureSet features_;
+  capture::ProgramPlan plan_;
+  std::unique_ptr<capture::Sweeper> sweeper_obj_;
+  std::atomic<uint64_t> idle_suspects_{0};
   std::unique_ptr<capture_bpf, SkelDestroy> skel_;
   std::unique_ptr<bpf_link, LinkDestroy> check_link_;  // null: kernel without map iterators
   std::unique_ptr<ring_buffer, RingBufferFree> rb_;
   DeviceNamer namer_;
   const EventFn* fn_ = nullptr;
   RequestExtra extra_;
-  bool queue_time_ = false;
   int delivered_now_ = 0;
   bool stopped_ = false;
   Counters final_counters_;
@@ -119,29 +171,74 @@ class CaptureImpl final : public Capture {
   bool quit_ = false;
   std::vector<blkrr_inflight> swept_;
   std::atomic<uint64_t> swept_total_{0}, swept_emitted_{0}, not_seen_at_stop_{0}, delivered_{0};
-  std::atomic<uint64_t> lost_at_stop_{0}, inflight_at_stop_{0};
+  std::atomic<uint64_t> lost_at_stop_{0}, inflight_at_stop_{0}, idle_given_up_{0};
+  std::atomic<uint64_t> idle_emitted_{0};
 };
 
-Status CaptureImpl::init(const CaptureConfig& cfg_in) {
-  CaptureConfig cfg = cfg_in;
+// BLKRR_FAULT_SKIP_COMPLETION=N (tests): see CaptureConfig.
+Status apply_fault_env(CaptureConfig* cfg) {
   const char* f = std::getenv("BLKRR_FAULT_SKIP_COMPLETION");
-  if (f && *f && cfg.fault_skip_completion_every == 0) {
-    auto n = parse_u64(f);
-    if (!n || *n > UINT32_MAX)
-      return Error(std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
-                   "': expected a count N (ignore every Nth completion; 0 or unset: off)");
-    cfg.fault_skip_completion_every = static_cast<uint32_t>(*n);
+  if (!f || !*f || cfg->fault_skip_completion_every != 0) return {};
+  std::string v = f;
+  constexpr std::string_view kOnly = ":complete";
+  if (v.size() > kOnly.size() && v.compare(v.size() - kOnly.size(), kOnly.size(), kOnly) == 0) {
+    cfg->fault_whole = false;
+    v.resize(v.size() - kOnly.size());
   }
-  cfg_ = cfg;
-  BLKRR_TRY(capture_preflight());
-  auto feat = capture::probe_kernel();
+  auto n = parse_u64(v);
+  if (!n || *n > UINT32_MAX)
+    return Error(std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
+                 "': expected a count N (ignore every Nth completion; 0 or unset: off), "
+                 "optionally N:complete (skip block_rq_complete only)");
+  cfg->fault_skip_completion_every = static_cast<uint32_t>(*n);
+  return {};
+}
+
+// Each degrade line once per process (the validator may start several
+// captures).
+void print_notes_once(const std::vector<std::string>& notes) {
+  static std::mutex mu;
+  static std::set<std::string> printed;
+  std::lock_guard<std::mutex> lk(mu);
+  for (const auto& n : notes)
+    if (printed.insert(n).second) std::fprintf(stderr, "%s\n", n.c_str());
+}
+
+Status CaptureImpl::init(const CaptureConfig& cfg_in) {
+  cfg_ = cfg_in;
+  BLKRR_TRY(apply_fault_env(&cfg_));
+  auto feat = capture::features();
   if (!feat) return feat.error();
   features_ = *feat;
+  BLKRR_TRY(capture::check_required(features_));
   libbpf_set_print(libbpf_print);
+  if (cfg_.fault_skip_completion_every)
+    std::fprintf(stderr,
+                 "blkrr: fault injection: every %u%s completion on the selected devices is "
+                 "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
+                 cfg_.fault_skip_completion_every,
+                 cfg_.fault_skip_completion_every == 1 ? "st" : "th");
+  plan_ = capture::plan_programs(features_, cfg_.queue_time);
+  Status loaded = open_and_load();
+  if (!loaded && plan_.has_optional()) {
+    plan_ = plan_.minimal();
+    loaded = open_and_load();
+  }
+  if (!loaded) return loaded;
+  print_notes_once(plan_.notes);
+  BLKRR_TRY(init_device_slots());
+  BLKRR_TRY(attach());
+  sweeper_obj_ = std::make_unique<capture::Sweeper>(
+      bpf_map__fd(skel_->maps.inflight), devstate_fd(), bpf_map__fd(skel_->maps.sweep_req),
+      &skel_->bss->sweep_gen);
+  sweeper_ = std::thread([this] { sweeper_loop(); });
+  return {};
+}
 
-  skel_.reset(capture_bpf__open());
-  if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
+// Filters, modes and sizes into the skeleton's read-only data and maps.
+Status CaptureImpl::configure() {
   auto* ro = skel_->rodata;
+  const CaptureConfig& cfg = cfg_;
   ro->cfg_filter_dev = cfg.devices.empty() ? 0 : 1;
   if (cfg.tgid) {
     ro->cfg_filter_tgid = 1;
@@ -159,21 +256,29 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
   }
   ro->cfg_emit = cfg.emit_events ? 1 : 0;
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
-  const bool lean = cfg.lean && !cfg.aggregate;
-  ro->cfg_lean = lean ? 1 : 0;
+  ro->cfg_lean = cfg.lean && !cfg.aggregate ? 1 : 0;
   ro->cfg_fault_skip_every = cfg.fault_skip_completion_every;
-  if (cfg.fault_skip_completion_every)
-    std::fprintf(stderr,
-                 "blkrr: fault injection: every %u%s completion on the selected devices is "
-                 "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
-                 cfg.fault_skip_completion_every,
-                 cfg.fault_skip_completion_every == 1 ? "st" : "th");
+  ro->cfg_fault_whole = cfg.fault_whole ? 1 : 0;
+  BLKRR_TRY(select_devices());
+  // Only one of the two device state maps is used.
+  bpf_map__set_max_entries(cfg.devices.empty() ? skel_->maps.devstate_sel : skel_->maps.devstate,
+                           1);
+  uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
+  // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
+  // otherwise it drains on its poll timeout. One wake-up per ~20k records.
+  ro->cfg_wake_bytes = std::min<uint64_t>(rb_bytes / 16, 2u << 20);
+  if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
+    return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
+  return {};
+}
 
-  // Selected disks, with the sector ranges of selected partitions (read-only
-  // data: the programs compare without a map lookup).
+// Selected disks, with the sector ranges of selected partitions (read-only
+// data: the programs compare without a map lookup).
+Status CaptureImpl::select_devices() {
+  auto* ro = skel_->rodata;
   std::map<DevT, blkrr_dev_sel> sel;
   std::map<DevT, bool> whole;
-  for (const auto& d : cfg.devices) {
+  for (const auto& d : cfg_.devices) {
     auto& s = sel[d.disk];
     s.disk = d.disk;
     if (!d.part) {
@@ -194,59 +299,71 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
     const_cast<blkrr_dev_sel&>(ro->cfg_disks[ro->cfg_ndisks]) = s;
     ro->cfg_ndisks = ro->cfg_ndisks + 1;
   }
-  // Only one of the two device state maps is used.
-  bpf_map__set_max_entries(cfg.devices.empty() ? skel_->maps.devstate_sel : skel_->maps.devstate,
-                           1);
-  uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
-  // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
-  // otherwise it drains on its poll timeout. One wake-up per ~20k records.
-  ro->cfg_wake_bytes = std::min<uint64_t>(rb_bytes / 16, 2u << 20);
-  if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
-    return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
-  if (!features_.has_io_start) bpf_program__set_autoload(skel_->progs.blkrr_io_start, false);
-  // Queue time needs the creator's entry (block_io_start) and the insert tracepoint.
-  queue_time_ = cfg.queue_time && features_.has_rq_insert && features_.has_io_start;
-  if (!queue_time_) bpf_program__set_autoload(skel_->progs.blkrr_insert, false);
+  return {};
+}
 
-  if (int err = capture_bpf__load(skel_.get()); err != 0) {
-    return Error(std::string("loading the BPF programs failed: ") + strerror(-err) +
-                 " (see the libbpf messages above; kernel without BTF/CO-RE support?)");
+// The plan's programs: the prototype variant of each tracepoint, the
+// optional ones only where planned.
+Status CaptureImpl::set_autoload() {
+  for (const auto& [name, on] : capture::program_autoload(plan_)) {
+    bpf_program* prog = bpf_object__find_program_by_name(skel_->obj, name.c_str());
+    if (!prog) return Error("BPF program " + name + " missing from the capture object (build bug)");
+    bpf_program__set_autoload(prog, on);
   }
-
-  // Every selected disk's state slot names its disk (also before its first
-  // request, so device_busy() lists it).
-  if (!cfg.devices.empty() && !lean) {
-    int fd = bpf_map__fd(skel_->maps.devstate_sel);
-    for (uint32_t i = 0; i < ro->cfg_ndisks; i++) {
-      DevStateValue v{};
-      v.s.disk = ro->cfg_disks[i].disk;
-      if (bpf_map_update_elem(fd, &i, &v, BPF_ANY) != 0)
-        return Error("cannot initialise the state of device " + dev_to_string(v.s.disk) + ": " +
-                     strerror(errno));
-    }
-  }
-
   bpf_program__set_autoattach(skel_->progs.blkrr_check, false);
+  return {};
+}
+
+Status CaptureImpl::open_and_load() {
+  skel_.reset(capture_bpf__open());
+  if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
+  BLKRR_TRY(configure());
+  BLKRR_TRY(set_autoload());
+  failed_prog().clear();
+  int err = capture_bpf__load(skel_.get());
+  if (err == 0) return {};
+  skel_.reset();
+  return load_error(-err, failed_prog(), features_.kernel);
+}
+
+// Every selected disk's state slot names its disk (also before its first
+// request, so device_busy() lists it).
+Status CaptureImpl::init_device_slots() {
+  if (cfg_.devices.empty() || skel_->rodata->cfg_lean) return {};
+  int fd = bpf_map__fd(skel_->maps.devstate_sel);
+  for (uint32_t i = 0; i < skel_->rodata->cfg_ndisks; i++) {
+    DevStateValue v{};
+    v.s.disk = skel_->rodata->cfg_disks[i].disk;
+    if (bpf_map_update_elem(fd, &i, &v, BPF_ANY) != 0)
+      return Error("cannot initialise the state of device " + dev_to_string(v.s.disk) + ": " +
+                   strerror(errno));
+  }
+  return {};
+}
+
+Status CaptureImpl::attach() {
   if (int err = capture_bpf__attach(skel_.get()); err != 0)
     return Error(std::string("attaching the BPF programs to the block tracepoints failed: ") +
-                 strerror(-err));
-  if (cfg.emit_events) {
+                 strerror(-err) + " (" + capture::security_summary(features_.kernel) + ")");
+  if (cfg_.emit_events) {
     rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_event, this, nullptr));
     if (!rb_) return Error(std::string("cannot open the ring buffer: ") + strerror(errno));
   }
-  {
-    // The checker iterates the request map (kernel 5.9+ map iterators);
-    // without it, lost completions wait for re-use or the sweeper.
-    union bpf_iter_link_info info {};
-    info.map.map_fd = static_cast<__u32>(bpf_map__fd(skel_->maps.inflight));
-    bpf_iter_attach_opts opts{};
-    opts.sz = sizeof(opts);
-    opts.link_info = &info;
-    opts.link_info_len = sizeof(info);
-    check_link_.reset(bpf_program__attach_iter(skel_->progs.blkrr_check, &opts));
-    if (!check_link_) check_link_.reset();
+  if (!plan_.check) return {};
+  // The checker iterates the request map.
+  union bpf_iter_link_info info {};
+  info.map.map_fd = static_cast<__u32>(bpf_map__fd(skel_->maps.inflight));
+  bpf_iter_attach_opts opts{};
+  opts.sz = sizeof(opts);
+  opts.link_info = &info;
+  opts.link_info_len = sizeof(info);
+  check_link_.reset(bpf_program__attach_iter(skel_->progs.blkrr_check, &opts));
+  if (!check_link_) {
+    plan_.check = false;
+    plan_.idle_check = true;
+    print_notes_once({std::string("blkrr: map_iter off (attach: ") + strerror(errno) +
+                      "): lost completions are found by the sysfs idle check"});
   }
-  sweeper_ = std::thread([this] { sweeper_loop(); });
   return {};
 }
 
@@ -358,11 +475,26 @@ Status CaptureImpl::stop(const EventFn& fn) {
   return {};
 }
 
-// One pass of the checker program over the request map: it gives up (and
-// emits) the entries whose kernel request was found not in flight on two
-// passes in a row.
+// One pass of the lost-completion check: the checker program where the
+// kernel runs map iterators, the sysfs idle check otherwise. Either gives up
+// (and emits) the entries found not in flight on two passes in a row.
 void CaptureImpl::check_pass() {
-  if (!check_link_) return;
+  if (check_link_) {
+    iter_pass();
+    return;
+  }
+  if (!plan_.idle_check || !sweeper_obj_) return;
+  uint64_t marked = 0;
+  auto res = sweeper_obj_->check_idle([](uint32_t disk) { return kernel_inflight(disk); }, &marked);
+  idle_suspects_ += marked;
+  idle_given_up_ += res.deleted;
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!cfg_.emit_events) return;
+  idle_emitted_ += res.emitted.size();
+  swept_.insert(swept_.end(), res.emitted.begin(), res.emitted.end());
+}
+
+void CaptureImpl::iter_pass() {
   __atomic_add_fetch(&skel_->bss->check_gen, 1, __ATOMIC_SEQ_CST);
   int fd = bpf_iter_create(bpf_link__fd(check_link_.get()));
   if (fd < 0) return;
@@ -373,8 +505,7 @@ void CaptureImpl::check_pass() {
 }
 
 void CaptureImpl::sweeper_loop() {
-  capture::Sweeper sw(bpf_map__fd(skel_->maps.inflight), devstate_fd(),
-                      bpf_map__fd(skel_->maps.sweep_req), &skel_->bss->sweep_gen);
+  capture::Sweeper& sw = *sweeper_obj_;
   capture::CheckPolicy policy;
   std::unique_lock<std::mutex> lk(mu_);
   int ticks = 0;
@@ -382,8 +513,8 @@ void CaptureImpl::sweeper_loop() {
     cv_.wait_for(lk, kTick);
     if (quit_) break;
     lk.unlock();
-    if (check_link_ &&
-        policy.tick(mono_ns(), disk_activity(), counter_sum(BLKRR_CNT_CHECK_SUSPECTS)))
+    uint64_t suspects = check_link_ ? counter_sum(BLKRR_CNT_CHECK_SUSPECTS) : idle_suspects_.load();
+    if ((check_link_ || plan_.idle_check) && policy.tick(mono_ns(), disk_activity(), suspects))
       check_pass();
     if (++ticks < kTicksPerSweep) {
       lk.lock();
@@ -419,7 +550,9 @@ uint64_t CaptureImpl::counter_sum(uint32_t index) const {
 }
 
 // Calls fn(disk, state) for every disk with device state (none in lean
-// mode), each read under the device lock.
+// mode), each read under the device lock. pending includes the corrections
+// the sweeper or the idle check made that the device has not applied yet
+// (it applies them at its next event; an idle device has none).
 void CaptureImpl::for_each_disk_state(
     const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const {
   if (cfg_.lean && !cfg_.aggregate) return;
@@ -430,8 +563,16 @@ void CaptureImpl::for_each_disk_state(
     DevStateValue v{};
     // Slots of the selection array beyond the selected disks have no disk.
     if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0 &&
-        (cfg_.devices.empty() || v.s.disk != 0))
-      fn(v.s.disk ? static_cast<DevT>(v.s.disk) : next, v.s);
+        (cfg_.devices.empty() || v.s.disk != 0)) {
+      const uint32_t disk = v.s.disk ? v.s.disk : next;
+      uint64_t target = 0;
+      if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.sweep_req), &disk, &target) == 0 &&
+          target > v.s.sweep_applied) {
+        uint64_t d = target - v.s.sweep_applied;
+        v.s.pending = v.s.pending > d ? v.s.pending - d : 0;
+      }
+      fn(static_cast<DevT>(disk), v.s);
+    }
     key = next;
     prev = &key;
   }
@@ -455,6 +596,15 @@ Counters CaptureImpl::read_counters() const {
   c["completion_not_seen_at_stop"] = not_seen_at_stop_;
   c["completion_not_seen_at_stop_disk_idle"] = lost_at_stop_;
   c["inflight_at_stop"] = inflight_at_stop_;
+  c["completion_not_seen_idle"] = idle_given_up_;
+  c["completion_not_seen_idle_emitted"] = idle_emitted_;
+  c["idle_check_suspects"] = idle_suspects_;
+  // Optional features this capture goes without (1 each).
+  if (!plan_.check) c["feature_off.map_iter"] = 1;
+  if (!plan_.io_start) c["feature_off.block_io_start"] = 1;
+  if (!plan_.check && !plan_.io_done) c["feature_off.block_io_done"] = 1;
+  if (cfg_.queue_time && !plan_.insert) c["feature_off.block_rq_insert"] = 1;
+  if (plan_.retried) c["load_retried_without_optional"] = 1;
   c["records_delivered"] = delivered_;
   // Programs the kernel skipped because another BPF program was running on
   // the same CPU (e.g. a completion in softirq interrupting an issue).

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,11 @@ struct CaptureConfig {
   // BLKRR_FAULT_SKIP_COMPLETION=N sets it (any blkrr command); counter
   // fault_skipped_completions.
   uint32_t fault_skip_completion_every = 0;
+  // With it: true loses the request's whole completion (block_io_done
+  // ignores it too), false skips block_rq_complete alone, so that
+  // block_io_done (loaded where map iterators are not) completes it.
+  // BLKRR_FAULT_SKIP_COMPLETION=N:complete sets false.
+  bool fault_whole = true;
 };
 
 // Cumulative in-kernel counters for one {pid, comm, cgroup, device, direction}.
@@ -114,9 +120,14 @@ class Capture {
   virtual RequestExtra current_extra() const = 0;
   // True when queue_time was asked for and the kernel has block_rq_insert.
   virtual bool has_queue_time() const = 0;
+  // What this capture runs with (attribution, queue time, how lost
+  // completions are found, tracepoint prototypes, BLKRR_DENY), for trace
+  // headers and JSON documents: see capture/load_plan.h.
+  virtual std::map<std::string, std::string> features() const = 0;
 };
 
-// Why the capture cannot run here (not root, no BTF...), or ok.
+// Why the capture cannot run here (not root, no BTF, tracepoints or program
+// types refused...), or ok. Probes the kernel on its first call.
 Status capture_preflight();
 
 }  // namespace blkrr

@@ -1,6 +1,9 @@
 #include "capture/kernel_probe.h"
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,7 +12,7 @@
 #include <memory>
 #include <sstream>
 
-#include "capture/capture.h"
+#include "core/fd.h"
 
 namespace blkrr::capture {
 namespace {
@@ -33,62 +36,153 @@ int tracepoint_args(const struct btf* btf, const std::string& name) {
   return static_cast<int>(btf_vlen(t)) - 1;
 }
 
-}  // namespace
-
-Result<KernelFeatures> probe_kernel() {
-  if (access(kBtfPath, R_OK) != 0) {
-    return Error(std::string("no kernel BTF: ") + kBtfPath + " is missing (" + strerror(errno) +
-                 "); blkrr needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-  }
-  BtfPtr btf(btf__parse(kBtfPath, nullptr));
-  if (!btf) {
-    return Error(std::string("cannot parse kernel BTF ") + kBtfPath + ": " + strerror(errno));
-  }
-  for (const char* tp : {"block_rq_issue", "block_rq_complete", "block_rq_requeue"}) {
-    int n = tracepoint_args(btf.get(), tp);
-    if (n < 0) {
-      return Error(std::string("kernel BTF has no tracepoint ") + tp +
-                   "; blkrr cannot capture block I/O on this kernel");
-    }
-    int want = std::strcmp(tp, "block_rq_complete") == 0 ? 3 : 1;
-    if (n != want) {
-      return Error(std::string("tracepoint ") + tp + " takes " + std::to_string(n) +
-                   " arguments in this kernel's BTF, blkrr's programs expect " +
-                   std::to_string(want) + " (the request_queue argument was dropped in 5.11)");
-    }
-  }
-  KernelFeatures f;
-  f.has_io_start = tracepoint_args(btf.get(), "block_io_start") == 1;
-  f.has_rq_insert = tracepoint_args(btf.get(), "block_rq_insert") == 1;
-  return f;
+// Whether enum bpf_func_id has the helper (the kernel knows it).
+Probe helper_in_btf(const struct btf* btf, const char* name) {
+  int id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+  if (id < 0) return {false, "enum bpf_func_id not in BTF"};
+  const struct btf_type* t = btf__type_by_id(btf, id);
+  const struct btf_enum* e = btf_enum(t);
+  for (unsigned i = 0; i < btf_vlen(t); i++, e++)
+    if (std::strcmp(btf__name_by_offset(btf, e->name_off), name) == 0) return {true, ""};
+  return {false, std::string(name) + " not in this kernel"};
 }
 
-bool has_bpf_capabilities() {
-  std::ifstream in("/proc/self/status");
+std::string errno_reason(int err) {
+  switch (err) {
+    case EPERM:
+      return "EPERM: denied (lockdown, an LSM or a missing capability)";
+    case EACCES:
+      return "EACCES: refused by the verifier";
+    case EINVAL:
+      return "EINVAL: not supported by this kernel";
+    case ENOENT:
+      return "ENOENT: not found";
+    default:
+      return std::string(strerrorname_np(err) ? strerrorname_np(err) : "error") + ": " +
+             strerror(err);
+  }
+}
+
+// "r0 = 0; exit": the smallest valid program of any type.
+int load_trivial(bpf_prog_type type, bpf_attach_type attach, int btf_id) {
+  const bpf_insn insns[] = {
+      {BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0},
+      {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+  };
+  LIBBPF_OPTS(bpf_prog_load_opts, opts);
+  opts.expected_attach_type = attach;
+  opts.attach_btf_id = static_cast<__u32>(btf_id > 0 ? btf_id : 0);
+  int fd = bpf_prog_load(type, "blkrr_probe", "GPL", insns, 2, &opts);
+  return fd < 0 ? -errno : fd;
+}
+
+Probe probe_tp_btf(const struct btf* btf) {
+  int id = btf__find_by_name_kind(btf, "btf_trace_block_rq_issue", BTF_KIND_TYPEDEF);
+  if (id < 0) return {false, "tracepoint block_rq_issue not in BTF"};
+  int fd = load_trivial(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, id);
+  if (fd < 0) return {false, "load: " + errno_reason(-fd)};
+  Fd prog(fd);
+  Fd link(bpf_raw_tracepoint_open(nullptr, prog.get()));
+  if (!link) return {false, "attach: " + errno_reason(errno)};
+  return {true, ""};
+}
+
+Probe probe_raw_tp() {
+  int fd = load_trivial(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_CGROUP_INET_INGRESS, 0);
+  if (fd < 0) return {false, "load: " + errno_reason(-fd)};
+  Fd prog(fd);
+  Fd link(bpf_raw_tracepoint_open("block_rq_issue", prog.get()));
+  if (!link) return {false, "attach: " + errno_reason(errno)};
+  return {true, ""};
+}
+
+Probe probe_map_iter(const struct btf* btf) {
+  int id = btf__find_by_name_kind(btf, "bpf_iter_bpf_map_elem", BTF_KIND_FUNC);
+  if (id < 0) return {false, "bpf_map_elem iterator not in this kernel"};
+  int fd = load_trivial(BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER, id);
+  if (fd < 0) return {false, "load: " + errno_reason(-fd)};
+  Fd prog(fd);
+  return {true, ""};
+}
+
+Probe probe_ringbuf() {
+  int rc = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr);
+  if (rc == 1) return {true, ""};
+  return {false, rc == 0 ? "not supported by this kernel" : errno_reason(-rc)};
+}
+
+std::string read_file(const char* path) {
+  std::ifstream in(path);
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void probe_system(KernelFeatures* f) {
+  f->lockdown = parse_lockdown(read_file("/sys/kernel/security/lockdown"));
+  std::string lsm = read_file("/sys/kernel/security/lsm");
+  while (!lsm.empty() && (lsm.back() == '\n' || lsm.back() == '\0')) lsm.pop_back();
+  f->lsms = lsm.empty() ? "not reported" : lsm;
+  f->cap_known = parse_cap_eff(read_file("/proc/self/status"), &f->cap_eff);
+}
+
+}  // namespace
+
+std::string parse_lockdown(const std::string& text) {
+  auto open = text.find('[');
+  auto close = text.find(']', open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos) return "not reported";
+  return text.substr(open + 1, close - open - 1);
+}
+
+bool parse_cap_eff(const std::string& status, uint64_t* out) {
+  std::istringstream in(status);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;
-    unsigned long long caps = std::stoull(line.substr(7), nullptr, 16);
-    auto has = [&](int bit) { return (caps >> bit) & 1ull; };
-    constexpr int kSysAdmin = 21, kPerfmon = 38, kBpf = 39;
-    return has(kSysAdmin) || (has(kBpf) && has(kPerfmon));
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(line.c_str() + 7, &end, 16);
+    if (errno != 0 || end == line.c_str() + 7) return false;
+    *out = v;
+    return true;
   }
-  return geteuid() == 0;
+  return false;
+}
+
+KernelFeatures probe_kernel() {
+  KernelFeatures f;
+  probe_system(&f);
+  if (access(kBtfPath, R_OK) != 0) return f;
+  BtfPtr btf(btf__parse(kBtfPath, nullptr));
+  if (!btf) return f;
+  f.btf = true;
+  const struct btf* b = btf.get();
+  f.issue_args = tracepoint_args(b, "block_rq_issue");
+  f.complete_args = tracepoint_args(b, "block_rq_complete");
+  f.requeue_args = tracepoint_args(b, "block_rq_requeue");
+  f.insert_args = tracepoint_args(b, "block_rq_insert");
+  f.io_start_args = tracepoint_args(b, "block_io_start");
+  f.io_done_args = tracepoint_args(b, "block_io_done");
+  f.cgroup_id_helper = helper_in_btf(b, "BPF_FUNC_get_current_cgroup_id");
+  f.task_btf_helper = helper_in_btf(b, "BPF_FUNC_get_current_task_btf");
+  if (!has_bpf_capabilities(f)) {
+    Probe no{false, "not probed: no CAP_BPF+CAP_PERFMON or CAP_SYS_ADMIN"};
+    f.tp_btf = f.raw_tp = f.ringbuf = f.map_iter = no;
+    return f;
+  }
+  f.tp_btf = probe_tp_btf(b);
+  f.raw_tp = probe_raw_tp();
+  f.ringbuf = probe_ringbuf();
+  f.map_iter = probe_map_iter(b);
+  return f;
+}
+
+bool has_bpf_capabilities(const KernelFeatures& f) {
+  if (!f.cap_known) return geteuid() == 0;
+  auto has = [&](int bit) { return ((f.cap_eff >> bit) & 1ull) != 0; };
+  return has(kCapSysAdmin) || (has(kCapBpf) && has(kCapPerfmon));
 }
 
 }  // namespace blkrr::capture
-
-namespace blkrr {
-
-Status capture_preflight() {
-  if (!capture::has_bpf_capabilities()) {
-    return Error(
-        "not permitted: loading the eBPF capture needs root (or CAP_BPF + CAP_PERFMON); run it "
-        "with sudo");
-  }
-  auto f = capture::probe_kernel();
-  if (!f) return f.error();
-  return {};
-}
-
-}  // namespace blkrr

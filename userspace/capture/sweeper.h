@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "capture/bpf_types.h"
@@ -35,10 +37,25 @@ class Sweeper {
   // the BPF side applies to pending under the device lock.
   SweepResult sweep(uint64_t now_ns);
 
+  // The idle check, for kernels where the checker (a map iterator) cannot
+  // run: an entry in flight on a disk whose kernel in-flight count
+  // (kernel_inflight, from sysfs) is 0 lost its completion. It becomes a
+  // suspect on the first pass that finds it so and is given up (deleted,
+  // pending corrected) on the next pass that finds it so again with the
+  // same issue time. *suspects_marked grows by the suspects this pass marked.
+  using InflightFn = std::function<std::optional<uint64_t>(uint32_t disk)>;
+  SweepResult check_idle(const InflightFn& kernel_inflight, uint64_t* suspects_marked);
+
  private:
+  using Entry = std::pair<uint64_t, blkrr_inflight>;
+  std::vector<Entry> inflight_entries() const;
+  // Deletes the entries it still owns and raises their disks' corrections.
+  void give_up(const std::vector<Entry>& entries, SweepResult* res);
+
   int inflight_fd_, devstate_fd_, sweep_req_fd_;
   volatile __u64* sweep_gen_;
   std::map<uint32_t, uint64_t> corrections_;  // cumulative per disk
+  std::map<uint64_t, uint64_t> suspects_;     // idle check: entry key -> issue time
 };
 
 }  // namespace blkrr::capture

@@ -105,6 +105,7 @@ constexpr const char* kDropCounters[] = {
     "completion_without_issue",
     "completion_not_seen_reissued",
     "completion_not_seen_checked",
+    "completion_not_seen_idle",
     "completion_not_seen_swept",
     "completion_not_seen_at_stop",
     "partial_completions",
@@ -289,7 +290,9 @@ Result<int> cmd_record(int argc, char** argv) {
   BLKRR_TRY(capture_preflight());
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
-  h.settings["attribution"] = (*cap)->has_io_start() ? "block_io_start" : "block_rq_issue";
+  // What the capture runs with on this kernel (docs/kernels.md).
+  for (const auto& [k, v] : (*cap)->features()) h.settings["capture." + k] = v;
+  h.settings["attribution"] = h.settings["capture.attribution"];
   uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
   if (start_at != 0) {
     char buf[32];

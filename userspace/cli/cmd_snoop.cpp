@@ -110,11 +110,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
   Capture& capture = **cap;
-  if (a.queue && !capture.has_queue_time())
-    std::fprintf(stderr,
-                 "blkrr snoop: -Q: queue time not available: this kernel has no %s tracepoint; "
-                 "QUE shows \"-\" for every request\n",
-                 capture.has_io_start() ? "block_rq_insert" : "block_io_start");
+  // Without queue time the capture said why (one line); QUE shows "-".
   SnoopOptions opt{a.start, a.end, a.majmin, a.queue, mono_now_ns()};
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 

@@ -199,6 +199,7 @@ Result<int> cmd_top(int argc, char** argv) {
     if (auto d = read_diskstats()) s.diskstats = std::move(*d);
     if (auto l = read_loadavg()) s.loadavg = *l;
     Snapshot snap = model.update(s);
+    snap.capture_features = capture.features();
     procs.next_generation();
     cgroups.rescan();  // cgroups created since: walk again on the next miss
     if (server) {

@@ -16,5 +16,6 @@ Result<int> cmd_report(int argc, char** argv);
 Result<int> cmd_report_fleet(int argc, char** argv);  // report --fleet
 Result<int> cmd_devices(int argc, char** argv);
 Result<int> cmd_dump(int argc, char** argv);
+Result<int> cmd_features(int argc, char** argv);
 
 }  // namespace blkrr::cli

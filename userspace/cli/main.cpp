@@ -26,6 +26,8 @@ constexpr Command kCommands[] = {
     {"report", blkrr::cli::cmd_report, "plots and statistics of loads, traces and replays"},
     {"devices", blkrr::cli::cmd_devices, "list block devices as blkrr sees them"},
     {"dump", blkrr::cli::cmd_dump, "print a native trace as text or JSON"},
+    {"features", blkrr::cli::cmd_features,
+     "what the running kernel offers the capture, and what blkrr does without it"},
 };
 
 void usage(FILE* out) {

@@ -151,6 +151,8 @@ Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
 std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs) {
   auto dir = sysfs_dir_of(dev, sysfs);
   if (!dir) return std::nullopt;
+  // With I/O statistics off the kernel counts nothing in flight: unknown.
+  if (read_line(*dir / "queue" / "iostats") == "0") return std::nullopt;
   std::istringstream in(read_line(*dir / "inflight"));
   uint64_t reads = 0, writes = 0;
   if (!(in >> reads >> writes)) return std::nullopt;

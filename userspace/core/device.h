@@ -46,7 +46,8 @@ Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs = "/sys")
 // Every whole-disk block device with its partitions.
 std::vector<DeviceInfo> list_devices(const std::string& sysfs = "/sys");
 // Requests the kernel counts in flight on a device now (sysfs "inflight":
-// reads + writes), or nullopt when it cannot be read.
+// reads + writes), or nullopt when it cannot be read or the device's I/O
+// statistics are off (queue/iostats 0: the kernel then counts nothing).
 std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs = "/sys");
 
 // Names devices and partitions by dev_t, caching sysfs lookups.

@@ -120,6 +120,11 @@ TEST_F(FakeSysfs, KernelInflightSumsReadsAndWrites) {
   write("devices/pci0/block/sda/sda2/inflight", "x y");
   EXPECT_EQ(kernel_inflight(make_dev(8, 2), sys()), std::nullopt);
   EXPECT_EQ(kernel_inflight(make_dev(9, 9), sys()), std::nullopt);
+  // I/O statistics off: the kernel's 0 means nothing.
+  write("devices/virtual/block/loop0/queue/iostats", "0");
+  EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), std::nullopt);
+  write("devices/virtual/block/loop0/queue/iostats", "1");
+  EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), 7u);
 }
 
 TEST(DeviceSafety, RegularFileWithoutSignature) {

@@ -80,6 +80,7 @@ nlohmann::json snapshot_json(const Snapshot& s) {
   j["tracked_keys"] = s.tracked_keys;
   j["released_keys"] = s.released_keys;
   j["lost"] = s.lost;
+  j["capture_features"] = s.capture_features;
   j["counters"] = s.counters;
   return j;
 }

@@ -45,6 +45,7 @@ bool is_loss_counter(std::string_view name) {
       "devstate_map_full",
       "completion_not_seen_reissued",
       "completion_not_seen_checked",
+      "completion_not_seen_idle",
       "inflight_swept",
       "prog_recursion_misses",
       "fault_skipped_completions",

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,8 @@ struct Snapshot {
   // counted in this interval).
   uint64_t tracked_keys = 0;
   uint64_t released_keys = 0;
+  // What the capture runs with (Capture::features()), in every JSON object.
+  std::map<std::string, std::string> capture_features;
 };
 
 // Everything the model asks the system about.

@@ -58,7 +58,8 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
 }
 
 LiveValidator::~LiveValidator() {
-  if (!stopped_) (void)stop();
+  // A validator whose capture failed to start has nothing to stop.
+  if (!stopped_ && cap_) (void)stop();
 }
 
 // The consumer only stores each record (EventStore: no allocation per
@@ -82,6 +83,7 @@ void LiveValidator::reader() {
 Result<Observation> LiveValidator::stop() {
   if (stopped_) return Error("validator: stop() called twice");
   stopped_ = true;
+  if (!cap_) return Error("validator: the capture never started");
   quit_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
   uint64_t cpu0 = thread_cpu_ns();
@@ -92,6 +94,7 @@ Result<Observation> LiveValidator::stop() {
   if (!st) return st.error().context("validator: stopping the capture");
   Observation obs;
   obs.counters = cap_->counters();
+  obs.capture_features = cap_->features();
   cap_.reset();
   // Requests in flight when the capture attached complete without a seen
   // issue; they belong to nobody's replay. Count only those after start().
@@ -109,7 +112,8 @@ Result<Observation> LiveValidator::stop() {
     return it == obs.counters.end() ? uint64_t{0} : it->second;
   };
   uint64_t expected =
-      get("events") + get("completion_not_seen_swept") + get("completion_not_seen_at_stop");
+      get("events") + get("completion_not_seen_swept") + get("completion_not_seen_at_stop") +
+      get("completion_not_seen_idle_emitted");
   uint64_t got = seen_.size();
   obs.counters["validator_records"] = got;
   obs.counters["validator_records_lost"] = expected > got ? expected - got : 0;
@@ -135,6 +139,7 @@ Result<Report> LiveValidator::finish(std::vector<ReplayedRequest> replayed) {
   Report rep = match_requests(replayed, obs->requests, losses, mo);
   rep.cost = obs->cost;
   rep.capture_counters = obs->counters;
+  rep.capture_features = obs->capture_features;
   rep.cost.match_ns = mono_ns() - t0;
   rep.notes.push_back("live capture of " + obs->device.spec + " (" + obs->device.disk_name +
                       (obs->device.part

@@ -39,6 +39,7 @@ struct LiveOptions {
 struct Observation {
   std::vector<Request> requests;  // block-layer requests, whole-disk sectors, CLOCK_MONOTONIC
   Counters counters;  // capture counters; completion_without_issue counts from the end of start()
+  std::map<std::string, std::string> capture_features;  // Capture::features()
   DeviceSelection device;
   uint64_t partition_offset = 0;  // start sector of the partition given to start(), else 0
   bool flush_reaches_device = true;

@@ -173,6 +173,7 @@ struct Report {
   MatchOptions options;
   ValidatorCost cost;         // live validation only (records == 0 otherwise)
   Counters capture_counters;  // the capture's counters (live), for diagnosis
+  std::map<std::string, std::string> capture_features;  // what the capture ran with (live)
 
   double completeness_pct() const {
     return submitted ? 100.0 * static_cast<double>(covered) / static_cast<double>(submitted)

@@ -123,6 +123,7 @@ nlohmann::json to_json(const Report& r) {
                    {"strict_completions", r.options.strict_completions}};
   j["notes"] = r.notes;
   if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
+  if (!r.capture_features.empty()) j["capture_features"] = r.capture_features;
   if (r.cost.records) {
     const ValidatorCost& c = r.cost;
     j["validator_cost"] = {{"records", c.records},

@@ -1,0 +1,154 @@
+#include "capture/features.h"
+
+#include "capture/capture.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+namespace blkrr::capture {
+namespace {
+
+std::string tracepoint_detail(int args) {
+  if (args < 0) return "not in this kernel";
+  return "present (" + std::to_string(args) + (args == 1 ? " argument)" : " arguments)");
+}
+
+// A denied feature says so; a missing one gives the kernel's reason.
+FeatureRow optional_row(const FeatureSet& f, const std::string& name, const std::string& deny,
+                        bool kernel_has, const std::string& detail, const std::string& without) {
+  FeatureRow r{name, false, kernel_has && !f.denies(deny), detail, without};
+  if (kernel_has && f.denies(deny)) r.detail = "switched off by BLKRR_DENY=" + deny;
+  return r;
+}
+
+void add_required(std::vector<FeatureRow>* rows, const FeatureSet& f) {
+  const auto& k = f.kernel;
+  rows->push_back({"capabilities", true, has_bpf_capabilities(k), security_summary(k), ""});
+  rows->push_back(
+      {"btf", true, k.btf,
+       k.btf ? "/sys/kernel/btf/vmlinux" : "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)",
+       ""});
+  bool tps = (k.issue_args == 1 || k.issue_args == 2) && k.complete_args == 3 &&
+             k.requeue_args == k.issue_args;
+  rows->push_back({"block_rq_issue/complete/requeue", true, tps,
+                   "issue " + tracepoint_detail(k.issue_args) + ", complete " +
+                       tracepoint_detail(k.complete_args) + ", requeue " +
+                       tracepoint_detail(k.requeue_args) +
+                       (k.issue_args == 2 ? "; request_queue first (before 5.11)" : ""),
+                   ""});
+  rows->push_back(
+      {"tp_btf", true, k.tp_btf.ok, k.tp_btf.ok ? "loads and attaches" : k.tp_btf.why, ""});
+  rows->push_back({"ringbuf", true, k.ringbuf.ok, k.ringbuf.ok ? "available" : k.ringbuf.why, ""});
+  rows->push_back({"cgroup_id_helper", true, k.cgroup_id_helper.ok,
+                   k.cgroup_id_helper.ok ? "available" : k.cgroup_id_helper.why, ""});
+}
+
+void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
+  const auto& k = f.kernel;
+  rows->push_back(optional_row(
+      f, "map_iter", "iter", k.map_iter.ok, k.map_iter.ok ? "loads" : k.map_iter.why,
+      "lost completions are found by block_io_done and the disk's sysfs in-flight count "
+      "instead of the checker"));
+  rows->push_back(optional_row(
+      f, "block_io_start", "io_start", k.has_io_start(), tracepoint_detail(k.io_start_args),
+      "requests are attributed to the task current at issue (may be a kernel worker); no "
+      "queue time"));
+  rows->push_back(optional_row(
+      f, "block_io_done", "io_done", k.has_io_done(), tracepoint_detail(k.io_done_args),
+      "without map iterators, lost completions are found by the sysfs in-flight check alone"));
+  rows->push_back(optional_row(f, "block_rq_insert", "insert", k.has_rq_insert(),
+                               tracepoint_detail(k.insert_args),
+                               "no queue time (snoop -Q shows '-')"));
+  rows->push_back({"task_btf_helper", false, k.task_btf_helper.ok,
+                   k.task_btf_helper.ok ? "available" : k.task_btf_helper.why,
+                   "top reads the parent pid through bpf_get_current_task"});
+  rows->push_back({"raw_tp", false, k.raw_tp.ok, k.raw_tp.ok ? "loads and attaches" : k.raw_tp.why,
+                   "not used while tp_btf works"});
+}
+
+}  // namespace
+
+Result<std::set<std::string>> parse_deny(const std::string& text) {
+  std::set<std::string> out;
+  std::stringstream ss(text);
+  std::string word;
+  while (std::getline(ss, word, ',')) {
+    if (word.empty()) continue;
+    if (word == "all") {
+      for (const char* n : kDenyNames) out.insert(n);
+      continue;
+    }
+    bool known = false;
+    for (const char* n : kDenyNames) known = known || word == n;
+    if (!known)
+      return Error("BLKRR_DENY='" + text + "': unknown feature '" + word +
+                   "' (known: iter, io_start, io_done, insert, all)");
+    out.insert(word);
+  }
+  return out;
+}
+
+Result<FeatureSet> features() {
+  static std::once_flag once;
+  static std::optional<KernelFeatures> probed;
+  std::call_once(once, [] { probed = probe_kernel(); });
+  const char* env = std::getenv("BLKRR_DENY");
+  auto deny = parse_deny(env ? env : "");
+  if (!deny) return deny.error();
+  return FeatureSet{*probed, *deny};
+}
+
+Status check_required(const FeatureSet& f) {
+  for (const auto& row : feature_rows(f)) {
+    if (!row.required || row.available) continue;
+    std::string what = row.name + ": " + row.detail;
+    if (row.name == "capabilities")
+      return Error(
+          "not permitted: loading the eBPF capture needs root (CAP_BPF + CAP_PERFMON, "
+          "or CAP_SYS_ADMIN); " +
+          row.detail + "; run it with sudo");
+    return Error("this kernel cannot run blkrr's capture: " + what + " (" +
+                 security_summary(f.kernel) + "; `blkrr features` shows every probe)");
+  }
+  return {};
+}
+
+std::vector<FeatureRow> feature_rows(const FeatureSet& f) {
+  std::vector<FeatureRow> rows;
+  add_required(&rows, f);
+  add_optional(&rows, f);
+  return rows;
+}
+
+std::string degrade_line(const FeatureRow& row) {
+  return "blkrr: " + row.name + " off (" + row.detail + "): " + row.without;
+}
+
+std::string security_summary(const KernelFeatures& k) {
+  std::string caps = "capabilities unknown";
+  if (k.cap_known) {
+    auto has = [&](int bit) { return ((k.cap_eff >> bit) & 1ull) != 0; };
+    caps.clear();
+    const std::pair<int, const char*> names[] = {{kCapBpf, "CAP_BPF"},
+                                                 {kCapPerfmon, "CAP_PERFMON"},
+                                                 {kCapSysAdmin, "CAP_SYS_ADMIN"},
+                                                 {kCapSysResource, "CAP_SYS_RESOURCE"}};
+    for (auto [bit, name] : names)
+      caps += std::string(caps.empty() ? "" : " ") + (has(bit) ? "+" : "-") + name;
+  }
+  return "lockdown " + k.lockdown + ", LSMs " + k.lsms + ", " + caps;
+}
+
+}  // namespace blkrr::capture
+
+namespace blkrr {
+
+Status capture_preflight() {
+  auto f = capture::features();
+  if (!f) return f.error();
+  return capture::check_required(*f);
+}
+
+}  // namespace blkrr

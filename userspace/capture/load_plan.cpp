@@ -1,0 +1,74 @@
+#include "capture/load_plan.h"
+
+namespace blkrr::capture {
+namespace {
+
+std::string line_for(const FeatureSet& f, const std::string& name) {
+  for (const auto& row : feature_rows(f))
+    if (row.name == name) return degrade_line(row);
+  return "blkrr: " + name + " off";
+}
+
+}  // namespace
+
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted) {
+  ProgramPlan p;
+  p.queue_arg = f.queue_arg();
+  for (const auto& d : f.denied) p.denied += (p.denied.empty() ? "" : ",") + d;
+  p.io_start = f.io_start();
+  p.check = f.map_iter();
+  p.io_done = !p.check && f.io_done();
+  p.idle_check = !p.check;
+  p.insert = queue_time_wanted && p.io_start && f.rq_insert();
+  if (!p.check) p.notes.push_back(line_for(f, "map_iter"));
+  if (!p.io_start) p.notes.push_back(line_for(f, "block_io_start"));
+  if (!p.check && !p.io_done) p.notes.push_back(line_for(f, "block_io_done"));
+  if (queue_time_wanted && !p.insert)
+    p.notes.push_back(p.io_start ? line_for(f, "block_rq_insert")
+                                 : "blkrr: queue time off: it needs block_io_start");
+  return p;
+}
+
+std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p) {
+  const bool q = p.queue_arg;
+  return {{"blkrr_issue", !q},
+          {"blkrr_issue_q", q},
+          {"blkrr_complete", true},
+          {"blkrr_requeue", !q},
+          {"blkrr_requeue_q", q},
+          {"blkrr_insert", p.insert && !q},
+          {"blkrr_insert_q", p.insert && q},
+          {"blkrr_io_start", p.io_start},
+          {"blkrr_io_done", p.io_done},
+          {"blkrr_check", p.check}};
+}
+
+ProgramPlan ProgramPlan::minimal() const {
+  ProgramPlan p;
+  p.queue_arg = queue_arg;
+  p.denied = denied;
+  p.idle_check = true;
+  p.retried = true;
+  p.notes.push_back(
+      "blkrr: loading with the optional programs failed; loaded again without them "
+      "(attribution at issue, no queue time, lost completions by the sysfs idle check)");
+  return p;
+}
+
+std::map<std::string, std::string> ProgramPlan::describe() const {
+  std::map<std::string, std::string> d;
+  d["attribution"] = io_start ? "block_io_start" : "block_rq_issue";
+  d["queue_time"] = insert ? "block_rq_insert" : "off";
+  if (check)
+    d["lost_completions"] = "checker (map iterator)";
+  else if (io_done)
+    d["lost_completions"] = "block_io_done + sysfs idle check";
+  else
+    d["lost_completions"] = "sysfs idle check";
+  d["tracepoint_args"] = queue_arg ? "request_queue, request (before 5.11)" : "request";
+  if (retried) d["optional_programs"] = "off after a failed load";
+  if (!denied.empty()) d["denied"] = denied;
+  return d;
+}
+
+}  // namespace blkrr::capture

@@ -1,0 +1,40 @@
+// Which of the capture's programs to load, decided from the features the
+// kernel offers (features.h) before anything is loaded: optional programs
+// whose feature is missing are switched off with one line each, and the
+// tracepoint prototype (with or without the request_queue argument) picks
+// the program variant. Pure: unit-tested without a kernel.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capture/features.h"
+
+namespace blkrr::capture {
+
+struct ProgramPlan {
+  bool io_start = false;           // blkrr_io_start: attribution to the creating task
+  bool insert = false;             // blkrr_insert: queue time
+  bool check = false;              // blkrr_check: the map-iterator checker
+  bool io_done = false;            // blkrr_io_done: second completion source
+  bool idle_check = false;         // user-space sysfs idle check (no checker)
+  bool queue_arg = false;          // tracepoints take the request_queue first
+  bool retried = false;            // the minimal plan after a failed load
+  std::string denied;              // BLKRR_DENY in force (comma list), for the record
+  std::vector<std::string> notes;  // one stderr line per feature gone without
+
+  bool has_optional() const { return io_start || insert || check || io_done; }
+  // The same plan with every optional program off (the retry after a
+  // failed load); lost completions are then found by the idle check.
+  ProgramPlan minimal() const;
+  // What the capture runs with, for trace headers and JSON documents.
+  std::map<std::string, std::string> describe() const;
+};
+
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted);
+
+// Every program of bpf/capture.bpf.c with whether the plan loads it.
+std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p);
+
+}  // namespace blkrr::capture
