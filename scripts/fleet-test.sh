@@ -138,7 +138,7 @@ inv=$tmp/inventory.yml
   echo "    blkrr_binary: $blkrr"
   echo "    blkrr_controller_cmd: $blkrr"
   echo "    blkrr_fleet_dir: $tmp/fleet"
-  echo "    blkrr_start_delay: ${BLKRR_FLEET_START_DELAY:-40}"
+  echo "    blkrr_start_delay: ${BLKRR_FLEET_START_DELAY:-60}"
   echo "    blkrr_record_duration: 5"
   echo "    blkrr_replay_max_seconds: 120"
   echo "  children:"
@@ -187,7 +187,7 @@ for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 for h in "${prod[@]}"; do
   t=$tmp/fleet/traces/$h.blkrr
   [ -s "$t" ] || fail "the trace of $h did not arrive ($t)"
-  n=$("$blkrr" dump "$t" | grep -c '^ *[0-9]' || true)
+  n=$("$blkrr" dump -H "$t" | grep -c '^ *[0-9]' || true)
   [ "$n" -gt 0 ] || fail "the trace of $h holds no request"
   say "trace of $h arrived: $n requests"
 done

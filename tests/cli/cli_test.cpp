@@ -214,13 +214,14 @@ TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {
 // runs without root).
 TEST_F(Cli, StartAtIsParsedAlikeAndAPastInstantIsRefusedEarly) {
   for (const char* cmd : {"record", "replay"}) {
-    Run r = blkrr({cmd, "--start-at", "soon", "a", "b"});
+    auto r = blkrr({cmd, "--start-at", "soon", "a", "b"});
     EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
-    EXPECT_NE(r.out.find("--start-at 'soon' is not a UNIX time in seconds"), std::string::npos)
+    EXPECT_NE(r.out.find("bad value 'soon' for --start-at: 'soon' is not a UNIX time in seconds"),
+              std::string::npos)
         << cmd << ": " << r.out;
   }
   const std::string past = std::to_string(time(nullptr) - 10);
-  Run r = blkrr({"record", "-D", "1", "--start-at", past, "-o", path("x.blkrr")});
+  auto r = blkrr({"record", "-D", "1", "--start-at", past, "-o", path("x.blkrr")});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("s in the past; choose an instant in the future"), std::string::npos)
       << r.out;

@@ -23,8 +23,7 @@ constexpr const char* kExample = "e.g. $(date +%s -d '+1 min')";
 Result<double> parse_start_at(std::string_view v) {
   auto d = parse_double(v);
   if (!d || !std::isfinite(*d) || *d <= 0)
-    return Error(
-        "--start-at '" + std::string(v) + "' is not a UNIX time in seconds (" + kExample + ")", 2);
+    return Error("'" + std::string(v) + "' is not a UNIX time in seconds (" + kExample + ")", 2);
   return *d;
 }
 

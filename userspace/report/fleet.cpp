@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -146,7 +148,7 @@ std::optional<StartSpread> start_spread(
   for (const auto& [req, got] : starts) {
     s.earliest = std::min(s.earliest, got);
     s.latest = std::max(s.latest, got);
-    if (!req || *req != *starts.front().first) same = false;
+    if (!req || !starts.front().first || *req != *starts.front().first) same = false;
     if (req) {
       double off = std::fabs(got - *req) * 1e3;
       s.worst_offset_ms = std::max(s.worst_offset_ms.value_or(0), off);

@@ -155,7 +155,7 @@ TEST_F(FleetFiles, FindsResultsWithTheirSummariesAndReadsTheClock) {
 
 TEST_F(FleetFiles, WritesTheThreeFiles) {
   FleetSummary s = summarize_fleet({replay_set("lab1", 10)}, {FleetMeta{}});
-  ASSERT_TRUE(write_fleet_files(s, dir_.string()));
+  ASSERT_TRUE(write_fleet_files(s, dir_.string()).ok());
   for (const char* f : {"fleet.json", "fleet.txt", "fleet.html"})
     EXPECT_TRUE(fs::exists(dir_ / f)) << f;
   EXPECT_FALSE(fs::exists(dir_ / "fleet.json.tmp"));
