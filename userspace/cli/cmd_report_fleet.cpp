@@ -20,8 +20,12 @@ namespace {
 void unique_labels(std::vector<report::Dataset>& data) {
   std::set<std::string> seen;
   for (auto& d : data) {
-    if (!seen.insert(d.label).second) d.label += std::string("-") + report::kind_name(d.kind);
-    for (int n = 2; !seen.insert(d.label).second; ++n) d.label += "-" + std::to_string(n);
+    std::string base = d.label;
+    if (seen.count(base)) base += std::string("-") + report::kind_name(d.kind);
+    std::string label = base;
+    for (int n = 2; seen.count(label); ++n) label = base + "-" + std::to_string(n);
+    seen.insert(label);
+    d.label = label;
   }
 }
 
