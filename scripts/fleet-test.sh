@@ -168,6 +168,8 @@ export ANSIBLE_LOCAL_TEMP=$tmp/ansible/local ANSIBLE_REMOTE_TMP=$tmp/ansible/rem
 export ANSIBLE_SSH_CONTROL_PATH_DIR=$tmp/ansible/cp ANSIBLE_ASYNC_DIR=$tmp/ansible/async
 export ANSIBLE_HOME=$tmp/ansible/home ANSIBLE_HOST_KEY_CHECKING=False
 export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_FORKS=10 ANSIBLE_NOCOLOR=1 ANSIBLE_PIPELINING=True
+# A loaded machine can take longer than ssh's 10 s to answer.
+export ANSIBLE_TIMEOUT=60 ANSIBLE_SSH_RETRIES=3
 playbooks=$repo/scripts/fleet/ansible
 play() {
   local t0=$SECONDS
