@@ -3,7 +3,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include <cerrno>
+#include "core/start_at.h"
 
 namespace blkrr::replay {
 
@@ -37,11 +37,7 @@ uint64_t MonotonicClock::realtime_ns() {
 }
 
 void MonotonicClock::sleep_until(uint64_t t) {
-  timespec ts{};
-  ts.tv_sec = static_cast<time_t>(t / 1'000'000'000ull);
-  ts.tv_nsec = static_cast<long>(t % 1'000'000'000ull);
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
+  sleep_until_monotonic(t);
 }
 
 void MonotonicClock::relax(uint64_t) {

@@ -41,22 +41,4 @@ uint64_t Schedule::window_span_ns() const {
       std::llround(static_cast<double>(o_.window_duration_ns) / o_.speedup));
 }
 
-Result<uint64_t> start_instant_for_unix(double unix_seconds, uint64_t mono_now_ns,
-                                        uint64_t real_now_ns, uint64_t tolerance_ns) {
-  if (!std::isfinite(unix_seconds) || unix_seconds <= 0)
-    return Error("--start-at must be a UNIX time in seconds, e.g. $(date +%s -d '+1 min')", 2);
-  long double target = static_cast<long double>(unix_seconds) * 1e9L;
-  long double delta = target - static_cast<long double>(real_now_ns);
-  if (delta < -static_cast<long double>(tolerance_ns)) {
-    return Error("--start-at " + std::to_string(unix_seconds) + " is " +
-                     std::to_string(static_cast<double>(-delta / 1e9L)) +
-                     " s in the past; choose an instant in the future",
-                 2);
-  }
-  if (delta > 86400e9L)
-    return Error("--start-at " + std::to_string(unix_seconds) + " is more than a day away", 2);
-  if (delta < 0) delta = 0;
-  return mono_now_ns + static_cast<uint64_t>(delta);
-}
-
 }  // namespace blkrr::replay

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "core/start_at.h"  // --start-at: start_instant_for_unix (shared with record)
 
 namespace blkrr::replay {
 
@@ -44,11 +45,5 @@ class Schedule {
  private:
   ScheduleOptions o_;
 };
-
-// The monotonic start instant for --start-at UNIX_TIME, given the monotonic
-// and realtime clocks read at the same moment. Error if the instant is in the
-// past (by more than `tolerance_ns`) or more than a day away.
-Result<uint64_t> start_instant_for_unix(double unix_seconds, uint64_t mono_now_ns,
-                                        uint64_t real_now_ns, uint64_t tolerance_ns);
 
 }  // namespace blkrr::replay

@@ -46,24 +46,5 @@ TEST(Schedule, ParseTiming) {
   EXPECT_FALSE(parse_timing("fast").ok());
 }
 
-TEST(StartAt, FutureInstantMapsToMonotonic) {
-  // realtime 1000 s <-> monotonic 5 s; start at realtime 1002.5 s -> monotonic 7.5 s.
-  auto r = start_instant_for_unix(1002.5, 5'000'000'000, 1'000'000'000'000, 0);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(*r, 7'500'000'000u);
-}
-
-TEST(StartAt, PastInstantIsRefused) {
-  auto r = start_instant_for_unix(999.0, 5'000'000'000, 1'000'000'000'000, 1'000'000);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("in the past"), std::string::npos);
-}
-
-TEST(StartAt, WithinToleranceStartsNow) {
-  auto r = start_instant_for_unix(999.9995, 5'000'000'000, 1'000'000'000'000, 1'000'000);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(*r, 5'000'000'000u);
-}
-
 }  // namespace
 }  // namespace blkrr::replay

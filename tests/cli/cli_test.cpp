@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -227,6 +228,26 @@ TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {
 
 // load -> fio iolog -> native -> load keeps every request, and `dump --json`
 // prints one object per request.
+// record and replay take --start-at alike (one parser in core/start_at.h), and
+// record refuses an instant in the past before it loads the capture (so this
+// runs without root).
+TEST_F(Cli, StartAtIsParsedAlikeAndAPastInstantIsRefusedEarly) {
+  for (const char* cmd : {"record", "replay"}) {
+    auto r = blkrr({cmd, "--start-at", "soon", "a", "b"});
+    EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("bad value 'soon' for --start-at: 'soon' is not a UNIX time in seconds"),
+              std::string::npos)
+        << cmd << ": " << r.out;
+  }
+  const std::string past = std::to_string(time(nullptr) - 10);
+  auto r = blkrr({"record", "-D", "1", "--start-at", past, "-o", path("x.blkrr")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("s in the past; choose an instant in the future"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(path("x.blkrr")));
+  EXPECT_NE(blkrr({"record", "--help"}).out.find("--start-at UNIX_TIME"), std::string::npos);
+}
+
 TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {
   std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   auto a = blkrr({"convert", load, "--window", "0:30", "-o", path("w.load.gz")});

@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/start_at.h"
 #include "core/trace_format.h"
 #include "core/version.h"
 
@@ -152,6 +153,29 @@ void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBu
               t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
 }
 
+// --start-at: the capture is loaded before the agreed instant (loading takes
+// time that would differ between hosts); until then its records are drained
+// and dropped, then the thread sleeps to the instant itself.
+Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped) {
+  ClockPair now = read_clock_pair();
+  auto at = start_instant_for_unix(start_at, now.mono_ns, now.real_ns, 1'000'000);
+  if (!at)
+    return at.error().context("the capture took until " + std::to_string(now.real_ns / 1e9) +
+                              " to start; choose a later --start-at");
+  auto drop = [&](const Request&) { dropped++; };
+  constexpr uint64_t kMargin = 5'000'000;  // poll's millisecond timeouts end before this
+  for (;;) {
+    uint64_t mono = read_clock_pair().mono_ns;
+    if (mono + kMargin >= *at) break;
+    int timeout = static_cast<int>(std::min<uint64_t>(200, (*at - mono - kMargin) / 1'000'000));
+    auto n = cap.poll(std::max(timeout, 1), drop);
+    if (!n) return n.error();
+    if (g_stop) return Error("interrupted before --start-at", 130);
+  }
+  sleep_until_monotonic(*at);
+  return *at;
+}
+
 }  // namespace
 
 Result<int> cmd_record(int argc, char** argv) {
@@ -160,10 +184,11 @@ Result<int> cmd_record(int argc, char** argv) {
   uint64_t ringbuf_mb = 64, duration_ns = 0;
   std::string comm, cgroup, out;
   bool have_pid = false, quiet = false, lean = false;
+  double start_at = 0;
   ArgParser p(
       "blkrr record",
       "[-d DEV]... [-p PID] [-c COMM] [--cgroup PATH] [-D SECONDS] [-o FILE] "
-      "[--ringbuf-mb N] [--lean] [-q]",
+      "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
       "Record every block request of the selected devices (all devices by default) into a\n"
       "native trace: issue and completion time, device and partition, sector, size, operation\n"
       "and flags, the process that created the request, and its adaptive disk time.\n"
@@ -189,6 +214,15 @@ Result<int> cmd_record(int argc, char** argv) {
              duration_ns = *d;
              return {};
            });
+  p.option(0, "start-at", "UNIX_TIME",
+           "load the capture now, record from this wall-clock instant on (several hosts in "
+           "step; -D counts from it)",
+           [&](std::string_view v) -> Status {
+             auto t = parse_start_at(v);
+             if (!t) return t.error();
+             start_at = *t;
+             return {};
+           });
   p.opt_string('o', "output", "FILE", "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
   p.opt_u64(0, "ringbuf-mb", "N",
             "ring buffer size in MiB (default 64, rounded up to a power of 2)", &ringbuf_mb);
@@ -199,11 +233,17 @@ Result<int> cmd_record(int argc, char** argv) {
   p.examples(
       "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
       "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
-      "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr");
+      "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
+      "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host");
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();
   if (!*pr) return 0;
   if (ringbuf_mb == 0 || ringbuf_mb > 2048) return Error("--ringbuf-mb must be 1..2048", 2);
+  if (start_at != 0) {  // refuse an instant in the past before loading anything
+    ClockPair now = read_clock_pair();
+    auto at = start_instant_for_unix(start_at, now.mono_ns, now.real_ns, 0);
+    if (!at) return at.error();
+  }
 
   CaptureConfig cfg;
   cfg.ringbuf_mb = static_cast<uint32_t>(ringbuf_mb);
@@ -255,8 +295,20 @@ Result<int> cmd_record(int argc, char** argv) {
   // What the capture runs with on this kernel (docs/kernels.md).
   for (const auto& [k, v] : (*cap)->features()) h.settings["capture." + k] = v;
   h.settings["attribution"] = h.settings["capture.attribution"];
-  h.real_anchor_ns = clock_ns(CLOCK_REALTIME);
-  h.mono_anchor_ns = clock_ns(CLOCK_MONOTONIC);
+  uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
+  if (start_at != 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", start_at);
+    h.settings["start_at"] = buf;
+    if (!quiet)
+      std::fprintf(stderr, "blkrr record: capture loaded; waiting for --start-at %s\n", buf);
+    auto at = wait_for_start(**cap, start_at, before_start);
+    if (!at) return at.error();
+  }
+  // The anchors: the recording starts here (at --start-at, as late as the wake-up was).
+  const ClockPair anchor = read_clock_pair();
+  h.real_anchor_ns = anchor.real_ns;
+  h.mono_anchor_ns = anchor.mono_ns;
   TraceWriter::Options wopts;
   // zlib's run-length strategy on column-elided blocks: the cheapest
   // compression per request for ~8 bytes/request (docs/performance.md, record).
@@ -282,10 +334,14 @@ Result<int> cmd_record(int argc, char** argv) {
   std::optional<Error> write_err;
   auto on_req = [&](const Request& r) {
     if (write_err) return;
+    if (start_at != 0 && r.issue_ns < h.mono_anchor_ns) {
+      before_start++;
+      return;
+    }
     tally.add(r);
     if (auto st = w->append(r); !st) write_err = st.error();
   };
-  const uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+  const uint64_t t0 = start_at != 0 ? h.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
   uint64_t last_flush = t0;
   while (!g_stop && !write_err) {
     uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -314,6 +370,7 @@ Result<int> cmd_record(int argc, char** argv) {
     counters["device_completions." + dev_to_string(b.disk)] = b.requests;
   }
   counters["records_written"] = w->records_written();
+  if (start_at != 0) counters["before_start_at_dropped"] = before_start;
   if (write_err) {
     uint64_t kept = w->records_written();
     (void)w->close(counters);  // may fail too (disk full): the flushed blocks stay readable

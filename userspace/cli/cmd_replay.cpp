@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "core/io_guard.h"
 #include "core/args.h"
+#include "core/start_at.h"
 #include "replay/session.h"
 #include "validate/live.h"
 #include "validate/replay_adapter.h"
@@ -80,8 +81,8 @@ Result<int> cmd_replay(int argc, char** argv) {
            set_with(&o.schedule.window_start_ns, parse_duration_ns));
   p.option(0, "duration", "TIME", "replay this much load time only",
            set_with(&o.schedule.window_duration_ns, parse_duration_ns));
-  p.opt_double(0, "start-at", "UNIX_TIME",
-               "start at this wall-clock instant (several hosts in step)", &start_at);
+  p.option(0, "start-at", "UNIX_TIME", "start at this wall-clock instant (several hosts in step)",
+           set_with(&start_at, parse_start_at));
   p.option(0, "order", "POLICY",
            "none (open loop, default), per-process (needs a native trace) or global",
            set_with(&o.order, replay::parse_order));

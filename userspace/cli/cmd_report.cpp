@@ -13,6 +13,8 @@
 namespace blkrr::cli {
 
 Result<int> cmd_report(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)  // --fleet: cmd_report_fleet.cpp
+    if (std::string(argv[i]) == "--fleet") return cmd_report_fleet(argc, argv);
   std::vector<std::string> inputs, labels;
   std::string out_dir, original, gnuplot = "gnuplot";
   bool want_static = false, want_dynamic = false, quiet = false;

@@ -13,6 +13,7 @@ Result<int> cmd_convert(int argc, char** argv);
 Result<int> cmd_replay(int argc, char** argv);
 Result<int> cmd_validate(int argc, char** argv);
 Result<int> cmd_report(int argc, char** argv);
+Result<int> cmd_report_fleet(int argc, char** argv);  // report --fleet
 Result<int> cmd_devices(int argc, char** argv);
 Result<int> cmd_dump(int argc, char** argv);
 Result<int> cmd_features(int argc, char** argv);
