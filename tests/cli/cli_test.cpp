@@ -353,7 +353,7 @@ TEST_F(Cli, ValidateOfAnEmptyReplayIsAnError) {
     ASSERT_TRUE(t);
     ASSERT_TRUE(t->close({}));
   }
-  Run r = blkrr({"validate", path("empty.replay.gz"), path("t.blkrr")});
+  auto r = blkrr({"validate", path("empty.replay.gz"), path("t.blkrr")});
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("nothing to validate"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("empty.replay.gz"), std::string::npos) << r.out;
