@@ -78,7 +78,8 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
                    {"drawn", render->produced},
                    {"message", render->message}};
   for (const auto& p : ctx.plots()) js["plots"].push_back("plots/" + p.name + ".png");
-  BLKRR_TRY(write_html(ctx, all, *render, o.command_line));
+  std::string summary = executive_summary(all, o.compare, js["summary"]);
+  BLKRR_TRY(write_html(ctx, all, *render, o.command_line, summary));
   std::string jpath = o.out_dir + "/report.json";
   std::ofstream jf(jpath);
   jf << js.dump(1) << "\n";
