@@ -92,7 +92,7 @@ TEST(Summary, FidelityVerdict) {
 }
 
 TEST(Summary, WhenNamesWallClock) {
-  EXPECT_EQ(when(83, 1e9), "t = 83.0 s (01:48:03 UTC)");
+  EXPECT_EQ(when(83, 1e9), "t = 83 s (01:48:03 UTC)");
 }
 
 }  // namespace
