@@ -81,12 +81,12 @@ std::string summary_table(const std::string& caption, const std::string& unit,
                     q(s.p75, 75), q(s.p90, 90), q(s.p95, 95), q(s.p99, 99), q(s.p999, 99.9),
                     fmt_short(s.max), n > 1 ? fmt_short(s.stddev) : "-"});
   }
-  return table(caption + " [" + unit +
-                   "]; a percentile is shown only when count supports it (p99: 100 or more, "
-                   "p99.9: 1000 or more), else -",
-               {"", "count", "min", "median", "mean", "p75", "p90", "p95", "p99", "p99.9", "max",
-                "stddev"},
-               body);
+  return table(
+      caption + " [" + unit +
+          "]; a percentile is shown only when count supports it (p99: 100 or more, "
+          "p99.9: 1000 or more), else -",
+      {"", "count", "min", "median", "mean", "p75", "p90", "p95", "p99", "p99.9", "max", "stddev"},
+      body);
 }
 
 std::string note(const std::string& text, bool warn) {

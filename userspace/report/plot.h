@@ -36,11 +36,11 @@ struct PlotSpec {
   // Inputs shown, and those of them that are FAKE (dry run / no O_DIRECT):
   // the plot is stamped "FAKE RESULT" (naming them when others are real).
   std::vector<std::string> labels, fake_labels;
-  std::vector<std::string> notes;    // printed at the top left, below the context
+  std::vector<std::string> notes;  // printed at the top left, below the context
   // Under the title: the inputs and what changes the meaning (see
   // provenance.h), what a bin is; wrapped to the plot's width.
   std::vector<std::string> context;
-  bool pad = false;  // margins around the data (scatter plots: no point on an axis)
+  bool pad = false;    // margins around the data (scatter plots: no point on an axis)
   bool cairo = false;  // needs pngcairo (transparent bands); libgd's png otherwise
   std::vector<Series> series;
   std::string extra;  // additional gnuplot commands (ranges, tics)

@@ -292,10 +292,11 @@ TEST(ReportVisual, BenchmarkOnAFile) {
   auto t2 = std::chrono::steady_clock::now();
   double read_s = std::chrono::duration<double>(t1 - t0).count(),
          report_s = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("%s: %zu requests, read %.2f s, report %.2f s (%zu plots), total %.2f s = %.2f s per "
-              "million requests\n",
-              in, n, read_s, report_s, r->plots, read_s + report_s,
-              (read_s + report_s) / (static_cast<double>(n) / 1e6));
+  std::printf(
+      "%s: %zu requests, read %.2f s, report %.2f s (%zu plots), total %.2f s = %.2f s per "
+      "million requests\n",
+      in, n, read_s, report_s, r->plots, read_s + report_s,
+      (read_s + report_s) / (static_cast<double>(n) / 1e6));
 }
 
 }  // namespace
