@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -210,6 +211,9 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   std::vector<std::string> info_lines = {
       "INFO: device " + tgt->description, "INFO: command " + o.command_line,
       "INFO: settings " + settings_json(o, run_id, engine->name()).dump()};
+  struct utsname un {};
+  if (::uname(&un) == 0)  // for reports: where the replay ran
+    info_lines.push_back(std::string("INFO: host ") + un.nodename + " kernel " + un.release);
   for (const auto& w : tgt->warnings) info_lines.push_back("WARN: " + w);
 
   StatsSink stats;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,40 @@ nlohmann::json to_json(const Summary& s) {
   return {{"count", s.count}, {"min", s.min}, {"median", s.p50},   {"mean", s.mean},
           {"p75", s.p75},     {"p90", s.p90}, {"p95", s.p95},      {"p99", s.p99},
           {"p99.9", s.p999},  {"max", s.max}, {"stddev", s.stddev}};
+}
+
+bool percentile_supported(uint64_t n, double p) {
+  if (n == 0) return false;
+  if (p <= 50) return n >= 2 || p <= 0;
+  if (p >= 100) return true;  // the maximum
+  // Rounded so that p = 99.9 gives exactly 1000 despite binary fractions.
+  double need = std::ceil(100.0 / (100.0 - p) - 1e-9);
+  return static_cast<double>(n) >= need;
+}
+
+std::string fmt_significant(double v, int digits) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  if (v == 0) return "0";
+  char b[64];
+  double a = std::fabs(v);
+  if (a >= 1e-4 && a < 1e6) {
+    int mag = static_cast<int>(std::floor(std::log10(a)));
+    int decimals = std::max(0, digits - 1 - mag);
+    std::snprintf(b, sizeof b, "%.*f", decimals, v);
+    // Rounding may carry into a new digit (9.996 -> "10.00"): drop the surplus decimal.
+    std::string s = b;
+    if (decimals > 0 && std::fabs(std::stod(s)) >= std::pow(10.0, mag + 1)) {
+      std::snprintf(b, sizeof b, "%.*f", decimals - 1, v);
+      s = b;
+    }
+    return s;
+  }
+  std::snprintf(b, sizeof b, "%.*g", digits, v);
+  return b;
+}
+
+std::string fmt_percentile(double v, uint64_t n, double p) {
+  return percentile_supported(n, p) ? fmt_significant(v) : "-";
 }
 
 void RunningStats::add(double x) {

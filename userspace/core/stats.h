@@ -22,6 +22,16 @@ double percentile_sorted(const std::vector<double>& sorted, double p);
 Summary summarize(std::vector<double>& values);
 nlohmann::json to_json(const Summary& s);
 
+// Whether n samples support the p-th percentile (0..100): the tail beyond it
+// must hold at least one whole sample, n >= 1 / (1 - p/100). So the median
+// needs 2 samples, p95 20, p99 100, p99.9 1000. The one rule every table,
+// summary and report of blkrr applies before it prints a percentile.
+bool percentile_supported(uint64_t n, double p);
+// `v` with `digits` significant digits ("0.00123", "12.3", "1.23e+06").
+std::string fmt_significant(double v, int digits = 3);
+// A percentile cell: fmt_significant(v) when n supports p, else "-".
+std::string fmt_percentile(double v, uint64_t n, double p);
+
 // Welford running mean/variance, for streams too long to keep.
 class RunningStats {
  public:

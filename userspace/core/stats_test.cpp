@@ -39,5 +39,31 @@ TEST(Stats, RunningStatsMatchesBatch) {
   EXPECT_DOUBLE_EQ(rs.max(), 9);
 }
 
+TEST(Stats, PercentileNeedsEnoughSamples) {
+  EXPECT_FALSE(percentile_supported(0, 50));
+  EXPECT_FALSE(percentile_supported(1, 50));
+  EXPECT_TRUE(percentile_supported(2, 50));
+  EXPECT_FALSE(percentile_supported(19, 95));
+  EXPECT_TRUE(percentile_supported(20, 95));
+  EXPECT_FALSE(percentile_supported(99, 99));
+  EXPECT_TRUE(percentile_supported(100, 99));
+  EXPECT_FALSE(percentile_supported(999, 99.9));
+  EXPECT_TRUE(percentile_supported(1000, 99.9));
+  EXPECT_TRUE(percentile_supported(1, 100));  // the maximum
+}
+
+TEST(Stats, ThreeSignificantDigits) {
+  EXPECT_EQ(fmt_significant(0), "0");
+  EXPECT_EQ(fmt_significant(123456), "123456");
+  EXPECT_EQ(fmt_significant(12.3456), "12.3");
+  EXPECT_EQ(fmt_significant(1.23456), "1.23");
+  EXPECT_EQ(fmt_significant(0.00123456), "0.00123");
+  EXPECT_EQ(fmt_significant(9.996), "10.0");
+  EXPECT_EQ(fmt_significant(-0.5), "-0.500");
+  EXPECT_EQ(fmt_significant(1.5e9), "1.5e+09");
+  EXPECT_EQ(fmt_percentile(4.5678, 3, 99.9), "-");
+  EXPECT_EQ(fmt_percentile(4.5678, 1000, 99.9), "4.57");
+}
+
 }  // namespace
 }  // namespace blkrr

@@ -10,6 +10,8 @@
 #include "report/fidelity.h"
 #include "report/histogram.h"
 #include "report/static_analysis.h"
+#include "report/timeplot.h"
+#include "report/units.h"
 
 namespace blkrr::report {
 
@@ -53,7 +55,7 @@ RunMetrics run_metrics(const Dataset& d) {
     auto v = sorted_latencies_ms(d);
     m.latency_mean_ms = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
     m.latency_p50_ms = percentile_sorted(v, 50);
-    m.latency_p99_ms = percentile_sorted(v, 99);
+    if (percentile_supported(v.size(), 99)) m.latency_p99_ms = percentile_sorted(v, 99);
     Timeline t = make_timeline(d);
     m.inflight_mean = inflight_profile(t.issue, t.complete, 1'000'000'000).mean;
   }
@@ -63,7 +65,7 @@ RunMetrics run_metrics(const Dataset& d) {
     std::sort(e.begin(), e.end());
     m.issue_error_mean_ms =
         std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size());
-    m.issue_error_p99_ms = percentile_sorted(e, 99);
+    if (percentile_supported(e.size(), 99)) m.issue_error_p99_ms = percentile_sorted(e, 99);
   }
   return m;
 }
@@ -108,7 +110,7 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   {
     PlotSpec p;
     p.name = "cmp-issue-error";
-    p.title = "Issue error (actual issue minus demanded issue time)";
+    p.title = "Issue error (actual issue minus demanded issue time): narrow around 0 = on time";
     p.xlabel = "issue error [ms]";
     p.ylabel = "requests";
     double lo = std::numeric_limits<double>::max(), hi = -lo;
@@ -148,28 +150,39 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   {
     PlotSpec p;
     p.name = "cmp-iops";
-    p.title = "Original vs replayed requests per second";
-    p.xlabel = "time [s]";
-    p.ylabel = "IOPS";
-    auto write = [&](const Dataset& d, bool original, size_t i) -> Status {
+    p.title = "Original vs replayed request rate: the replay should follow the grey original";
+    p.ylabel = "requests per second";
+    std::vector<const Dataset*> all{&orig};
+    all.insert(all.end(), replays.begin(), replays.end());
+    uint64_t span = 0;
+    for (const Dataset* d : all)
+      for (const auto& s : d->samples) span = std::max(span, s.issue_ns());
+    TimeAxis ax = plot_time_axis({}, static_cast<double>(span) / 1e9);
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Dataset& d = *all[i];
+      bool original = i == 0;
       auto by_issue =
           rates_by(d.samples, 1'000'000'000, [](const Sample& s) { return s.issue_ns(); });
       std::string file = "cmp-" + d.label + "-iops";
       auto f = ctx.csv(file, {"t_s", "iops"});
       if (!f) return f.error();
-      for (const auto& x : by_issue)
+      std::vector<double> v;
+      for (const auto& x : by_issue) {
         f->row({x.t_ns / 1e9, static_cast<double>(x.reads + x.writes)});
+        v.push_back(static_cast<double>(x.reads + x.writes));
+      }
       BLKRR_TRY(f->close());
-      if (by_issue.empty()) return {};
-      Series s{original ? d.label + " (original, demanded)" : d.label + " (achieved issue rate)",
-               Context::data_path(file), "1:2", "lines", neutral_color(original ? 0 : i + 1)};
-      s.dashed = original;
-      p.series.push_back(s);
+      if (by_issue.empty()) continue;
       mark_plot(p, d);
-      return {};
-    };
-    BLKRR_TRY(write(orig, true, 0));
-    for (size_t i = 0; i < replays.size(); ++i) BLKRR_TRY(write(*replays[i], false, i));
+      TimeSeries t{
+          original ? d.label + " (original, demanded)" : d.label + " (achieved issue rate)",
+          original ? "#a0a0a0" : neutral_color(i),
+          std::move(v),
+          !original,
+          false,
+          original ? 7.0 : 2.0};
+      BLKRR_TRY(add_time_series(ctx, p, ax, 1, file + "-plot", {t}));
+    }
     ctx.add_plot(sec, p);
   }
 
@@ -177,7 +190,8 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   {
     PlotSpec p;
     p.name = "cmp-concurrency";
-    p.title = "Concurrency: time-weighted distribution of requests in flight (CDF)";
+    p.title =
+        "Concurrency (CDF of requests in flight over time): replays should match the original";
     p.xlabel = "requests in flight";
     p.ylabel = "fraction of time at or below";
     std::vector<std::vector<double>> levels;
@@ -229,8 +243,9 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   {
     PlotSpec p;
     p.name = "cmp-latency-cdf";
-    p.title = "Latency distributions (CDF)";
-    p.xlabel = "latency [ms]";
+    p.title = "Latency distributions (CDF): replays should lie on the original";
+    p.xlabel = "latency";
+    p.extra = ms_log_tics("x");
     p.ylabel = "fraction of requests at or below";
     p.logx = true;
     std::vector<double> orig_lat =

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report/provenance.h"
+
 namespace blkrr::report {
 
 Result<CsvFile> Context::csv(const std::string& name, const std::vector<std::string>& columns) {
@@ -24,9 +26,7 @@ void Context::add_plot(Section& s, PlotSpec p) {
 }
 
 std::string fmt_short(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
+  return fmt_significant(v);
 }
 
 std::string html_escape(const std::string& s) {
@@ -71,12 +71,20 @@ std::string summary_table(const std::string& caption, const std::string& unit,
   std::vector<std::vector<std::string>> body;
   body.reserve(rows.size());
   for (const auto& [name, s] : rows) {
-    body.push_back({name, std::to_string(s.count), fmt_short(s.min), fmt_short(s.p50),
-                    fmt_short(s.mean), fmt_short(s.p75), fmt_short(s.p90), fmt_short(s.p95),
-                    fmt_short(s.p99), fmt_short(s.p999), fmt_short(s.max), fmt_short(s.stddev)});
+    uint64_t n = s.count;
+    auto q = [n](double v, double p) { return fmt_percentile(v, n, p); };
+    if (n == 0) {
+      body.push_back({name, "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    body.push_back({name, std::to_string(n), fmt_short(s.min), q(s.p50, 50), fmt_short(s.mean),
+                    q(s.p75, 75), q(s.p90, 90), q(s.p95, 95), q(s.p99, 99), q(s.p999, 99.9),
+                    fmt_short(s.max), n > 1 ? fmt_short(s.stddev) : "-"});
   }
   return table(
-      caption + " [" + unit + "]",
+      caption + " [" + unit +
+          "]; a percentile is shown only when count supports it (p99: 100 or more, "
+          "p99.9: 1000 or more), else -",
       {"", "count", "min", "median", "mean", "p75", "p90", "p95", "p99", "p99.9", "max", "stddev"},
       body);
 }
@@ -90,17 +98,11 @@ void mark_plot(PlotSpec& p, const Dataset& d) {
   if (d.fake &&
       std::find(p.fake_labels.begin(), p.fake_labels.end(), d.label) == p.fake_labels.end())
     p.fake_labels.push_back(d.label);
-  if (std::find(p.labels.begin(), p.labels.end(), d.label) == p.labels.end())
-    p.labels.push_back(d.label);
-  if (d.wraparound_factor) {
-    std::string key = "wraparound factor " + fmt_short(*d.wraparound_factor) + ": ";
-    auto it = std::find_if(p.notes.begin(), p.notes.end(),
-                           [&](const std::string& n) { return n.rfind(key, 0) == 0; });
-    if (it == p.notes.end())
-      p.notes.push_back(key + d.label);
-    else
-      *it += ", " + d.label;
-  }
+  if (std::find(p.labels.begin(), p.labels.end(), d.label) != p.labels.end()) return;
+  p.labels.push_back(d.label);
+  std::string c = context_with_settings(provenance_of(d));
+  if (d.label != label_from_path(d.path)) c = d.label + " = " + c;
+  p.context.insert(p.context.begin() + static_cast<std::ptrdiff_t>(p.labels.size() - 1), c);
 }
 
 }  // namespace blkrr::report

@@ -16,6 +16,8 @@
 #include "converters/source.h"
 #include "converters/text_io.h"
 #include "core/args.h"
+#include "core/trace_format.h"
+#include "report/provenance.h"
 
 namespace blkrr::report {
 
@@ -189,6 +191,26 @@ Status read_load(const std::string& path, Dataset& d) {
   return {};
 }
 
+// The trace header's context as an "INFO: trace {...}" line (kept in the
+// saved form, read by provenance_of).
+std::string trace_header_line(const TraceHeader& h, const std::vector<int64_t>& start) {
+  std::string dev;
+  double bytes = 0;
+  for (const auto& x : h.devices) {
+    dev += (dev.empty() ? "" : "+") + x.name;
+    bytes += static_cast<double>(x.size_bytes);
+    if (!x.model.empty() && h.devices.size() == 1) dev += " (" + x.model + ")";
+  }
+  double start_unix = 0;
+  if (h.real_anchor_ns && !start.empty()) {
+    int64_t t0 = *std::min_element(start.begin(), start.end());
+    start_unix = (static_cast<double>(h.real_anchor_ns) +
+                  static_cast<double>(t0 - static_cast<int64_t>(h.mono_anchor_ns))) /
+                 1e9;
+  }
+  return trace_info_line(h.host, h.kernel_release, h.tool_version, dev, bytes, start_unix);
+}
+
 Status read_source(const std::string& path, Dataset& d) {
   SourceOptions so;
   auto src = open_source({path}, so);
@@ -231,8 +253,9 @@ Status read_source(const std::string& path, Dataset& d) {
     start.push_back(static_cast<int64_t>(q.issue_ns));
     d.samples.push_back(s);
   }
-  rebase(start, d);
   d.info = rs.info().preamble;
+  if (const auto& h = rs.info().trace_header) d.info.push_back(trace_header_line(*h, start));
+  rebase(start, d);
   for (const auto& [k, v] : rs.counters()) d.info.push_back("INFO: " + k + "=" + std::to_string(v));
   return {};
 }

@@ -8,6 +8,8 @@
 #include "report/concurrency.h"
 #include "report/histogram.h"
 #include "report/static_analysis.h"
+#include "report/timeplot.h"
+#include "report/units.h"
 
 namespace blkrr::report {
 
@@ -21,7 +23,12 @@ struct Axis {
   std::string label;
   Value value;
   bool log = false;
+  bool time = false;  // seconds on the dataset clock: drawn on an adaptive time axis
 };
+
+bool is_ms_axis(const std::string& label) {
+  return label.find("[ms]") != std::string::npos;
+}
 
 // One scatter plot over all datasets; each dataset's reads and writes are
 // thinned to one point per pixel cell and written to their own CSV files.
@@ -35,6 +42,23 @@ Status scatter(Context& ctx, Section& sec, const std::string& name, const std::s
   p.ylabel = ys[0].label;
   p.logx = xs[0].log;
   p.logy = ys[0].log;
+  p.pad = true;
+  auto log_ms = [&p](std::string& label, const char* axis) {
+    p.extra += ms_log_tics(axis);
+    label.replace(label.find("[ms]"), 4, "(log scale)");
+  };
+  if (p.logy && is_ms_axis(p.ylabel)) log_ms(p.ylabel, "y");
+  if (p.logx && is_ms_axis(p.xlabel)) log_ms(p.xlabel, "x");
+  double xmax = 0;
+  if (xs[0].time)
+    for (size_t di = 0; di < data.size(); ++di)
+      for (size_t i = 0; i < data[di]->samples.size(); ++i) xmax = std::max(xmax, xs[di].value(i));
+  TimeAxis ax = plot_time_axis(data, xmax);
+  if (xs[0].time) {
+    p.xlabel = ax.label(xs[0].label);
+    p.extra += ax.gnuplot() + "set autoscale xfix\n";
+  }
+  uint64_t points = 0;
   for (size_t di = 0; di < data.size(); ++di) {
     const Dataset& d = *data[di];
     const Axis& xa = xs[di];
@@ -50,6 +74,7 @@ Status scatter(Context& ctx, Section& sec, const std::string& name, const std::s
       y0 = std::min(y0, y);
       y1 = std::max(y1, y);
     }
+    mark_plot(p, d);
     std::string pre = data.size() > 1 ? d.label + " " : "";
     for (int dir = 0; dir < 2; ++dir) {
       std::string file = "dyn-" + d.label + "-" + name + (dir ? "-writes" : "-reads");
@@ -59,16 +84,19 @@ Status scatter(Context& ctx, Section& sec, const std::string& name, const std::s
       for (size_t i = 0; i < n; ++i) {
         if (d.samples[i].write() != (dir == 1)) continue;
         double x = clampv(xa.value(i), xa.log), y = clampv(ya.value(i), ya.log);
-        if (th.keep(x, y)) f->row({x, y});
+        if (th.keep(x, y)) f->row({xa.time ? ax.x(x) : x, y});
       }
       BLKRR_TRY(f->close());
+      points += f->rows();
       if (f->rows())
         p.series.push_back({pre + (dir ? "writes" : "reads"), Context::data_path(file), "1:2",
                             "points", dir ? write_color(di) : read_color(di),
-                            static_cast<int>(7 + 2 * di), 0.4});
+                            static_cast<int>(7 + 2 * di), 0.6});
     }
-    mark_plot(p, d);
   }
+  // Few points: large marks, so that three reads among thousands of writes are seen.
+  double ps = points < 300 ? 1.6 : points < 5000 ? 1.0 : 0.6;
+  for (auto& s : p.series) s.width = ps;
   ctx.add_plot(sec, p);
   return {};
 }
@@ -91,8 +119,11 @@ Summary summary_of(const Dataset& d, int dir, bool delay) {  // dir: -1 all, 0 r
 Status histograms(Context& ctx, Section& sec, const std::vector<const Dataset*>& data, bool delay) {
   PlotSpec p;
   p.name = delay ? "delay-histogram" : "latency-histogram";
-  p.title = delay ? "Delay histogram (actual issue minus set point)" : "Latency histogram";
-  p.xlabel = delay ? "delay [ms]" : "latency [ms], logarithmic buckets";
+  p.title = delay
+                ? "Issue delay histogram (actual issue minus set point): how late requests went out"
+                : "Latency histogram: the shape of the latency distribution (peaks = tiers)";
+  p.xlabel = delay ? "delay [ms]" : "latency, logarithmic buckets";
+  if (!delay) p.extra = ms_log_tics("x");
   p.ylabel = "requests";
   p.logx = !delay;
   double lo = std::numeric_limits<double>::max(), hi = -lo;
@@ -250,7 +281,7 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
           f = [t](size_t k) { return static_cast<double>(t->inflight[k]); };
           break;
       }
-      v.push_back({label, f, log});
+      v.push_back({label, f, log, which == 0 || which == 2 || which == 3});
     }
     return v;
   };
@@ -258,23 +289,33 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
   tps.reserve(tl.size());
   for (auto& t : tl) tps.push_back(&t);
   auto lat = axes(data, tps, "latency [ms]", true, 1);
-  BLKRR_TRY(scatter(ctx, sec, "sonar", "Sonar: latency over real time", data,
-                    axes(data, tps, "real time (actual issue) [s]", false, 0), lat));
-  BLKRR_TRY(scatter(ctx, sec, "latency-setpoint", "Latency over set point", data,
-                    axes(data, tps, "set point [s]", false, 2), lat));
-  BLKRR_TRY(scatter(ctx, sec, "latency-completion", "Latency over completion time", data,
-                    axes(data, tps, "completion time [s]", false, 3), lat));
-  BLKRR_TRY(scatter(ctx, sec, "latency-index", "Latency over request index (file order)", data,
+  BLKRR_TRY(scatter(ctx, sec, "sonar",
+                    "Sonar: latency of every request over time (stripes = stalls, bands = device "
+                    "tiers)",
+                    data, axes(data, tps, "actual issue time", false, 0), lat));
+  BLKRR_TRY(scatter(ctx, sec, "latency-setpoint",
+                    "Latency over the recorded issue time (set point): which part of the load is "
+                    "slow",
+                    data, axes(data, tps, "set point", false, 2), lat));
+  BLKRR_TRY(scatter(ctx, sec, "latency-completion",
+                    "Latency over completion time: gaps = nothing completed", data,
+                    axes(data, tps, "completion time", false, 3), lat));
+  BLKRR_TRY(scatter(ctx, sec, "latency-index",
+                    "Latency over request index (file order): trends as the load proceeds", data,
                     axes(data, tps, "request index", false, 4), lat));
-  BLKRR_TRY(scatter(ctx, sec, "latency-inflight", "Latency vs requests in flight", data,
+  BLKRR_TRY(scatter(ctx, sec, "latency-inflight",
+                    "Latency vs requests in flight: does latency grow with queue depth?", data,
                     axes(data, tps, "requests in flight at issue", false, 6), lat));
   if (!replays.empty()) {
     auto del = axes(replays, rtl, "delay [ms]", false, 5);
-    BLKRR_TRY(scatter(ctx, sec, "delay-setpoint", "Delay over set point", replays,
-                      axes(replays, rtl, "set point [s]", false, 2), del));
-    BLKRR_TRY(scatter(ctx, sec, "delay-inflight", "Delay vs requests in flight", replays,
+    BLKRR_TRY(scatter(ctx, sec, "delay-setpoint",
+                      "Issue delay over set point: where the replay fell behind its schedule",
+                      replays, axes(replays, rtl, "set point", false, 2), del));
+    BLKRR_TRY(scatter(ctx, sec, "delay-inflight",
+                      "Issue delay vs requests in flight: late when the queue was full?", replays,
                       axes(replays, rtl, "requests in flight at issue", false, 6), del));
-    BLKRR_TRY(scatter(ctx, sec, "latency-delay", "Latency vs delay", replays, del,
+    BLKRR_TRY(scatter(ctx, sec, "latency-delay",
+                      "Latency vs issue delay: are late requests also slow ones?", replays, del,
                       axes(replays, rtl, "latency [ms]", true, 1)));
   }
   BLKRR_TRY(histograms(ctx, sec, data, false));
@@ -283,63 +324,93 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
   // Demanded vs achieved throughput, requests in flight over time.
   PlotSpec tio, tmb, fl;
   tio.name = "throughput-iops";
-  tio.title = "Demanded (set points) vs achieved (completions) requests per second";
+  tio.title = "Demanded vs achieved request rate: achieved below demanded = the device fell behind";
   tmb.name = "throughput-mbps";
-  tmb.title = "Demanded vs achieved throughput";
+  tmb.title = "Demanded vs achieved throughput: achieved below demanded = the device fell behind";
   fl.name = "inflight";
-  fl.title = "Requests in flight over time";
-  tio.xlabel = tmb.xlabel = fl.xlabel = "time [s]";
-  tio.ylabel = "IOPS";
-  tmb.ylabel = "MB/s (10^6 bytes)";
+  fl.title = "Requests in flight over time: queue build-up and idle periods";
+  tio.ylabel = "requests per second";
   fl.ylabel = "requests in flight";
+  uint64_t span_ns = 0;
+  for (const auto& t : tl)
+    for (uint64_t c : t.complete) span_ns = std::max(span_ns, c);
+  TimeAxis ax = plot_time_axis(data, secs(span_ns));
+  double max_bytes = 0;
+  std::vector<std::vector<RatePoint>> dems, achs;
+  for (const Dataset* d : data) {
+    dems.push_back(rates_by(d->samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; }));
+    achs.push_back(
+        rates_by(d->samples, 1'000'000'000, [](const Sample& s) { return s.complete_ns(); }));
+    for (const auto* v : {&dems.back(), &achs.back()})
+      for (const auto& r : *v)
+        max_bytes = std::max<double>(max_bytes, r.read_bytes + r.write_bytes);
+  }
+  Scale bu = byte_scale(max_bytes);
+  tmb.ylabel = "throughput [" + bu.unit + "/s]";
   for (size_t i = 0; i < data.size(); ++i) {
     const Dataset& d = *data[i];
-    auto dem = rates_by(d.samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; });
-    auto ach = rates_by(d.samples, 1'000'000'000, [](const Sample& s) { return s.complete_ns(); });
+    const auto& dem = dems[i];
+    const auto& ach = achs[i];
     std::string file = "dyn-" + d.label + "-throughput";
     auto f = ctx.csv(
         file, {"t_s", "demanded_iops", "achieved_iops", "achieved_read_iops", "achieved_write_iops",
                "demanded_mbs", "achieved_mbs", "achieved_read_mbs", "achieved_write_mbs"});
     if (!f) return f.error();
-    for (size_t k = 0; k < std::max(dem.size(), ach.size()); ++k) {
+    size_t n = std::max(dem.size(), ach.size());
+    std::vector<double> dio(n), aio(n), rio(n), wio(n), dby(n), aby(n), rby(n), wby(n);
+    for (size_t k = 0; k < n; ++k) {
       RatePoint a = k < ach.size() ? ach[k] : RatePoint{},
                 m = k < dem.size() ? dem[k] : RatePoint{};
-      f->row({static_cast<double>(k), static_cast<double>(m.reads + m.writes),
-              static_cast<double>(a.reads + a.writes), static_cast<double>(a.reads),
-              static_cast<double>(a.writes), (m.read_bytes + m.write_bytes) / 1e6,
-              (a.read_bytes + a.write_bytes) / 1e6, a.read_bytes / 1e6, a.write_bytes / 1e6});
+      dio[k] = static_cast<double>(m.reads + m.writes);
+      aio[k] = static_cast<double>(a.reads + a.writes);
+      rio[k] = static_cast<double>(a.reads);
+      wio[k] = static_cast<double>(a.writes);
+      dby[k] = static_cast<double>(m.read_bytes + m.write_bytes) / bu.div;
+      aby[k] = static_cast<double>(a.read_bytes + a.write_bytes) / bu.div;
+      rby[k] = static_cast<double>(a.read_bytes) / bu.div;
+      wby[k] = static_cast<double>(a.write_bytes) / bu.div;
+      f->row({static_cast<double>(k), dio[k], aio[k], rio[k], wio[k],
+              (m.read_bytes + m.write_bytes) / 1e6, (a.read_bytes + a.write_bytes) / 1e6,
+              a.read_bytes / 1e6, a.write_bytes / 1e6});
     }
     BLKRR_TRY(f->close());
-    std::string path = Context::data_path(file), pre = data.size() > 1 ? d.label + " " : "";
-    Series dm{pre + "demanded", path, "1:2", "lines", neutral_color(i)};
-    dm.dashed = true;
-    tio.series.push_back(dm);
-    tio.series.push_back({pre + "achieved", path, "1:3", "lines", neutral_color(i + 1)});
-    tio.series.push_back({pre + "achieved reads", path, "1:4", "lines", read_color(i), 7, 1});
-    tio.series.push_back({pre + "achieved writes", path, "1:5", "lines", write_color(i), 7, 1});
-    dm.using_ = "1:6";
-    tmb.series.push_back(dm);
-    tmb.series.push_back({pre + "achieved", path, "1:7", "lines", neutral_color(i + 1)});
-    tmb.series.push_back({pre + "achieved reads", path, "1:8", "lines", read_color(i), 7, 1});
-    tmb.series.push_back({pre + "achieved writes", path, "1:9", "lines", write_color(i), 7, 1});
+    std::string pre = data.size() > 1 ? d.label + " " : "";
     mark_plot(tio, d);
     mark_plot(tmb, d);
+    // Demanded: a wide grey line behind; achieved: a thinner dark line on top.
+    auto series = [&](std::vector<double> dm, std::vector<double> ac, std::vector<double> rd,
+                      std::vector<double> wr) {
+      std::vector<TimeSeries> v;
+      v.push_back({pre + "demanded (set points)", "#a0a0a0", std::move(dm), false, false, 7});
+      v.push_back({pre + "achieved reads", read_color(i), std::move(rd), true, false, 1.5});
+      v.push_back({pre + "achieved writes", write_color(i), std::move(wr), true, false, 1.5});
+      v.push_back(
+          {pre + "achieved (completions)", neutral_color(i), std::move(ac), false, false, 2});
+      return v;
+    };
+    BLKRR_TRY(add_time_series(ctx, tio, ax, 1, file + "-iops-plot", series(dio, aio, rio, wio)));
+    BLKRR_TRY(add_time_series(ctx, tmb, ax, 1, file + "-bytes-plot", series(dby, aby, rby, wby)));
 
-    uint64_t span = 0;
-    if (!d.samples.empty())
-      span = *std::max_element(tl[i].complete.begin(), tl[i].complete.end()) -
-             *std::min_element(tl[i].issue.begin(), tl[i].issue.end());
-    uint64_t bucket = std::max<uint64_t>(1'000'000, span / 4000);
+    uint64_t bucket = std::max<uint64_t>(1'000'000, static_cast<uint64_t>(ax.bin_s * 1e9));
     auto prof = inflight_profile(tl[i].issue, tl[i].complete, bucket);
     file = "dyn-" + d.label + "-inflight";
     auto g = ctx.csv(file, {"t_s", "mean", "max"});
     if (!g) return g.error();
-    for (const auto& b : prof.buckets) g->row({secs(b.t_ns), b.avg, static_cast<double>(b.max)});
+    std::vector<double> mean, mx;
+    for (const auto& b : prof.buckets) {
+      g->row({secs(b.t_ns), b.avg, static_cast<double>(b.max)});
+      mean.push_back(b.avg);
+      mx.push_back(static_cast<double>(b.max));
+    }
     BLKRR_TRY(g->close());
-    path = Context::data_path(file);
-    fl.series.push_back({pre + "max", path, "1:3", "steps", read_color(i), 7, 1});
-    fl.series.push_back({pre + "time-weighted mean", path, "1:2", "steps", neutral_color(i)});
     mark_plot(fl, d);
+    TimeAxis fax = ax;
+    fax.bin_s = static_cast<double>(bucket) / 1e9;
+    if (!prof.buckets.empty()) fax.offset_s += secs(prof.buckets[0].t_ns);  // buckets start at t0
+    BLKRR_TRY(
+        add_time_series(ctx, fl, fax, fax.bin_s, file + "-plot",
+                        {{pre + "max in the bin", read_color(i), mx, false, false, 1},
+                         {pre + "time-weighted mean", neutral_color(i), mean, false, false, 2}}));
     js[d.label]["inflight_mean"] = prof.mean;
     js[d.label]["inflight_max"] = prof.max;
   }

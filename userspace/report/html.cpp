@@ -1,11 +1,17 @@
 #include "report/html.h"
 #include "core/io_guard.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "core/stats.h"
+#include "report/fidelity.h"
+#include "report/provenance.h"
+#include "report/summary.h"
 
 namespace blkrr::report {
 
@@ -55,17 +61,80 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}
 img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:85%;color:#444}
+.summary{background:#f4f6fa;border:1px solid #ccd;padding:.3em 1em;margin-bottom:1.5em}
+.summary li{margin:.2em 0}
+.cmd{color:#666;font-size:85%}
 </style>
 )";
 
 }  // namespace
 
+std::string executive_summary(const std::vector<const Dataset*>& inputs, bool compare,
+                              nlohmann::json& js) {
+  std::vector<Facts> facts;
+  for (const Dataset* d : inputs) facts.push_back(facts_of(*d));
+  std::string h =
+      "<section class=\"summary\">\n<h2>Summary</h2>\n<p><b>What was measured</b></p><ul>\n";
+  for (const Dataset* d : inputs) {
+    std::string c = context_with_settings(provenance_of(*d));
+    h += "<li>" + html_escape(c) + "</li>\n";
+    js["measured"].push_back(c);
+  }
+  h += "</ul>\n<p><b>The numbers</b> (throughput; latency p50/p99; issue error p99)</p><ul>\n";
+  for (const Facts& f : facts) {
+    h += "<li>" + html_escape(headline(f)) + "</li>\n";
+    js["numbers"].push_back(headline(f));
+  }
+  h += "</ul>\n";
+  std::vector<Finding> all;
+  if (compare && facts.size() > 1) {
+    h += "<p><b>Replay fidelity</b></p><ul>\n";
+    std::vector<double> orig_lat;
+    for (const auto& s : inputs[0]->samples)
+      if (s.has_latency()) orig_lat.push_back(static_cast<double>(s.latency_ns));
+    std::sort(orig_lat.begin(), orig_lat.end());
+    for (size_t i = 1; i < facts.size(); ++i) {
+      FidelityFacts ff;
+      ff.replay = facts[i].label;
+      ff.original = facts[0].label;
+      ff.iops_ratio = facts[0].iops > 0 ? facts[i].iops / facts[0].iops : 0;
+      if (!orig_lat.empty() && facts[i].latency_n) {
+        std::vector<double> v;
+        for (const auto& s : inputs[i]->samples)
+          if (s.has_latency()) v.push_back(static_cast<double>(s.latency_ns));
+        std::sort(v.begin(), v.end());
+        ff.latency_ks = ks_distance_sorted(orig_lat, v);
+      }
+      if (percentile_supported(facts[i].issue_n, 99)) ff.issue_p99_ns = facts[i].issue_p99_ns;
+      ff.reordered_percent = facts[i].reordered_percent;
+      for (const auto& x : fidelity_findings(ff)) {
+        h += std::string("<li") + (x.warn ? " class=\"warn\"" : "") + ">" + html_escape(x.text) +
+             "</li>\n";
+        js["fidelity"].push_back(x.text);
+      }
+    }
+    h += "</ul>\n";
+  }
+  h += "<p><b>What looks wrong</b></p><ul>\n";
+  for (const Facts& f : facts)
+    for (const auto& x : findings(f)) {
+      h += std::string("<li") + (x.warn ? " class=\"warn\"" : "") + ">" + html_escape(x.text) +
+           "</li>\n";
+      js["findings"].push_back({{"warn", x.warn}, {"text", x.text}});
+    }
+  return h + "</ul>\n</section>\n";
+}
+
 Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
-                  const RenderResult& render, const std::string& command_line) {
+                  const RenderResult& render, const std::string& command_line,
+                  const std::string& summary) {
   std::string h =
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>blkrr report</title>\n";
   h += kStyle;
-  h += "</head><body>\n<h1>blkrr report</h1>\n<p>" + html_escape(command_line) + "</p>\n";
+  h += "</head><body>\n<h1>blkrr report</h1>\n";
+  h += summary;
+  h += "<p class=\"cmd\">blkrr " BLKRR_VERSION "; report made by: " + html_escape(command_line) +
+       "</p>\n";
   for (const Dataset* d : inputs)
     if (d->fake)
       h +=

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/result.h"
 #include "report/context.h"
 #include "report/dataset.h"
@@ -14,7 +16,14 @@ namespace blkrr::report {
 
 std::string base64(const std::string& bytes);
 
+// The executive summary block (also recorded in the JSON summary under
+// "summary"): what was measured, the numbers that matter, the replay's
+// fidelity (with `compare`: inputs[0] is the original) and what looks wrong.
+std::string executive_summary(const std::vector<const Dataset*>& inputs, bool compare,
+                              nlohmann::json& js);
+
 Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
-                  const RenderResult& render, const std::string& command_line);
+                  const RenderResult& render, const std::string& command_line,
+                  const std::string& summary);
 
 }  // namespace blkrr::report

@@ -50,6 +50,51 @@ std::string neutral_color(size_t i) {
   return kNeutral[i % kPalette];
 }
 
+std::vector<std::string> wrap_text(const std::string& text, size_t width) {
+  std::vector<std::string> out;
+  std::string rest = text;
+  while (rest.size() > width) {
+    size_t cut = std::string::npos;
+    for (const char* sep : {"; ", ", ", " "}) {
+      size_t at = rest.rfind(sep, width);
+      if (at != std::string::npos && at > width / 3) {
+        cut = at + std::strlen(sep) - 1;
+        break;
+      }
+    }
+    if (cut == std::string::npos) cut = width;
+    out.push_back(rest.substr(0, cut));
+    rest = rest.substr(std::min(rest.size(), cut + 1));
+  }
+  if (!rest.empty() || out.empty()) out.push_back(rest);
+  return out;
+}
+
+namespace {
+
+// Title, context and notes at the top; returns the next free label tag.
+int header(std::string& s, const PlotSpec& p) {
+  s += "set label 1 " + quote(p.title) + " at screen 0.5,0.975 center font ',15' noenhanced\n";
+  std::vector<std::string> lines;
+  for (const auto& c : p.context)
+    for (auto& l : wrap_text(c, 175)) lines.push_back(l);
+  for (const auto& n : p.notes) lines.push_back(n);
+  double y = 0.94;
+  int tag = 2;
+  for (const auto& l : lines) {
+    s += "set label " + std::to_string(tag++) + " " + quote(l) + " at screen 0.01," + fmt_width(y) +
+         " left font ',9' noenhanced front\n";
+    y -= 0.02;
+  }
+  s += "set tmargin at screen " + fmt_width(y - 0.015) + "\n";
+  s += "set label " + std::to_string(tag++) + " " +
+       quote("blkrr " BLKRR_VERSION " report; data and script: plots/" + p.name + ".gp") +
+       " at screen 0.99,0.012 right font ',8' textcolor rgb '#808080' noenhanced\n";
+  return tag;
+}
+
+}  // namespace
+
 std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
   std::string s = "# blkrr report: " + p.title + "\n# re-plot: cd REPORT_DIR && gnuplot plots/" +
                   p.name + ".gp\n";
@@ -58,19 +103,13 @@ std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
        (terminal == "pngcairo" ? " font 'sans,11'" : "") + "\n";
   s += "set output " + quote("plots/" + p.name + ".png") + "\n";
   s += "set datafile separator ','\nset grid\nset key top right noenhanced box opaque\n";
-  s += "set title " + quote(p.title) + " noenhanced\n";
   s += "set xlabel " + quote(p.xlabel) + " noenhanced\n";
   s += "set ylabel " + quote(p.ylabel) + " noenhanced\n";
+  s += "set bmargin 4\n";
   if (p.logx) s += "set logscale x\n";
   if (p.logy) s += "set logscale y\n";
-  if (!p.notes.empty()) s += "set tmargin " + std::to_string(3 + p.notes.size()) + "\n";
-  double y = 0.985;
-  int tag = 1;
-  for (const auto& n : p.notes) {
-    s += "set label " + std::to_string(tag++) + " " + quote(n) + " at screen 0.01," +
-         std::to_string(y) + " left noenhanced front\n";
-    y -= 0.025;
-  }
+  if (p.pad) s += "set offsets graph 0.02, graph 0.02, graph 0.03, graph 0.03\n";
+  int tag = header(s, p);
   if (!p.fake_labels.empty()) {
     std::string stamp = "FAKE RESULT";
     if (p.fake_labels.size() < p.labels.size()) {
@@ -90,9 +129,10 @@ std::string gnuplot_script(const PlotSpec& p, const std::string& terminal) {
     s += quote(x.file) + " skip 1 using " + x.using_ + " with " + x.style;
     if (x.style == "points")
       s += " pt " + std::to_string(x.point_type) + " ps " + fmt_width(x.width);
-    else
+    else if (x.style != "filledcurves" && x.style != "boxes")
       s += " lw " + fmt_width(x.width) + (x.dashed ? " dt 2" : "");
-    s += " lc rgb " + quote(x.color) + " title " + quote(x.title);
+    if (!x.fill.empty()) s += " fs " + x.fill;
+    s += " lc rgb " + quote(x.color) + (x.key ? " title " + quote(x.title) : " notitle");
   }
   s += "\nunset output\n";
   return s;
@@ -154,15 +194,21 @@ Result<RenderResult> render_plots(const std::string& dir, const std::vector<Plot
   std::string prog = find_program(gnuplot);
   // libgd's png draws scatter plots about 3x faster than pngcairo; cairo is
   // the fallback when gnuplot was built without libgd.
-  std::string terminal = "png";
+  // Plots with transparent bands need cairo (libgd draws them opaque).
+  std::string terminal = "png", cairo = "pngcairo";
   std::string log = "plots/gnuplot.log";
   ::unlink((dir + "/" + log).c_str());
+  auto works = [&](const char* t) {
+    pid_t pid = spawn_in(dir, prog, {"-e", std::string("set terminal ") + t}, "/dev/null");
+    return pid >= 0 && wait_status(pid) == 0;
+  };
   if (!prog.empty()) {
-    pid_t pid = spawn_in(dir, prog, {"-e", "set terminal png"}, "/dev/null");
-    if (pid < 0 || wait_status(pid) != 0) terminal = "pngcairo";
+    if (!works("png")) terminal = "pngcairo";
+    if (!works("pngcairo")) cairo = terminal;
   }
   for (const auto& p : plots)
-    BLKRR_TRY(write_text(dir + "/plots/" + p.name + ".gp", gnuplot_script(p, terminal)));
+    BLKRR_TRY(write_text(dir + "/plots/" + p.name + ".gp",
+                         gnuplot_script(p, p.cairo ? cairo : terminal)));
   if (prog.empty()) {
     rr.message = "gnuplot ('" + gnuplot +
                  "') was not found: no PNG plots were drawn. The data (data/*.csv) and the scripts "

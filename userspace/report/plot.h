@@ -25,6 +25,8 @@ struct Series {
   int point_type = 7;
   double width = 1.5;  // line width, or point size for points
   bool dashed = false;
+  std::string fill;  // fill style of boxes/filledcurves, e.g. "solid 0.8"
+  bool key = true;   // listed in the key
 };
 
 struct PlotSpec {
@@ -34,10 +36,18 @@ struct PlotSpec {
   // Inputs shown, and those of them that are FAKE (dry run / no O_DIRECT):
   // the plot is stamped "FAKE RESULT" (naming them when others are real).
   std::vector<std::string> labels, fake_labels;
-  std::vector<std::string> notes;  // printed at the top left (e.g. wraparound factor)
+  std::vector<std::string> notes;  // printed at the top left, below the context
+  // Under the title: the inputs and what changes the meaning (see
+  // provenance.h), what a bin is; wrapped to the plot's width.
+  std::vector<std::string> context;
+  bool pad = false;    // margins around the data (scatter plots: no point on an axis)
+  bool cairo = false;  // needs pngcairo (transparent bands); libgd's png otherwise
   std::vector<Series> series;
   std::string extra;  // additional gnuplot commands (ranges, tics)
 };
+
+// Splits `text` into lines of at most `width` characters at ", " / "; " / " ".
+std::vector<std::string> wrap_text(const std::string& text, size_t width);
 
 // The gnuplot script of one plot; `terminal` is "pngcairo" or "png".
 std::string gnuplot_script(const PlotSpec& p, const std::string& terminal);

@@ -80,7 +80,8 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
                    {"drawn", render->produced},
                    {"message", render->message}};
   for (const auto& p : ctx.plots()) js["plots"].push_back("plots/" + p.name + ".png");
-  BLKRR_TRY(write_html(ctx, all, *render, o.command_line));
+  std::string summary = executive_summary(all, o.compare, js["summary"]);
+  BLKRR_TRY(write_html(ctx, all, *render, o.command_line, summary));
   std::string jpath = o.out_dir + "/report.json";
   BLKRR_TRY(write_file_atomic(
       jpath, js.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));

@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "report/static_analysis.h"
+#include "report/timeplot.h"
+#include "report/units.h"
 
 namespace blkrr::report {
 
@@ -12,21 +14,27 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kSecMiB = 512.0 / kMiB;  // sectors -> MiB
 
-std::string line_style(uint64_t points) {
-  return points < 60 ? "linespoints" : "lines";
+// The longest set-point span of the inputs, in seconds.
+double span_s(const std::vector<const Dataset*>& data) {
+  uint64_t t = 0;
+  for (const Dataset* d : data)
+    for (const auto& s : d->samples) t = std::max(t, s.t_ns);
+  return static_cast<double>(t) / 1e9;
 }
 
 Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                          const std::vector<TimeOrder>& order, nlohmann::json& js) {
+  TimeAxis ax = plot_time_axis(data, span_s(data));
   for (int w = 0; w <= 4; ++w) {
     bool cumulative = w == 4;
     uint64_t win = cumulative ? 1 : kStaticWindows[w];
     std::string tag = cumulative ? "cumulative" : std::to_string(win) + "s";
     PlotSpec lin, log;
     lin.name = "ws-" + tag + "-lin";
-    lin.title = cumulative ? "Cumulative working set (distinct data touched since the start)"
-                           : "Working set per " + std::to_string(win) + " s window";
-    lin.xlabel = "time [s]";
+    lin.title = cumulative ? "Cumulative working set: how much distinct data the load has touched "
+                             "(a steady climb = new data, flat = re-use)"
+                           : "Working set per " + std::to_string(win) +
+                                 " s window: distinct data touched (reads blue, writes red)";
     lin.ylabel = "working set [MiB]";
     for (size_t i = 0; i < data.size(); ++i) {
       const Dataset& d = *data[i];
@@ -40,12 +48,20 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
                 p.writes * kSecMiB});
       BLKRR_TRY(f->close());
       if (ws.empty()) continue;
-      std::string st = line_style(ws.size());
       std::string pre = data.size() > 1 ? d.label + " " : "";
-      lin.series.push_back({pre + "all", Context::data_path(name), "1:2", st, neutral_color(i)});
-      lin.series.push_back({pre + "reads", Context::data_path(name), "1:3", st, read_color(i)});
-      lin.series.push_back({pre + "writes", Context::data_path(name), "1:4", st, write_color(i)});
       mark_plot(lin, d);
+      auto get = [&](auto member) {
+        return per_step(ws, [&](const WorkingSetPoint& p) { return p.*member * kSecMiB; });
+      };
+      TimeSeries all{pre + "all", neutral_color(i), get(&WorkingSetPoint::all)};
+      TimeSeries rd{pre + "reads", read_color(i), get(&WorkingSetPoint::reads)};
+      TimeSeries wr{pre + "writes", write_color(i), get(&WorkingSetPoint::writes)};
+      for (auto* t : {&all, &rd, &wr}) {
+        t->use_max = cumulative;
+        t->band = !cumulative && t != &all;
+      }
+      BLKRR_TRY(
+          add_time_series(ctx, lin, ax, static_cast<double>(win), name + "-plot", {all, rd, wr}));
       if (cumulative)
         js[d.label]["working_set_total_mib"] = ws.back().all * kSecMiB;
       else {
@@ -66,24 +82,33 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
 
 Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                   const std::vector<TimeOrder>& order, nlohmann::json& js) {
+  TimeAxis ax = plot_time_axis(data, span_s(data));
   PlotSpec turns;
   turns.name = "turns";
-  turns.title = "Turns: backward seeks per second";
-  turns.xlabel = "time [s]";
+  turns.title = "Turns: share of backward seeks (high = the load jumps back and forth)";
   turns.ylabel = "backward seeks [% of requests]";
   for (uint64_t win : kStaticWindows) {
     std::string tag = std::to_string(win) + "s";
     PlotSpec sum, avg;
     sum.name = "seek-sum-" + tag;
-    sum.title = "Sum of seek distances per " + tag + " window";
-    sum.xlabel = avg.xlabel = "time [s]";
-    sum.ylabel = "seek distance [sectors of 512 B]";
+    sum.title = "Seek distance summed per " + tag + " window: how far the load travels";
     avg.name = "seek-avg-" + tag;
-    avg.title = "Average seek distance per " + tag + " window";
-    avg.ylabel = "average seek distance [sectors of 512 B]";
+    avg.title = "Average seek distance per " + tag + " window (small = sequential, large = random)";
+    std::vector<std::vector<SeekPoint>> all(data.size());
+    double max_sum = 0, max_avg = 0;
+    for (size_t i = 0; i < data.size(); ++i) {
+      all[i] = seek_distance(order[i], win * 1'000'000'000);
+      for (const auto& p : all[i]) {
+        max_sum = std::max(max_sum, static_cast<double>(p.sum) * 512);
+        max_avg = std::max(max_avg, p.avg() * 512);
+      }
+    }
+    Scale us = byte_scale(max_sum), ua = byte_scale(max_avg);
+    sum.ylabel = "seek distance per window [" + us.unit + "]";
+    avg.ylabel = "average seek distance [" + ua.unit + "]";
     for (size_t i = 0; i < data.size(); ++i) {
       const Dataset& d = *data[i];
-      auto sk = seek_distance(order[i], win * 1'000'000'000);
+      const auto& sk = all[i];
       std::string name = "static-" + d.label + "-seek-" + tag;
       auto f = ctx.csv(
           name, {"t_s", "seeks", "backward", "sum_sectors", "avg_sectors", "backward_percent"});
@@ -99,16 +124,23 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
       }
       BLKRR_TRY(f->close());
       if (sk.empty()) continue;
-      std::string st = line_style(sk.size());
-      std::string path = Context::data_path(name);
-      sum.series.push_back({d.label, path, "1:4", st, neutral_color(i)});
-      avg.series.push_back({d.label, path, "1:5", st, neutral_color(i)});
       mark_plot(sum, d);
       mark_plot(avg, d);
+      double step = static_cast<double>(win);
+      auto vs = per_step(
+          sk, [&](const SeekPoint& p) { return static_cast<double>(p.sum) * 512 / us.div; });
+      auto va = per_step(sk, [&](const SeekPoint& p) { return p.avg() * 512 / ua.div; });
+      BLKRR_TRY(add_time_series(ctx, sum, ax, step, name + "-sum-plot",
+                                {{d.label, neutral_color(i), vs}}));
+      BLKRR_TRY(add_time_series(ctx, avg, ax, step, name + "-avg-plot",
+                                {{d.label, neutral_color(i), va}}));
       if (win == 1) {
-        turns.series.push_back({d.label, path, "1:6", st, neutral_color(i)});
         mark_plot(turns, d);
+        auto vt = per_step(sk, [](const SeekPoint& p) { return p.turns_percent(); });
+        BLKRR_TRY(add_time_series(ctx, turns, ax, step, name + "-turns-plot",
+                                  {{d.label, neutral_color(i), vt}}));
         js[d.label]["seek_avg_sectors"] = seeks ? static_cast<double>(total) / seeks : 0.0;
+        js[d.label]["seek_avg_bytes"] = seeks ? 512.0 * static_cast<double>(total) / seeks : 0.0;
         js[d.label]["backward_seek_percent"] = seeks ? 100.0 * back / seeks : 0.0;
       }
     }
@@ -121,18 +153,26 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
 
 Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                   nlohmann::json& js) {
+  TimeAxis ax = plot_time_axis(data, span_s(data));
   PlotSpec iops, mbps;
   iops.name = "iops";
-  iops.title = "Requests per second by direction";
+  iops.title = "Request rate over time, reads vs writes: look for bursts, idle gaps and shifts";
   mbps.name = "mbps";
-  mbps.title = "Throughput by direction";
-  iops.xlabel = mbps.xlabel = "time [s]";
-  iops.ylabel = "IOPS";
-  mbps.ylabel = "MB/s (10^6 bytes)";
+  mbps.title = "Throughput over time, reads vs writes: look for bursts, idle gaps and shifts";
+  iops.ylabel = "requests per second";
   std::vector<std::pair<std::string, Summary>> rows_iops, rows_mbps;
+  std::vector<std::vector<RatePoint>> rates;
+  double max_bytes = 0;
+  for (const Dataset* d : data) {
+    rates.push_back(rates_by(d->samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; }));
+    for (const auto& p : rates.back())
+      max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes));
+  }
+  Scale bu = byte_scale(max_bytes);
+  mbps.ylabel = "throughput [" + bu.unit + "/s]";
   for (size_t i = 0; i < data.size(); ++i) {
     const Dataset& d = *data[i];
-    auto r = rates_by(d.samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; });
+    const auto& r = rates[i];
     std::string name = "static-" + d.label + "-rate-1s";
     auto f = ctx.csv(name, {"t_s", "read_iops", "write_iops", "read_mbs", "write_mbs"});
     if (!f) return f.error();
@@ -145,14 +185,20 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     }
     BLKRR_TRY(f->close());
     if (r.empty()) continue;
-    std::string path = Context::data_path(name), st = line_style(r.size());
     std::string pre = data.size() > 1 ? d.label + " " : "";
-    iops.series.push_back({pre + "reads", path, "1:2", st, read_color(i)});
-    iops.series.push_back({pre + "writes", path, "1:3", st, write_color(i)});
-    mbps.series.push_back({pre + "reads", path, "1:4", st, read_color(i)});
-    mbps.series.push_back({pre + "writes", path, "1:5", st, write_color(i)});
     mark_plot(iops, d);
     mark_plot(mbps, d);
+    auto g = [&](auto get) { return per_step(r, get); };
+    BLKRR_TRY(add_time_series(
+        ctx, iops, ax, 1, name + "-iops-plot",
+        {{pre + "reads", read_color(i), g([](const RatePoint& p) { return double(p.reads); })},
+         {pre + "writes", write_color(i),
+          g([](const RatePoint& p) { return double(p.writes); })}}));
+    BLKRR_TRY(add_time_series(ctx, mbps, ax, 1, name + "-bytes-plot",
+                              {{pre + "reads", read_color(i),
+                                g([&](const RatePoint& p) { return p.read_bytes / bu.div; })},
+                               {pre + "writes", write_color(i),
+                                g([&](const RatePoint& p) { return p.write_bytes / bu.div; })}}));
     Summary si = summarize(io), sm = summarize(mb);
     js[d.label]["iops_per_second"] = to_json(si);
     js[d.label]["mbs_per_second"] = to_json(sm);
@@ -166,53 +212,98 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   return {};
 }
 
-Status histogram_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data) {
-  PlotSpec size, pos;
+// Bars of power-of-two size buckets labelled 4K, 8K, ...: reads left, writes
+// right of each label.
+Status size_plot(Context& ctx, Section& sec, const std::vector<const Dataset*>& data) {
+  PlotSpec size;
   size.name = "size-histogram";
-  size.title = "Request sizes";
-  size.xlabel = "request size [KiB], power-of-two buckets (lower bound)";
+  size.title = "Request sizes: which sizes dominate, reads vs writes";
+  size.xlabel = "request size (power-of-two bucket: 4K holds 4 KiB up to 8 KiB)";
   size.ylabel = "requests";
-  size.logx = true;
-  pos.name = "position-histogram";
-  pos.title = "Request positions";
-  pos.xlabel = "position on the device [GiB]";
-  pos.ylabel = "requests";
+  size_t lo = 64, hi = 0;
+  std::vector<SizeHistogram> hs;
+  for (const Dataset* d : data) {
+    hs.push_back(size_histogram(d->samples));
+    for (const auto* h : {&hs.back().reads, &hs.back().writes})
+      for (size_t b = 1; b < h->counts.size(); ++b)
+        if (h->counts[b]) {
+          lo = std::min(lo, b);
+          hi = std::max(hi, b);
+        }
+  }
+  double bars = 2.0 * static_cast<double>(data.size()), width = 0.8 / bars;
   for (size_t i = 0; i < data.size(); ++i) {
     const Dataset& d = *data[i];
-    auto sh = size_histogram(d.samples);
+    const SizeHistogram& sh = hs[i];
     std::string name = "static-" + d.label + "-sizes";
-    auto f = ctx.csv(name, {"size_kib", "reads", "writes"});
+    auto f = ctx.csv(name, {"size_kib", "reads", "writes", "label"});
     if (!f) return f.error();
-    size_t last = std::max(sh.reads.last_used(), sh.writes.last_used());
-    for (size_t b = 1; b <= last; ++b)
-      f->row({Log2Histogram::bucket_low(b) * 0.5, static_cast<double>(sh.reads.counts[b]),
-              static_cast<double>(sh.writes.counts[b])});
+    for (size_t b = lo; b <= hi; ++b)
+      f->text_row({fmt_num(Log2Histogram::bucket_low(b) * 0.5), std::to_string(sh.reads.counts[b]),
+                   std::to_string(sh.writes.counts[b]),
+                   size_label(Log2Histogram::bucket_low(b) * 512)});
     BLKRR_TRY(f->close());
+    if (!f->rows()) continue;
     std::string pre = data.size() > 1 ? d.label + " " : "";
-    if (f->rows()) {
-      size.series.push_back(
-          {pre + "reads", Context::data_path(name), "1:2", "linespoints", read_color(i)});
-      size.series.push_back(
-          {pre + "writes", Context::data_path(name), "1:3", "linespoints", write_color(i)});
-      mark_plot(size, d);
+    std::string path = Context::data_path(name);
+    for (int dir = 0; dir < 2; ++dir) {
+      double off = -0.4 + width * (2.0 * static_cast<double>(i) + dir + 0.5);
+      std::string x = "($0" + std::string(off < 0 ? "" : "+") + fmt_num(off) + ")";
+      Series s{pre + (dir ? "writes" : "reads"), path,
+               x + ":" + (dir ? "3" : "2") + ":(" + fmt_num(width) + ")", "boxes",
+               dir ? write_color(i) : read_color(i)};
+      s.fill = "solid 1 border rgb '#404040'";
+      size.series.push_back(s);
     }
-    auto ph = position_histogram(d.samples, ctx.bins());
-    name = "static-" + d.label + "-positions";
-    auto g = ctx.csv(name, {"position_gib", "reads", "writes"});
-    if (!g) return g.error();
-    for (size_t b = 0; b < ph.reads.size(); ++b)
-      g->row({static_cast<double>(b * ph.slice_sectors) * 512 / (kMiB * 1024),
-              static_cast<double>(ph.reads[b]), static_cast<double>(ph.writes[b])});
-    BLKRR_TRY(g->close());
-    if (!d.samples.empty()) {
-      pos.series.push_back(
-          {pre + "reads", Context::data_path(name), "1:2", "steps", read_color(i)});
-      pos.series.push_back(
-          {pre + "writes", Context::data_path(name), "1:3", "steps", write_color(i)});
-      mark_plot(pos, d);
-    }
+    mark_plot(size, d);
   }
+  std::string tics;
+  for (size_t b = lo; b <= hi; ++b)
+    tics += (tics.empty() ? "" : ", ") + std::string("'") +
+            size_label(Log2Histogram::bucket_low(b) * 512) + "' " + std::to_string(b - lo);
+  size.extra = "set xtics scale 0 (" + tics +
+               ")\nset xrange [-0.6:" + fmt_num(static_cast<double>(hi >= lo ? hi - lo : 0) + 0.6) +
+               "]\nset yrange [0:*]\nset offsets 0, 0, graph 0.12, 0\nset grid noxtics\n";
   ctx.add_plot(sec, size);
+  return {};
+}
+
+Status histogram_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data) {
+  BLKRR_TRY(size_plot(ctx, sec, data));
+  PlotSpec pos;
+  pos.name = "position-histogram";
+  pos.title = "Request positions on the device: where the load reads and writes (hot spots)";
+  pos.ylabel = "requests per slice";
+  std::vector<PositionHistogram> ph;
+  double max_bytes = 0;
+  for (const Dataset* d : data) {
+    ph.push_back(position_histogram(d->samples, ctx.bins()));
+    max_bytes = std::max(
+        max_bytes, static_cast<double>(ph.back().slice_sectors * 512 * ph.back().reads.size()));
+  }
+  Scale u = byte_scale(max_bytes);
+  pos.xlabel =
+      "position on the device [" + u.unit + "], " + std::to_string(ctx.bins()) + " equal slices";
+  for (size_t i = 0; i < data.size(); ++i) {
+    const Dataset& d = *data[i];
+    std::string name = "static-" + d.label + "-positions";
+    auto g = ctx.csv(name, {"position_gib", "reads", "writes", "slice_center"});
+    if (!g) return g.error();
+    double slice = static_cast<double>(ph[i].slice_sectors) * 512;
+    for (size_t b = 0; b < ph[i].reads.size(); ++b)
+      g->row({static_cast<double>(b) * slice / (kMiB * 1024), static_cast<double>(ph[i].reads[b]),
+              static_cast<double>(ph[i].writes[b]),
+              (static_cast<double>(b) + 0.5) * slice / u.div});
+    BLKRR_TRY(g->close());
+    if (d.samples.empty()) continue;
+    std::string pre = data.size() > 1 ? d.label + " " : "";
+    pos.series.push_back(
+        {pre + "reads", Context::data_path(name), "4:2", "histeps", read_color(i), 7, 2});
+    pos.series.push_back(
+        {pre + "writes", Context::data_path(name), "4:3", "histeps", write_color(i), 7, 2});
+    mark_plot(pos, d);
+  }
+  pos.extra = "set yrange [0:*]\n";
   ctx.add_plot(sec, pos);
   return {};
 }

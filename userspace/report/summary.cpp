@@ -1,0 +1,209 @@
+#include "report/summary.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "core/stats.h"
+#include "report/csv.h"
+#include "report/fidelity.h"
+#include "report/provenance.h"
+#include "report/units.h"
+
+namespace blkrr::report {
+
+namespace {
+
+constexpr double kStallMinS = 1.0;       // a completion gap this long with work queued...
+constexpr double kStallTimesP99 = 10;    // ...and this many times the p99 latency
+constexpr double kOutlierTimesP99 = 10;  // a latency above 10x the p99 is an outlier
+constexpr double kTailRatio = 20;        // p99 / p50 above this: a long tail
+constexpr double kIssueErrorNs = 1e6;    // replay p99 issue error above 1 ms: behind schedule
+constexpr double kAchievedRatio = 0.9;   // replays reaching less than 90 % of the demanded rate
+constexpr double kReorderPercent = 1;    // more than 1 % issued out of order
+constexpr double kKsDifferent = 0.2;     // latency distributions this far apart differ
+
+std::string pct(double v) {
+  return fmt_significant(v) + " %";
+}
+
+// The longest time during which requests were in flight and none completed.
+void find_stall(std::vector<uint64_t> issue, std::vector<uint64_t> complete, Facts& f) {
+  if (issue.empty()) return;
+  std::sort(issue.begin(), issue.end());
+  std::sort(complete.begin(), complete.end());
+  uint64_t prev = issue.front();
+  size_t issued = 0;  // issues at or before prev
+  for (size_t k = 0; k < complete.size(); ++k) {
+    uint64_t c = complete[k];
+    while (issued < issue.size() && issue[issued] <= prev) ++issued;
+    uint64_t busy_from = issued > k ? prev : (issued < issue.size() ? issue[issued] : c);
+    if (c > busy_from && static_cast<double>(c - busy_from) / 1e9 > f.stall_s) {
+      f.stall_s = static_cast<double>(c - busy_from) / 1e9;
+      f.stall_at_s = static_cast<double>(busy_from) / 1e9;
+      size_t before_c =
+          static_cast<size_t>(std::lower_bound(issue.begin(), issue.end(), c) - issue.begin());
+      f.stall_inflight = before_c > k ? before_c - k : 0;
+    }
+    prev = c;
+  }
+}
+
+void latency_facts(const Dataset& d, Facts& f) {
+  std::vector<double> lat;
+  std::vector<uint64_t> issue, complete;
+  for (const auto& s : d.samples) {
+    if (!s.has_latency()) continue;
+    lat.push_back(static_cast<double>(s.latency_ns));
+    issue.push_back(s.issue_ns());
+    complete.push_back(s.complete_ns());
+    if (static_cast<double>(s.latency_ns) >= f.lat_max_ns) {
+      f.lat_max_ns = static_cast<double>(s.latency_ns);
+      f.lat_max_at_s = static_cast<double>(s.issue_ns()) / 1e9;
+    }
+  }
+  f.latency_n = lat.size();
+  if (lat.empty()) return;
+  std::sort(lat.begin(), lat.end());
+  f.lat_p50_ns = percentile_sorted(lat, 50);
+  f.lat_p99_ns = percentile_sorted(lat, 99);
+  auto above = std::upper_bound(lat.begin(), lat.end(), kOutlierTimesP99 * f.lat_p99_ns);
+  if (percentile_supported(f.latency_n, 99)) f.outliers = static_cast<uint64_t>(lat.end() - above);
+  find_stall(std::move(issue), std::move(complete), f);
+}
+
+void replay_facts(const Dataset& d, Facts& f) {
+  std::vector<double> err;
+  err.reserve(d.samples.size());
+  uint64_t t0 = std::numeric_limits<uint64_t>::max(), t1 = 0;
+  for (const auto& s : d.samples) {
+    err.push_back(static_cast<double>(s.delay_ns));
+    f.pushed_back += (s.flags & kSamplePushedBack) != 0;
+    t0 = std::min(t0, s.t_ns);
+    t1 = std::max(t1, s.t_ns);
+  }
+  f.issue_n = err.size();
+  if (err.empty()) return;
+  std::sort(err.begin(), err.end());
+  f.issue_p99_ns = percentile_sorted(err, 99);
+  if (t1 > t0)
+    f.demanded_iops = static_cast<double>(d.samples.size()) / (static_cast<double>(t1 - t0) / 1e9);
+  std::vector<uint32_t> idx(d.samples.size());
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return d.samples[a].issue_ns() < d.samples[b].issue_ns();
+  });
+  std::vector<uint64_t> seq(idx.size());
+  for (size_t k = 0; k < idx.size(); ++k) seq[k] = d.samples[idx[k]].t_ns;
+  f.reordered_percent = rfc4737_reordering(seq).percent();
+}
+
+}  // namespace
+
+Facts facts_of(const Dataset& d) {
+  Facts f;
+  f.label = d.label;
+  f.requests = d.samples.size();
+  f.fake = d.fake;
+  f.start_unix = provenance_of(d).start_unix;
+  if (d.samples.empty()) return f;
+  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
+  double bytes = 0;
+  for (const auto& s : d.samples) {
+    first = std::min(first, s.issue_ns());
+    last = std::max(last, s.has_latency() ? s.complete_ns() : s.issue_ns());
+    bytes += static_cast<double>(s.bytes());
+  }
+  f.duration_s = static_cast<double>(last - first) / 1e9;
+  if (f.duration_s > 0) {
+    f.iops = static_cast<double>(f.requests) / f.duration_s;
+    f.bytes_per_s = bytes / f.duration_s;
+  }
+  latency_facts(d, f);
+  if (d.has_delay()) replay_facts(d, f);
+  return f;
+}
+
+std::string when(double t_s, std::optional<double> start_unix) {
+  std::string s = "t = " + fmt_elapsed(t_s);
+  if (start_unix) {
+    std::string utc = fmt_utc(*start_unix + t_s);
+    s += " (" + utc.substr(11) + ")";
+  }
+  return s;
+}
+
+std::vector<Finding> findings(const Facts& f) {
+  std::vector<Finding> out;
+  auto warn = [&](std::string t) { out.push_back({true, f.label + ": " + std::move(t)}); };
+  if (f.fake) warn("FAKE RESULT (dry run or no O_DIRECT): its timings do not describe a device.");
+  if (f.stall_s >= kStallMinS && f.stall_s * 1e9 >= kStallTimesP99 * f.lat_p99_ns)
+    warn("stall: no request completed for " + fmt_elapsed(f.stall_s) + " from " +
+         when(f.stall_at_s, f.start_unix) + " while " + std::to_string(f.stall_inflight) +
+         " request(s) were in flight.");
+  if (f.outliers > 0)
+    warn("latency outliers: " + std::to_string(f.outliers) + " request(s) took more than " +
+         fmt_num(kOutlierTimesP99) + "x the p99 of " + fmt_duration_ns(f.lat_p99_ns) +
+         "; the slowest took " + fmt_duration_ns(f.lat_max_ns) + ", issued at " +
+         when(f.lat_max_at_s, f.start_unix) + ".");
+  if (percentile_supported(f.latency_n, 99) && f.lat_p50_ns > 0 &&
+      f.lat_p99_ns > kTailRatio * f.lat_p50_ns)
+    warn("long latency tail: p99 " + fmt_duration_ns(f.lat_p99_ns) + " is " +
+         fmt_significant(f.lat_p99_ns / f.lat_p50_ns) + " times the median " +
+         fmt_duration_ns(f.lat_p50_ns) + ".");
+  if (f.issue_p99_ns && percentile_supported(f.issue_n, 99) && *f.issue_p99_ns > kIssueErrorNs)
+    warn("the replay fell behind its schedule: p99 issue error " +
+         fmt_duration_ns(*f.issue_p99_ns) + ".");
+  if (f.demanded_iops && *f.demanded_iops > 0 && f.iops < kAchievedRatio * *f.demanded_iops)
+    warn("achieved " + fmt_significant(f.iops) + " IOPS, " + pct(100 * f.iops / *f.demanded_iops) +
+         " of the demanded " + fmt_significant(*f.demanded_iops) + " IOPS.");
+  if (f.reordered_percent && *f.reordered_percent > kReorderPercent)
+    warn(pct(*f.reordered_percent) + " of the requests were issued out of their recorded order.");
+  if (f.pushed_back > 0)
+    out.push_back({false, f.label + ": " + std::to_string(f.pushed_back) +
+                              " request(s) were pushed back (issued later to keep an order)."});
+  if (std::none_of(out.begin(), out.end(), [](const Finding& x) { return x.warn; })) {
+    std::string t = f.label + ": nothing looks wrong";
+    if (f.latency_n) t += ": no stall of 1 s or more, no latency above 10x the p99";
+    if (f.reordered_percent) t += ", reordering at most 1 %";
+    if (!f.latency_n) t += " in the request stream (no completions recorded, so no latency checks)";
+    out.push_back({false, t + "."});
+  }
+  return out;
+}
+
+std::string headline(const Facts& f) {
+  std::string s = f.label + ": " + std::to_string(f.requests) + " requests over " +
+                  fmt_elapsed(f.duration_s) + ", " + fmt_significant(f.iops) + " IOPS, " +
+                  fmt_bytes(f.bytes_per_s) + "/s";
+  if (f.latency_n) {
+    auto cell = [&](double v, double p) {
+      return percentile_supported(f.latency_n, p) ? fmt_duration_ns(v) : std::string("-");
+    };
+    s += "; latency p50 " + cell(f.lat_p50_ns, 50) + ", p99 " + cell(f.lat_p99_ns, 99) +
+         " (n = " + std::to_string(f.latency_n) + ")";
+  }
+  if (f.issue_p99_ns)
+    s += "; issue error p99 " +
+         (percentile_supported(f.issue_n, 99) ? fmt_duration_ns(*f.issue_p99_ns) : "-") +
+         " (n = " + std::to_string(f.issue_n) + ")";
+  return s;
+}
+
+std::vector<Finding> fidelity_findings(const FidelityFacts& f) {
+  std::vector<Finding> out;
+  std::string t = f.replay + " vs " + f.original + ": request rate " + pct(100 * f.iops_ratio) +
+                  " of the original";
+  if (f.latency_ks)
+    t += ", latency distribution distance (KS) " + fmt_significant(*f.latency_ks) +
+         " (0 same, 1 disjoint)";
+  if (f.issue_p99_ns) t += ", p99 issue error " + fmt_duration_ns(*f.issue_p99_ns);
+  if (f.reordered_percent) t += ", " + pct(*f.reordered_percent) + " reordered";
+  bool bad = f.iops_ratio < kAchievedRatio || (f.latency_ks && *f.latency_ks > kKsDifferent) ||
+             (f.issue_p99_ns && *f.issue_p99_ns > kIssueErrorNs) ||
+             (f.reordered_percent && *f.reordered_percent > kReorderPercent);
+  out.push_back({bad, t + (bad ? ": NOT a faithful replay." : ": faithful.")});
+  return out;
+}
+
+}  // namespace blkrr::report

@@ -1,0 +1,63 @@
+// The executive summary at the top of index.html: what was measured, the
+// numbers that matter, and what looks wrong, in words computed from the data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/dataset.h"
+
+namespace blkrr::report {
+
+// What the rules look at, computed once per input.
+struct Facts {
+  std::string label;
+  uint64_t requests = 0;
+  double duration_s = 0, iops = 0, bytes_per_s = 0;
+  std::optional<double> start_unix;  // wall clock of t = 0
+  // Latency (completion minus issue), nanoseconds.
+  uint64_t latency_n = 0;
+  double lat_p50_ns = 0, lat_p99_ns = 0, lat_max_ns = 0, lat_max_at_s = 0;
+  uint64_t outliers = 0;  // latencies above 10x the p99
+  // Longest time without any completion while requests were in flight.
+  double stall_s = 0, stall_at_s = 0;
+  uint64_t stall_inflight = 0;
+  // Replays: issue error (actual issue minus set point), the demanded rate,
+  // requests issued out of their recorded order.
+  uint64_t issue_n = 0;
+  std::optional<double> issue_p99_ns;
+  std::optional<double> demanded_iops;
+  std::optional<double> reordered_percent;
+  uint64_t pushed_back = 0;
+  bool fake = false;
+};
+Facts facts_of(const Dataset& d);
+
+struct Finding {
+  bool warn = false;  // something looks wrong
+  std::string text;
+};
+// The rules, in order: fake result, stalls, outliers, latency tail, issue
+// error, achieved vs demanded rate, reordering, push-backs; a single
+// all-clear finding when none fired.
+std::vector<Finding> findings(const Facts& f);
+// "12.3k IOPS, 45.6 MiB/s over 1 h 0 min; latency p50 1.20 ms, p99 8.40 ms
+// (n = 1000000); issue error p99 35.0 us" (parts the input lacks are left out).
+std::string headline(const Facts& f);
+
+// Comparison of one replay with its original (--compare).
+struct FidelityFacts {
+  std::string replay, original;
+  double iops_ratio = 0;               // replay / original request rate
+  std::optional<double> latency_ks;    // KS distance of the latency distributions
+  std::optional<double> issue_p99_ns;  // of the replay
+  std::optional<double> reordered_percent;
+};
+std::vector<Finding> fidelity_findings(const FidelityFacts& f);
+
+// A time in the words of a finding: "t = 1 min 23 s (12:03:04 UTC)".
+std::string when(double t_s, std::optional<double> start_unix);
+
+}  // namespace blkrr::report
