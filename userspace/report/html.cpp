@@ -1,4 +1,5 @@
 #include "report/html.h"
+#include "core/version.h"
 #include "core/io_guard.h"
 
 #include <algorithm>
@@ -133,7 +134,7 @@ Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
   h += kStyle;
   h += "</head><body>\n<h1>blkrr report</h1>\n";
   h += summary;
-  h += "<p class=\"cmd\">blkrr " BLKRR_VERSION "; report made by: " + html_escape(command_line) +
+  h += std::string("<p class=\"cmd\">blkrr ") + version() + "; report made by: " + html_escape(command_line) +
        "</p>\n";
   for (const Dataset* d : inputs)
     if (d->fake)

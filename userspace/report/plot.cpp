@@ -1,4 +1,5 @@
 #include "report/plot.h"
+#include "core/version.h"
 #include "core/io_guard.h"
 
 #include <sys/stat.h>
@@ -88,7 +89,7 @@ int header(std::string& s, const PlotSpec& p) {
   }
   s += "set tmargin at screen " + fmt_width(y - 0.015) + "\n";
   s += "set label " + std::to_string(tag++) + " " +
-       quote("blkrr " BLKRR_VERSION " report; data and script: plots/" + p.name + ".gp") +
+       quote(std::string("blkrr ") + version() + " report; data and script: plots/" + p.name + ".gp") +
        " at screen 0.99,0.012 right font ',8' textcolor rgb '#808080' noenhanced\n";
   return tag;
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/plot.h"
+#include "core/version.h"
 #include "report/provenance.h"
 #include "report/report.h"
 #include "report/test_util.h"
@@ -122,7 +123,7 @@ Dataset synthetic(const std::string& label, double hours, double mean_iops) {
   d.label = label;
   d.path = label + ".blkrr";
   d.kind = DataKind::kTrace;
-  d.info.push_back(trace_info_line("synth-host", "6.18.0-test", BLKRR_VERSION, "sdz (SYNTH disk)",
+  d.info.push_back(trace_info_line("synth-host", "6.18.0-test", version(), "sdz (SYNTH disk)",
                                    1024.0 * 1024 * 1024 * 1024, 1.7e9));
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
@@ -178,7 +179,7 @@ void check_report(const std::string& name, std::vector<Dataset> data, const std:
     EXPECT_GE(png.colours.size(), 5u) << rel << ": nearly blank";
     std::string gp = slurp(dir + "/plots/" + stem + ".gp");
     EXPECT_NE(gp.find(context), std::string::npos) << stem << " lacks the context " << context;
-    EXPECT_NE(gp.find("blkrr " BLKRR_VERSION), std::string::npos) << stem;
+    EXPECT_NE(gp.find(std::string("blkrr ") + version()), std::string::npos) << stem;
     if (stem == "iops" || stem == "sonar" || stem == "size-histogram") {
       EXPECT_TRUE(has_colour_near(png, 0x0000ff)) << rel << ": no reads drawn";
       EXPECT_TRUE(has_colour_near(png, 0xff0000)) << rel << ": no writes drawn";
