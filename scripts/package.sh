@@ -22,7 +22,7 @@ debs=("$build"/package/blkrr_*.deb)
 deb=${debs[0]}
 if command -v lintian >/dev/null; then
   # Run as root here (CI): lintian refuses that without --allow-root.
-  lintian --allow-root --fail-on error --no-tag-display-limit "$deb" >&2 || {
+  lintian --allow-root --fail-on error --tag-display-limit 0 "$deb" >&2 || {
     echo "package.sh: lintian found errors in $deb (above)" >&2
     exit 1
   }

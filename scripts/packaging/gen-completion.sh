@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gen-completion.sh BLKRR TEMPLATE OUT: the bash completion of blkrr into OUT.
-# The tables (commands; options per command; the metavar of each option that
-# takes a value) are read from the binary: `blkrr --help` and
+# The tables (commands; options per command; for each option that takes a
+# value "NAME=LONG_NAME=METAVAR") are read from the binary: `blkrr --help` and
 # `blkrr CMD --man-page`, which ArgParser renders from the same calls as
 # --help. The logic is TEMPLATE (blkrr.bash.in). Written atomically.
 set -euo pipefail
@@ -26,13 +26,14 @@ trap 'rm -f "$tmp"' EXIT
   for c in $commands; do
     opts=() vals=()
     while read -r -a words; do
-      names=() metavar=
+      names=() metavar='' long=''
       for w in "${words[@]}"; do
         if [[ $w == -* ]]; then names+=("$w"); else metavar=$w; fi
+        if [[ $w == --* ]]; then long=$w; fi
       done
       opts+=("${names[@]}")
       if [ -n "$metavar" ]; then
-        for n in "${names[@]}"; do vals+=("$n=$metavar"); done
+        for n in "${names[@]}"; do vals+=("$n=$long=$metavar"); done
       fi
     done < <(options_of "$c")
     [ ${#opts[@]} -gt 0 ] || { echo "gen-completion.sh: no options for '$c'" >&2; exit 1; }

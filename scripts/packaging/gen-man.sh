@@ -51,7 +51,7 @@ page blkrr "block-I/O record and replay for Linux (eBPF capture)" "$frag/blkrr.m
 
 for f in "$frag"/*.man; do
   cmd=$(basename "$f" .man)
-  [ "$cmd" = blkrr ] || grep -q "^$cmd " <<<"$commands" ||
+  [ "$cmd" = blkrr ] || grep -qE "^ *$cmd " <<<"$commands" ||
     echo "gen-man.sh: note: $f has no command '$cmd' in this blkrr: no page" >&2
 done
 mkdir -p "$out"

@@ -30,7 +30,9 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed "s|^ExecStart=[^ ]*|ExecStart=$blkrr|" "$unit" >"$tmp/blkrr-exporter.service"
-out=$(systemd-analyze verify "$tmp/blkrr-exporter.service" 2>&1)
+# --man=no: blkrr-top(1) of Documentation= is not installed yet (package-test.sh
+# verifies the installed unit with its man page).
+out=$(systemd-analyze verify --man=no "$tmp/blkrr-exporter.service" 2>&1)
 [ -z "$out" ] || fail "systemd-analyze verify: $out"
 [ $fails = 0 ] || exit 1
 echo "blkrr-exporter.service: hardened, options exist, systemd-analyze verify clean"
