@@ -161,12 +161,11 @@ enum req_opf___old {
 
 /* The kernel's value of operation `name`, from whichever enum it has; ~0
  * when it has neither (never equal to a masked operation). */
-#define OPV(name)                                                       \
-  (bpf_core_enum_value_exists(enum req_op, name)                        \
-       ? (__u32)bpf_core_enum_value(enum req_op, name)                  \
-       : bpf_core_enum_value_exists(enum req_opf___old, name##___old)   \
-             ? (__u32)bpf_core_enum_value(enum req_opf___old, name##___old) \
-             : ~0u)
+#define OPV(name)                                                                                \
+  (bpf_core_enum_value_exists(enum req_op, name) ? (__u32)bpf_core_enum_value(enum req_op, name) \
+   : bpf_core_enum_value_exists(enum req_opf___old, name##___old)                                \
+       ? (__u32)bpf_core_enum_value(enum req_opf___old, name##___old)                            \
+       : ~0u)
 
 static __always_inline void translate_op(__u32 cmd, __u8* op, __u16* flags) {
   /* REQ_OP_BITS is the first flag bit, so the op mask follows from BTF too. */
@@ -517,7 +516,9 @@ static __always_inline int start_request(struct request* rq) {
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(blkrr_io_start, struct request* rq) { return start_request(rq); }
+int BPF_PROG(blkrr_io_start, struct request* rq) {
+  return start_request(rq);
+}
 
 /* Issue-time fields of an in-flight entry; state last: from here on the
  * entry is in flight. */
@@ -587,12 +588,16 @@ static __always_inline int on_issue(struct request* rq) {
 
 /* Kernels since 5.11: the request is the only argument. */
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blkrr_issue, struct request* rq) { return on_issue(rq); }
+int BPF_PROG(blkrr_issue, struct request* rq) {
+  return on_issue(rq);
+}
 
 /* Kernels before 5.11 pass the request_queue first (the loader picks the
  * program whose prototype the kernel's BTF has). */
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blkrr_issue_q, struct request_queue* q, struct request* rq) { return on_issue(rq); }
+int BPF_PROG(blkrr_issue_q, struct request_queue* q, struct request* rq) {
+  return on_issue(rq);
+}
 
 /* The request ended at now: charge, count, aggregate and emit it. Whoever
  * moves the entry out of INFLIGHT owns the request. The entry is read in
@@ -617,8 +622,7 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
    * clock read and the request map. */
   __u32 idx;
   if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
-  if (cfg_fault_skip_every &&
-      next_fault_seq() % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
+  if (cfg_fault_skip_every && next_fault_seq() % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
     count(BLKRR_CNT_FAULT_SKIPPED);
     __u64 fkey = (__u64)rq;
     struct blkrr_inflight* f = bpf_map_lookup_elem(&inflight, &fkey);
@@ -672,7 +676,9 @@ static __always_inline int on_requeue(struct request* rq) {
 }
 
 SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(blkrr_requeue, struct request* rq) { return on_requeue(rq); }
+int BPF_PROG(blkrr_requeue, struct request* rq) {
+  return on_requeue(rq);
+}
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(blkrr_requeue_q, struct request_queue* q, struct request* rq) {
@@ -698,10 +704,14 @@ static __always_inline int on_insert(struct request* rq) {
 }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blkrr_insert, struct request* rq) { return on_insert(rq); }
+int BPF_PROG(blkrr_insert, struct request* rq) {
+  return on_insert(rq);
+}
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blkrr_insert_q, struct request_queue* q, struct request* rq) { return on_insert(rq); }
+int BPF_PROG(blkrr_insert_q, struct request_queue* q, struct request* rq) {
+  return on_insert(rq);
+}
 
 /* The checker: an iterator over the request map, run by the loader every
  * 100 ms. An entry that is INFLIGHT while the kernel's request is no longer

@@ -23,7 +23,7 @@ namespace {
 using testing::TempDir;
 
 // Error message of reading all of `path` (empty when it reads fine).
-std::string read_error(const std::string& path, SourceOptions o = {}) {
+std::string read_error(const std::string& path, const SourceOptions& o = {}) {
   auto s = open_source({path}, o);
   if (!s) return s.error().message;
   Request r;
@@ -34,7 +34,7 @@ std::string read_error(const std::string& path, SourceOptions o = {}) {
   }
 }
 
-uint64_t count_requests(const std::string& path, SourceOptions o, Counters* c = nullptr) {
+uint64_t count_requests(const std::string& path, const SourceOptions& o, Counters* c = nullptr) {
   auto s = open_source({path}, o);
   EXPECT_TRUE(s) << (s ? "" : s.error().message);
   if (!s) return 0;
@@ -50,7 +50,7 @@ uint64_t count_requests(const std::string& path, SourceOptions o, Counters* c = 
   return n;
 }
 
-void expect_error(const std::string& path, const std::string& want, SourceOptions o = {}) {
+void expect_error(const std::string& path, const std::string& want, const SourceOptions& o = {}) {
   std::string e = read_error(path, o);
   EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
 }

@@ -66,12 +66,13 @@ void print_text(const capture::FeatureSet& f, const Status& usable) {
 
 Result<int> cmd_features(int argc, char** argv) {
   bool json = false;
-  ArgParser p("blkrr features", "[--json]",
-              "Probe what the running kernel offers blkrr's capture (BTF, tracepoints and their\n"
-              "prototypes, tp_btf, ring buffer, map iterators, helpers, lockdown, LSMs,\n"
-              "capabilities) and say what blkrr does without each optional feature.\n"
-              "BLKRR_DENY=iter,io_start,io_done,insert,atomics (or all) switches features off, for tests.\n"
-              "Exit status: 0 when capture can run here, 1 when it cannot.");
+  ArgParser p(
+      "blkrr features", "[--json]",
+      "Probe what the running kernel offers blkrr's capture (BTF, tracepoints and their\n"
+      "prototypes, tp_btf, ring buffer, map iterators, helpers, lockdown, LSMs,\n"
+      "capabilities) and say what blkrr does without each optional feature.\n"
+      "BLKRR_DENY=iter,io_start,io_done,insert,atomics (or all) switches features off, for tests.\n"
+      "Exit status: 0 when capture can run here, 1 when it cannot.");
   p.flag('j', "json", &json, "print JSON");
   p.examples("  blkrr features\n  BLKRR_DENY=iter blkrr features --json | jq .capture_features");
   auto pr = p.parse(argc, argv);

@@ -134,8 +134,8 @@ Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
   h += kStyle;
   h += "</head><body>\n<h1>blkrr report</h1>\n";
   h += summary;
-  h += std::string("<p class=\"cmd\">blkrr ") + version() + "; report made by: " + html_escape(command_line) +
-       "</p>\n";
+  h += std::string("<p class=\"cmd\">blkrr ") + version() +
+       "; report made by: " + html_escape(command_line) + "</p>\n";
   for (const Dataset* d : inputs)
     if (d->fake)
       h +=

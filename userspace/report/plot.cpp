@@ -89,7 +89,8 @@ int header(std::string& s, const PlotSpec& p) {
   }
   s += "set tmargin at screen " + fmt_width(y - 0.015) + "\n";
   s += "set label " + std::to_string(tag++) + " " +
-       quote(std::string("blkrr ") + version() + " report; data and script: plots/" + p.name + ".gp") +
+       quote(std::string("blkrr ") + version() + " report; data and script: plots/" + p.name +
+             ".gp") +
        " at screen 0.99,0.012 right font ',8' textcolor rgb '#808080' noenhanced\n";
   return tag;
 }

@@ -153,8 +153,8 @@ struct Rendered {
   std::string dir;
 };
 
-void check_report(const std::string& name, std::vector<Dataset> data, const std::string& context,
-                  size_t min_plots) {
+void check_report(const std::string& name, const std::vector<Dataset>& data,
+                  const std::string& context, size_t min_plots) {
   if (find_program("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed: no PNGs";
   TempDir tmp;
   std::string dir = tmp.path();

@@ -111,9 +111,8 @@ Result<Observation> LiveValidator::stop() {
     auto it = obs.counters.find(k);
     return it == obs.counters.end() ? uint64_t{0} : it->second;
   };
-  uint64_t expected =
-      get("events") + get("completion_not_seen_swept") + get("completion_not_seen_at_stop") +
-      get("completion_not_seen_idle_emitted");
+  uint64_t expected = get("events") + get("completion_not_seen_swept") +
+                      get("completion_not_seen_at_stop") + get("completion_not_seen_idle_emitted");
   uint64_t got = seen_.size();
   obs.counters["validator_records"] = got;
   obs.counters["validator_records_lost"] = expected > got ? expected - got : 0;
