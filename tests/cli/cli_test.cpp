@@ -197,8 +197,9 @@ TEST_F(Cli, FeaturesReportsEveryProbeAndTheDenials) {
     if (row.at("name") == "block_io_start") {
       found = true;
       EXPECT_FALSE(row.at("available").get<bool>());
-      if (t.out.find("block_io_start                   optional no ") == std::string::npos)
+      if (t.out.find("block_io_start                   optional no ") == std::string::npos) {
         EXPECT_EQ(row.at("detail"), "switched off by BLKRR_DENY=io_start");
+      }
     }
   EXPECT_TRUE(found);
 }
