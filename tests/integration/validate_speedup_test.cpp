@@ -74,7 +74,10 @@ void expect_agree(const nlohmann::json& on, const nlohmann::json& off) {
     EXPECT_EQ(a["count"], b["count"]) << what;
     for (const char* p : {"median", "p90", "p99"}) {
       double x = a[p].get<double>(), y = b[p].get<double>();
-      EXPECT_NEAR(x, y, 0.05 * std::abs(y) + 0.05) << what << " " << p;
+      // 5 %, and 2 us absolute: the trace and the live validator are two
+      // captures whose programs stamp the same event up to a microsecond or
+      // two apart, which is 6 % of a 23 us overhead median.
+      EXPECT_NEAR(x, y, 0.05 * std::abs(y) + 2.0) << what << " " << p;
     }
     EXPECT_GE(a["min"].get<double>(), 0.0) << what;
   }
