@@ -1,8 +1,6 @@
 // The capture library in-process, as root on loop devices: in-kernel
 // aggregation (what `blkrr top` reads) equals the totals of the event stream
 // of the same run; the stale-entry sweeper on real BPF maps.
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -15,49 +13,33 @@
 #include <set>
 #include <tuple>
 
-#include "capture_skip.h"
 #include "capture/bpf_types.h"
 #include "capture/capture.h"
-#include "capture/load_plan.h"
-#include "capture/sweeper.h"
+#include "capture/features.h"
+#include "capture_fixture.h"
 #include "core/disktime.h"
-#include "core/fd.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
 
 namespace blkrr::testing {
 namespace {
 
-TEST(Capture, InKernelAggregatesEqualTheEventStream) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(256 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel) << sel.error().message;
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.aggregate = true;
-  cfg.emit_events = true;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
+class Capture : public CaptureOnLoop {};
 
-  const auto load_x = make_known_load(4, 20, 0, 200000);
-  const auto load_y = make_known_load(2, 30, 200000, 200000);
-  auto x = IoChild::spawn("blkrr-agg-x", a->path(), load_x);
-  auto y = IoChild::spawn("blkrr-agg-y", a->path(), load_y);
-  ASSERT_TRUE(x && y);
-  x->go();
-  y->go();
+TEST_F(Capture, InKernelAggregatesEqualTheEventStream) {
+  ASSERT_NO_FATAL_FAILURE(start(256 << 20, [](CaptureConfig& c) {
+    c.aggregate = true;
+    c.emit_events = true;
+  }));
+  ASSERT_NO_FATAL_FAILURE(
+      run({"blkrr-agg-x", "blkrr-agg-y"},
+          {make_known_load(4, 20, 0, 200000), make_known_load(2, 30, 200000, 200000)}));
   std::vector<Request> events;
   auto fn = [&](const Request& r) { events.push_back(r); };
-  ASSERT_EQ(x->wait(), 0);
-  ASSERT_EQ(y->wait(), 0);
-  for (int i = 0; i < 3; i++) ASSERT_TRUE((*cap)->poll(100, fn));
-  auto aggs = (*cap)->aggregates();
-  auto busy = (*cap)->device_busy();
+  for (int i = 0; i < 3; i++) ASSERT_TRUE(cap().poll(100, fn));
+  auto aggs = cap().aggregates();
+  auto busy = cap().device_busy();
   ASSERT_TRUE(aggs && busy);
-  ASSERT_TRUE((*cap)->stop(fn));
-  const Counters c = (*cap)->counters();
+  ASSERT_TRUE(cap().stop(fn));
+  const Counters c = cap().counters();
   EXPECT_EQ(c.at("ringbuf_reserve_failed"), 0u);
 
   // Per {tgid, tid, comm, op}: requests, bytes, disk time, latency.
@@ -82,7 +64,7 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
   for (const auto& e : *aggs) {
     std::string comm(e.key.comm.data(), strnlen(e.key.comm.data(), e.key.comm.size()));
     from_kernel[{e.key.pid, e.key.tid, comm, static_cast<int>(e.key.dir), e.key.dev}] = e.value;
-    EXPECT_EQ(e.key.disk, a->dev());
+    EXPECT_EQ(e.key.disk, dev().dev());
   }
   ASSERT_EQ(from_kernel.size(), from_events.size());
   for (const auto& [k, v] : from_events) {
@@ -97,7 +79,7 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
   EXPECT_EQ(n_y, 60u);
   // The device total is the union of in-flight intervals.
   ASSERT_EQ(busy->size(), 1u);
-  EXPECT_EQ((*busy)[0].disk, a->dev());
+  EXPECT_EQ((*busy)[0].disk, dev().dev());
   EXPECT_EQ((*busy)[0].busy_ns, dt_sum);
   const double uni = static_cast<double>(union_length(iv));
   if (iv.size() == events.size()) {  // no completion lost by the kernel
@@ -111,42 +93,26 @@ TEST(Capture, InKernelAggregatesEqualTheEventStream) {
 // BPF program (kernels here read no partition tables, so the range is given
 // directly): only requests starting inside it are emitted, while the disk
 // time still covers every request of the disk.
-TEST(Capture, SectorRangeSelectionEmitsOnlyRequestsInside) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(128 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel);
-  PartitionInfo part;
-  part.dev = a->dev();
-  part.name = a->name() + "-range";
-  part.start_sector = 100000;
-  part.nr_sectors = 50000;
-  sel->part = part;
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
+TEST_F(Capture, SectorRangeSelectionEmitsOnlyRequestsInside) {
+  ASSERT_NO_FATAL_FAILURE(start(128 << 20, [](CaptureConfig& c) {
+    PartitionInfo part;
+    part.dev = c.devices[0].disk;
+    part.name = "range";
+    part.start_sector = 100000;
+    part.nr_sectors = 50000;
+    c.devices[0].part = part;
+  }));
   const auto inside = make_known_load(2, 10, 100000, 49000);
-  const auto before = make_known_load(2, 10, 0, 99000);
-  const auto after = make_known_load(2, 10, 150000, 100000);
-  auto x = IoChild::spawn("blkrr-range", a->path(), inside);
-  auto y = IoChild::spawn("blkrr-outside", a->path(), before);
-  auto z = IoChild::spawn("blkrr-outside", a->path(), after);
-  ASSERT_TRUE(x && y && z);
-  x->go();
-  y->go();
-  z->go();
-  ASSERT_EQ(x->wait(), 0);
-  ASSERT_EQ(y->wait(), 0);
-  ASSERT_EQ(z->wait(), 0);
+  ASSERT_NO_FATAL_FAILURE(
+      run({"blkrr-range", "blkrr-outside", "blkrr-outside"},
+          {inside, make_known_load(2, 10, 0, 99000), make_known_load(2, 10, 150000, 100000)}));
   std::vector<Request> got;
   auto fn = [&](const Request& r) { got.push_back(r); };
-  ASSERT_TRUE((*cap)->poll(100, fn));
-  auto busy = (*cap)->device_busy();
-  ASSERT_TRUE((*cap)->stop(fn));
+  ASSERT_TRUE(cap().poll(100, fn));
+  auto busy = cap().device_busy();
+  ASSERT_TRUE(cap().stop(fn));
   ASSERT_TRUE(busy);
-  const Counters c = (*cap)->counters();
+  const Counters c = cap().counters();
   std::multiset<std::tuple<uint64_t, uint32_t>> want, have;
   for (const auto& t : inside)
     for (const auto& op : t) want.insert({op.sector, op.bytes});
@@ -168,70 +134,52 @@ TEST(Capture, SectorRangeSelectionEmitsOnlyRequestsInside) {
   EXPECT_GT((*busy)[0].busy_ns, union_length(iv));
 }
 
-TEST(Capture, AggregateOnlySendsNothingThroughTheRingBuffer) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->name());
-  ASSERT_TRUE(sel);
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.aggregate = true;
-  cfg.emit_events = false;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
-  auto x = IoChild::spawn("blkrr-agg-only", a->path(), make_known_load(2, 10, 0, 100000));
-  ASSERT_TRUE(x);
-  x->go();
-  ASSERT_EQ(x->wait(), 0);
+void aggregate_only(CaptureConfig& c) {
+  c.aggregate = true;
+  c.emit_events = false;
+}
+
+TEST_F(Capture, AggregateOnlySendsNothingThroughTheRingBuffer) {
+  ASSERT_NO_FATAL_FAILURE(start(64 << 20, aggregate_only));
+  ASSERT_NO_FATAL_FAILURE(run("blkrr-agg-only", make_known_load(2, 10, 0, 100000)));
   int delivered = 0;
-  auto n = (*cap)->poll(50, [&](const Request&) { delivered++; });
+  auto n = cap().poll(50, [&](const Request&) { delivered++; });
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 0);
-  auto aggs = (*cap)->aggregates();
+  auto aggs = cap().aggregates();
   ASSERT_TRUE(aggs);
   uint64_t reqs = 0;
   for (const auto& e : *aggs) reqs += e.value.requests;
   EXPECT_EQ(reqs, 20u);
-  ASSERT_TRUE((*cap)->stop([&](const Request&) { delivered++; }));
+  EXPECT_EQ(drain().size(), 0u);
   EXPECT_EQ(delivered, 0);
-  EXPECT_EQ((*cap)->counters().at("events"), 0u);
+  EXPECT_EQ(cap().counters().at("events"), 0u);
 }
 
-TEST(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  {
-    FILE* f = fopen(("/sys/block/" + a->name() + "/queue/scheduler").c_str(), "w");
-    ASSERT_NE(f, nullptr);
+TEST_F(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {
+  bool scheduler_set = false;
+  ASSERT_NO_FATAL_FAILURE(start(64 << 20, [&](CaptureConfig& c) {
+    c.queue_time = true;
+    FILE* f = fopen(("/sys/block/" + c.devices[0].disk_name + "/queue/scheduler").c_str(), "w");
+    if (f == nullptr) return;
     fputs("mq-deadline", f);
-    ASSERT_EQ(fclose(f), 0) << "mq-deadline not available";
-  }
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel);
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.queue_time = true;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
-  if (!(*cap)->has_queue_time()) GTEST_SKIP() << "kernel without block_rq_insert/block_io_start";
-  auto x = IoChild::spawn("blkrr-queue", a->path(), make_known_load(4, 10, 0, 100000));
-  ASSERT_TRUE(x);
-  x->go();
-  ASSERT_EQ(x->wait(), 0);
+    scheduler_set = fclose(f) == 0;
+  }));
+  ASSERT_TRUE(scheduler_set) << "mq-deadline not available";
+  if (!cap().has_queue_time()) GTEST_SKIP() << "kernel without block_rq_insert/block_io_start";
+  ASSERT_NO_FATAL_FAILURE(run("blkrr-queue", make_known_load(4, 10, 0, 100000)));
   size_t n = 0, with_insert = 0;
   auto fn = [&](const Request& r) {
     if (r.comm_view() != "blkrr-queue") return;
     n++;
-    RequestExtra e = (*cap)->current_extra();
+    RequestExtra e = cap().current_extra();
     if (e.insert_ns == kNoTime) return;
     with_insert++;
     EXPECT_LE(e.insert_ns, r.issue_ns);
     EXPECT_LT(r.issue_ns - e.insert_ns, 1'000'000'000ull);
   };
-  ASSERT_TRUE((*cap)->poll(100, fn));
-  ASSERT_TRUE((*cap)->stop(fn));
+  ASSERT_TRUE(cap().poll(100, fn));
+  ASSERT_TRUE(cap().stop(fn));
   EXPECT_EQ(n, 40u);
   // Every request went through the scheduler's insert.
   EXPECT_EQ(with_insert, 40u);
@@ -304,24 +252,14 @@ std::vector<AggEntry> entries_of(const std::vector<AggEntry>& all, const std::st
 // take_aggregates removes what it returns; new I/O of the same key starts
 // again from zero; uid and parent come from the kernel, also for a process
 // that exited before the map was read.
-TEST(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel);
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.aggregate = true;
-  cfg.emit_events = false;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
+TEST_F(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
+  ASSERT_NO_FATAL_FAILURE(start(64 << 20, aggregate_only));
   constexpr uid_t kUid = 54321;
-  PhasedReader child("blkrr-take", a->path(), kUid, 10, 5);
+  PhasedReader child("blkrr-take", dev().path(), kUid, 10, 5);
   ASSERT_GT(child.pid(), 0);
   ASSERT_TRUE(child.phase());
 
-  auto all = (*cap)->aggregates();
+  auto all = cap().aggregates();
   ASSERT_TRUE(all);
   auto mine = entries_of(*all, "blkrr-take");
   ASSERT_EQ(mine.size(), 1u);
@@ -333,17 +271,17 @@ TEST(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
   EXPECT_EQ(mine[0].uid, kUid);
   EXPECT_EQ(mine[0].ppid, static_cast<uint32_t>(getpid()));
 
-  auto taken = (*cap)->take_aggregates({mine[0].key});
+  auto taken = cap().take_aggregates({mine[0].key});
   ASSERT_TRUE(taken) << taken.error().message;
   ASSERT_EQ(taken->size(), 1u);
   EXPECT_EQ((*taken)[0].value.requests, 10u);
   EXPECT_EQ((*taken)[0].value.disk_time_ns, mine[0].value.disk_time_ns);
   EXPECT_EQ((*taken)[0].uid, kUid);
-  all = (*cap)->aggregates();
+  all = cap().aggregates();
   ASSERT_TRUE(all);
   EXPECT_TRUE(entries_of(*all, "blkrr-take").empty());
   // Taking a key that is gone returns nothing and is no error.
-  auto again = (*cap)->take_aggregates({mine[0].key});
+  auto again = cap().take_aggregates({mine[0].key});
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->empty());
 
@@ -351,7 +289,7 @@ TEST(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
   // the map is read: its uid and parent are still right.
   ASSERT_TRUE(child.phase());
   EXPECT_EQ(child.wait(), 0);
-  all = (*cap)->aggregates();
+  all = cap().aggregates();
   ASSERT_TRUE(all);
   auto after = entries_of(*all, "blkrr-take");
   ASSERT_EQ(after.size(), 1u);
@@ -359,34 +297,22 @@ TEST(Capture, TakeAggregatesRemovesEntriesAndKeepsUidAndParent) {
   EXPECT_EQ(after[0].value.bytes, 5u * 4096);
   EXPECT_EQ(after[0].uid, kUid);
   EXPECT_EQ(after[0].ppid, static_cast<uint32_t>(getpid()));
-  ASSERT_TRUE((*cap)->stop([](const Request&) {}));
-  EXPECT_EQ((*cap)->counters().at("agg_map_full"), 0u);
+  ASSERT_TRUE(cap().stop([](const Request&) {}));
+  EXPECT_EQ(cap().counters().at("agg_map_full"), 0u);
 }
 
 // Lean capture (replay validator): the exact requests, attributed to the
 // child, without device state (disk time 0) or cgroup id.
-TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel);
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.lean = true;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
+TEST_F(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
+  ASSERT_NO_FATAL_FAILURE(start(64 << 20, [](CaptureConfig& c) { c.lean = true; }));
   const auto load = make_known_load(3, 20, 0, 100000);
-  auto x = IoChild::spawn("blkrr-lean", a->path(), load);
+  auto x = IoChild::spawn("blkrr-lean", dev().path(), load);
   ASSERT_TRUE(x);
   const auto child_pid = static_cast<uint32_t>(x->pid());
   x->go();
   ASSERT_EQ(x->wait(), 0);
-  std::vector<Request> got;
-  auto fn = [&](const Request& r) { got.push_back(r); };
-  ASSERT_TRUE((*cap)->poll(100, fn));
-  auto busy = (*cap)->device_busy();
-  ASSERT_TRUE((*cap)->stop(fn));
+  auto busy = cap().device_busy();
+  const std::vector<Request> got = drain();
   ASSERT_TRUE(busy);
   EXPECT_TRUE(busy->empty());
   std::multiset<std::tuple<uint64_t, uint32_t, int>> want, have;
@@ -396,7 +322,7 @@ TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
     have.insert({r.sector, r.bytes, static_cast<int>(r.op)});
     EXPECT_EQ(r.comm_view(), "blkrr-lean");
     EXPECT_EQ(r.tgid, child_pid);
-    EXPECT_EQ(r.dev, a->dev());
+    EXPECT_EQ(r.dev, dev().dev());
     EXPECT_EQ(r.disk_time_ns, 0u);
     EXPECT_EQ(r.cgroup_id, 0u);
     EXPECT_EQ(r.error, 0);
@@ -405,7 +331,7 @@ TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
     }
   }
   EXPECT_EQ(have, want);
-  EXPECT_EQ((*cap)->counters().at("ringbuf_reserve_failed"), 0u);
+  EXPECT_EQ(cap().counters().at("ringbuf_reserve_failed"), 0u);
 }
 
 // Requests whose completion program the kernel did not run (injected: every
@@ -414,36 +340,25 @@ TEST(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
 // block_io_done, else the sysfs idle check; BLKRR_DENY picks the path in
 // the test variants), the device is idle again within a few hundred
 // milliseconds, long before the 5 s sweeper or the end of the capture.
-TEST(Capture, LostCompletionsFreeTheDeviceWithinMilliseconds) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel) << sel.error().message;
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.fault_skip_completion_every = 1;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
-  const std::string path = (*cap)->features().at("lost_completions");
-  const auto load = make_known_load(5, 1, 0, 100000);  // 5 threads, 1 request each
-  auto x = IoChild::spawn("blkrr-check", a->path(), load);
-  ASSERT_TRUE(x);
-  x->go();
-  ASSERT_EQ(x->wait(), 0);
+TEST_F(Capture, LostCompletionsFreeTheDeviceWithinMilliseconds) {
+  ASSERT_NO_FATAL_FAILURE(
+      start(64 << 20, [](CaptureConfig& c) { c.fault_skip_completion_every = 1; }));
+  const std::string path = cap().features().at("lost_completions");
+  // 5 threads, 1 request each
+  ASSERT_NO_FATAL_FAILURE(run("blkrr-check", make_known_load(5, 1, 0, 100000)));
   std::vector<Request> got;
   auto fn = [&](const Request& r) { got.push_back(r); };
   const uint64_t t0 = mono_ns();
   uint64_t pending = 1;
   while ((got.size() < 5 || pending) && mono_ns() - t0 < 3'000'000'000ull) {
-    ASSERT_TRUE((*cap)->poll(20, fn));
-    auto busy = (*cap)->device_busy();
+    ASSERT_TRUE(cap().poll(20, fn));
+    auto busy = cap().device_busy();
     ASSERT_TRUE(busy);
     ASSERT_EQ(busy->size(), 1u);
     pending = (*busy)[0].pending;
   }
   const double found_ms = (mono_ns() - t0) / 1e6;
-  const Counters c = (*cap)->counters();
+  const Counters c = cap().counters();
   std::printf(
       "[measured] lost completions (%s): %zu requests, device idle %.0f ms after the I/O "
       "ended (checker %llu, io_done %llu, idle check %llu, re-use %llu)\n",
@@ -467,7 +382,7 @@ TEST(Capture, LostCompletionsFreeTheDeviceWithinMilliseconds) {
       path == "checker (map iterator)" ? "completion_not_seen_checked" : "completion_not_seen_idle";
   EXPECT_GE(c.at(found), 1u);
   EXPECT_EQ(c.at(found) + c.at("completion_not_seen_reissued"), 5u);
-  ASSERT_TRUE((*cap)->stop(fn));
+  ASSERT_TRUE(cap().stop(fn));
   EXPECT_EQ(got.size(), 5u) << "nothing left in flight at stop";
 }
 
@@ -475,35 +390,24 @@ TEST(Capture, LostCompletionsFreeTheDeviceWithinMilliseconds) {
 // source: a request whose block_rq_complete the kernel skipped (injected:
 // block_rq_complete alone, every request) still completes, with its end
 // time and disk time, and the device is idle at once.
-TEST(Capture, IoDoneCompletesRequestsWhoseCompletionTracepointWasSkipped) {
-  SKIP_UNLESS_CAPTURE();
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel) << sel.error().message;
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
-  cfg.fault_skip_completion_every = 1;
-  cfg.fault_whole = false;
-  cfg.io_done_fallback = true;
-  auto cap = Capture::start(cfg);
-  ASSERT_TRUE(cap) << cap.error().message;
-  if ((*cap)->features().at("lost_completions") != "block_io_done + sysfs idle check")
+TEST_F(Capture, IoDoneCompletesRequestsWhoseCompletionTracepointWasSkipped) {
+  ASSERT_NO_FATAL_FAILURE(start(64 << 20, [](CaptureConfig& c) {
+    c.fault_skip_completion_every = 1;
+    c.fault_whole = false;
+    c.io_done_fallback = true;
+  }));
+  if (cap().features().at("lost_completions") != "block_io_done + sysfs idle check")
     GTEST_SKIP() << "this capture does not load block_io_done ("
-                 << (*cap)->features().at("lost_completions")
+                 << cap().features().at("lost_completions")
                  << "); the BLKRR_DENY=iter variant runs it where the kernel has it";
-  const auto load = make_known_load(4, 5, 0, 100000);
-  auto x = IoChild::spawn("blkrr-iodone", a->path(), load);
-  ASSERT_TRUE(x);
-  x->go();
-  ASSERT_EQ(x->wait(), 0);
+  ASSERT_NO_FATAL_FAILURE(run("blkrr-iodone", make_known_load(4, 5, 0, 100000)));
   std::vector<Request> got;
   auto fn = [&](const Request& r) { got.push_back(r); };
   const uint64_t t0 = mono_ns();
-  while (got.size() < 20 && mono_ns() - t0 < 2'000'000'000ull) ASSERT_TRUE((*cap)->poll(20, fn));
-  auto busy = (*cap)->device_busy();
+  while (got.size() < 20 && mono_ns() - t0 < 2'000'000'000ull) ASSERT_TRUE(cap().poll(20, fn));
+  auto busy = cap().device_busy();
   ASSERT_TRUE(busy);
-  const Counters c = (*cap)->counters();
+  const Counters c = cap().counters();
   ASSERT_EQ(got.size(), 20u);
   EXPECT_EQ(c.at("fault_skipped_completions"), 20u);
   EXPECT_EQ(c.at("completion_from_io_done"), 20u);
@@ -517,182 +421,33 @@ TEST(Capture, IoDoneCompletesRequestsWhoseCompletionTracepointWasSkipped) {
   ASSERT_EQ(busy->size(), 1u);
   EXPECT_EQ((*busy)[0].pending, 0u);
   EXPECT_EQ((*busy)[0].requests, 20u);
-  ASSERT_TRUE((*cap)->stop(fn));
+  ASSERT_TRUE(cap().stop(fn));
 }
 
 // A load that fails with the optional programs is retried once without
 // them: provoked by pretending (BLKRR_ASSUME=iter) that a kernel which
 // denies map iterators has them, so that the checker is planned and refused.
-TEST(Capture, FailedLoadIsRetriedWithoutTheOptionalPrograms) {
-  SKIP_UNLESS_CAPTURE();
+TEST_F(Capture, FailedLoadIsRetriedWithoutTheOptionalPrograms) {
   auto real = capture::features();
   ASSERT_TRUE(real) << real.error().message;
   if (real->kernel.map_iter.ok)
     GTEST_SKIP() << "this kernel loads map iterators: nothing to provoke the retry with";
   if (real->denies("iter"))
     GTEST_SKIP() << "BLKRR_DENY=iter: the checker is not planned, so nothing fails to load";
-  auto a = LoopDevice::create(64 << 20);
-  ASSERT_TRUE(a) << a.error().message;
-  auto sel = resolve_device(a->path());
-  ASSERT_TRUE(sel) << sel.error().message;
-  CaptureConfig cfg;
-  cfg.devices.push_back(*sel);
   setenv("BLKRR_ASSUME", "iter", 1);
-  auto cap = Capture::start(cfg);
+  start(64 << 20);
   unsetenv("BLKRR_ASSUME");
-  ASSERT_TRUE(cap) << cap.error().message;
-  EXPECT_EQ((*cap)->counters().at("load_retried_without_optional"), 1u);
-  auto f = (*cap)->features();
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(cap().counters().at("load_retried_without_optional"), 1u);
+  auto f = cap().features();
   EXPECT_EQ(f.at("optional_programs"), "off after a failed load");
   EXPECT_EQ(f.at("attribution"), "block_rq_issue");
   EXPECT_EQ(f.at("lost_completions"), "sysfs idle check");
   // And it records: 8 requests of a child, exactly.
-  auto x = IoChild::spawn("blkrr-retry", a->path(), make_known_load(2, 4, 0, 100000));
-  ASSERT_TRUE(x);
-  x->go();
-  ASSERT_EQ(x->wait(), 0);
-  std::vector<Request> got;
-  auto fn = [&](const Request& r) {
-    if (r.comm_view() == "blkrr-retry") got.push_back(r);
-  };
-  ASSERT_TRUE((*cap)->poll(100, fn));
-  ASSERT_TRUE((*cap)->stop(fn));
-  EXPECT_EQ(got.size(), 8u);
-}
-
-// The object compiled against bpf/vmlinux_fallback.h (for build machines
-// without /sys/kernel/btf/vmlinux) loads here with the programs this
-// kernel's features call for: CO-RE relocated every access.
-TEST(Capture, FallbackVmlinuxObjectLoadsOnThisKernel) {
-  SKIP_UNLESS_CAPTURE();
-  auto f = capture::features();
-  ASSERT_TRUE(f) << f.error().message;
-  bpf_object* obj = bpf_object__open_file(BLKRR_BPF_FALLBACK_OBJ, nullptr);
-  ASSERT_NE(obj, nullptr) << BLKRR_BPF_FALLBACK_OBJ;
-  int want = 0;
-  for (const auto& [name, on] : capture::program_autoload(capture::plan_programs(*f, true))) {
-    bpf_program* p = bpf_object__find_program_by_name(obj, name.c_str());
-    ASSERT_NE(p, nullptr) << name;
-    bpf_program__set_autoload(p, on);
-    want += on;
-  }
-  int err = bpf_object__load(obj);
-  EXPECT_EQ(err, 0) << "loading " << BLKRR_BPF_FALLBACK_OBJ << ": " << strerror(-err);
-  int n = 0;
-  bpf_program* p = nullptr;
-  bpf_object__for_each_program(p, obj) n += bpf_program__fd(p) >= 0;
-  EXPECT_EQ(n, want);
-  EXPECT_GE(n, 3);  // issue, complete, requeue at least
-  bpf_object__close(obj);
-}
-
-// The sweeper on maps of the program's layout: only INFLIGHT entries older
-// than the device's threshold go, the correction counter and the generation
-// move, and only matching entries come back for emission.
-TEST(Capture, SweeperDeletesOnlyStaleInflightEntries) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF maps)";
-  int inflight =
-      bpf_map_create(BPF_MAP_TYPE_HASH, "t_inflight", 8, sizeof(blkrr_inflight), 64, nullptr);
-  int devstate = bpf_map_create(BPF_MAP_TYPE_HASH, "t_devstate", 4, sizeof(capture::DevStateValue),
-                                8, nullptr);
-  int sweep_req = bpf_map_create(BPF_MAP_TYPE_HASH, "t_sweep", 4, 8, 8, nullptr);
-  ASSERT_GE(inflight, 0);
-  ASSERT_GE(sweep_req, 0);
-  // devstate without a spin lock here (no BTF): the sweeper's BPF_F_LOCK
-  // lookup then fails and every disk gets the 5 s floor.
-  const uint64_t now = mono_ns() + 100'000'000'000ull;
-  const uint32_t disk = make_dev(7, 3);
-  auto put = [&](uint64_t key, uint64_t age_ns, uint32_t state, uint8_t emit) {
-    blkrr_inflight e{};
-    e.issue_ns = now - age_ns;
-    e.disk = disk;
-    e.state = state;
-    e.emit = emit;
-    e.sector = key;
-    ASSERT_EQ(bpf_map_update_elem(inflight, &key, &e, BPF_ANY), 0);
-  };
-  put(1, 6'000'000'000ull, BLKRR_RQ_INFLIGHT, 1);  // stale, emitted
-  put(2, 7'000'000'000ull, BLKRR_RQ_INFLIGHT, 0);  // stale, filtered out
-  put(3, 1'000'000'000ull, BLKRR_RQ_INFLIGHT, 1);  // young
-  put(4, 60'000'000'000ull, BLKRR_RQ_STARTED, 1);  // not issued: never swept
-  put(5, 60'000'000'000ull, BLKRR_RQ_DONE, 1);     // finished: never swept
-  volatile __u64 gen = 0;
-  capture::Sweeper sw(inflight, devstate, sweep_req, &gen);
-  auto res = sw.sweep(now);
-  EXPECT_EQ(res.deleted, 2u);
-  ASSERT_EQ(res.emitted.size(), 1u);
-  EXPECT_EQ(res.emitted[0].sector, 1u);
-  EXPECT_EQ(gen, 1u);
-  uint64_t corr = 0;
-  ASSERT_EQ(bpf_map_lookup_elem(sweep_req, &disk, &corr), 0);
-  EXPECT_EQ(corr, 2u);
-  for (uint64_t k : {3ull, 4ull, 5ull}) {
-    blkrr_inflight e{};
-    EXPECT_EQ(bpf_map_lookup_elem(inflight, &k, &e), 0) << k;
-  }
-  // Nothing more to do: the counter and generation stay.
-  res = sw.sweep(now);
-  EXPECT_EQ(res.deleted, 0u);
-  EXPECT_EQ(gen, 1u);
-  close(inflight);
-  close(devstate);
-  close(sweep_req);
-}
-
-// The idle check on maps of the program's layout: an INFLIGHT entry on a
-// disk the kernel counts idle is a suspect on the first pass and given up on
-// the second; busy or unknown disks, other states and an entry re-issued in
-// between (new issue time) are left alone.
-TEST(Capture, IdleCheckGivesUpOnlyTwiceSeenEntriesOfIdleDisks) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root (BPF maps)";
-  Fd inflight(
-      bpf_map_create(BPF_MAP_TYPE_HASH, "t_inflight", 8, sizeof(blkrr_inflight), 64, nullptr));
-  Fd devstate(bpf_map_create(BPF_MAP_TYPE_HASH, "t_devstate", 4, sizeof(capture::DevStateValue), 8,
-                             nullptr));
-  Fd sweep_req(bpf_map_create(BPF_MAP_TYPE_HASH, "t_sweep", 4, 8, 8, nullptr));
-  ASSERT_TRUE(inflight && devstate && sweep_req);
-  const uint32_t idle = make_dev(7, 1), busy = make_dev(7, 2), unknown = make_dev(7, 3);
-  auto put = [&](uint64_t key, uint32_t disk, uint32_t state, uint64_t issue_ns) {
-    blkrr_inflight e{};
-    e.issue_ns = issue_ns;
-    e.disk = disk;
-    e.state = state;
-    e.emit = 1;
-    e.sector = key;
-    ASSERT_EQ(bpf_map_update_elem(inflight.get(), &key, &e, BPF_ANY), 0);
-  };
-  put(1, idle, BLKRR_RQ_INFLIGHT, 100);
-  put(2, idle, BLKRR_RQ_INFLIGHT, 200);
-  put(3, idle, BLKRR_RQ_DONE, 300);
-  put(4, busy, BLKRR_RQ_INFLIGHT, 400);
-  put(5, unknown, BLKRR_RQ_INFLIGHT, 500);
-  auto kernel = [&](uint32_t d) -> std::optional<uint64_t> {
-    if (d == idle) return 0;
-    if (d == busy) return 3;
-    return std::nullopt;
-  };
-  volatile __u64 gen = 0;
-  capture::Sweeper sw(inflight.get(), devstate.get(), sweep_req.get(), &gen);
-  uint64_t marked = 0;
-  auto res = sw.check_idle(kernel, &marked);
-  EXPECT_EQ(res.deleted, 0u) << "one sighting is not proof";
-  EXPECT_EQ(marked, 2u);
-  put(2, idle, BLKRR_RQ_INFLIGHT, 250);  // re-issued meanwhile: a new request
-  res = sw.check_idle(kernel, &marked);
-  EXPECT_EQ(res.deleted, 1u);
-  ASSERT_EQ(res.emitted.size(), 1u);
-  EXPECT_EQ(res.emitted[0].sector, 1u);
-  EXPECT_EQ(marked, 3u);  // key 2 marked again
-  uint64_t corr = 0;
-  ASSERT_EQ(bpf_map_lookup_elem(sweep_req.get(), &idle, &corr), 0);
-  EXPECT_EQ(corr, 1u);
-  EXPECT_EQ(gen, 1u);
-  for (uint64_t k : {2ull, 3ull, 4ull, 5ull}) {
-    blkrr_inflight e{};
-    EXPECT_EQ(bpf_map_lookup_elem(inflight.get(), &k, &e), 0) << k;
-  }
-  res = sw.check_idle(kernel, &marked);
-  EXPECT_EQ(res.deleted, 1u);  // key 2, seen twice with the same issue time
+  ASSERT_NO_FATAL_FAILURE(run("blkrr-retry", make_known_load(2, 4, 0, 100000)));
+  size_t n = 0;
+  for (const auto& r : drain()) n += r.comm_view() == "blkrr-retry";
+  EXPECT_EQ(n, 8u);
 }
 
 }  // namespace
