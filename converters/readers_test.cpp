@@ -133,6 +133,7 @@ TEST(Blkparse, DetectedAndMalformedLines) {
   EXPECT_NE(mixed.error().message.find(p2 + ":3: the input mixes devices 8:0 and 8:16"),
             std::string::npos)
       << mixed.error().message;
+  EXPECT_EQ(mixed.error().kind, ErrorKind::kBadInput) << "fatal even with --skip-bad";
   o.device = "8:16";
   auto sel = tally({p2}, o);
   ASSERT_TRUE(sel.ok()) << sel.error().message;

@@ -103,6 +103,7 @@ class BlkparseSource : public RequestSource {
       }
       const char* why = handle(line);
       if (!why) continue;
+      if (why == kFatalLine) return fatal_line(in_, fatal_);
       BLKRR_TRY(reject_line(in_, why, skip_bad_, "blkparse's default output", counters_));
     }
   }
@@ -114,7 +115,8 @@ class BlkparseSource : public RequestSource {
   }
 
  private:
-  // nullptr: fine; "!..." a fatal error; else the reason the line is malformed.
+  // nullptr: fine; kFatalLine: fatal_ ends the reading; else the reason the
+  // line is malformed.
   const char* handle(std::string_view line) {
     std::string_view f[12];
     size_t n = split_whitespace(line, f, 12);
@@ -160,9 +162,9 @@ class BlkparseSource : public RequestSource {
     } else if (!first_dev_) {
       first_dev_ = dev;
     } else if (*first_dev_ != dev) {
-      mixed_ = "!the input mixes devices " + dev_to_string(*first_dev_) + " and " +
+      fatal_ = "the input mixes devices " + dev_to_string(*first_dev_) + " and " +
                dev_to_string(dev) + "; choose one with --device MAJ:MIN";
-      return mixed_.c_str();
+      return kFatalLine;
     }
     pairer_.set_now(static_cast<uint64_t>(t));
     std::string_view bracket = rest < n ? f[rest] : std::string_view{};
@@ -205,7 +207,7 @@ class BlkparseSource : public RequestSource {
   std::optional<DevT> dev_, first_dev_;
   blktrace::Pairer pairer_;
   bool eof_ = false, summary_ = false;
-  std::string mixed_;
+  std::string fatal_;
   Counters counters_;
 };
 

@@ -30,6 +30,7 @@ class FioSource : public RequestSource {
       const char* why = parse(line, out);
       if (why == kRequest) return true;
       if (!why) continue;
+      if (why == kFatalLine) return fatal_line(in_, fatal_);
       BLKRR_TRY(reject_line(in_, why, skip_bad_,
                             "a fio version " + std::to_string(version_) + " iolog line",
                             counters_));
@@ -83,9 +84,9 @@ class FioSource : public RequestSource {
     } else if (first_file_.empty()) {
       first_file_ = std::string(file);
     } else if (file != first_file_) {
-      mixed_ = "!the iolog uses several files (" + first_file_ + ", " + std::string(file) +
+      fatal_ = "the iolog uses several files (" + first_file_ + ", " + std::string(file) +
                "); choose one with --device FILE";
-      return mixed_.c_str();
+      return kFatalLine;
     }
     out = Request{};
     out.issue_ns = now_ns_;
@@ -100,7 +101,7 @@ class FioSource : public RequestSource {
   LineReader in_;
   int version_;
   bool skip_bad_;
-  std::string file_, first_file_, mixed_;
+  std::string file_, first_file_, fatal_;
   uint64_t now_ns_ = 0;
   Counters counters_;
 };

@@ -49,6 +49,7 @@ class MsrSource : public RequestSource {
       const char* why = parse(line, out);
       if (why == kRequest) return true;
       if (!why) continue;
+      if (why == kFatalLine) return fatal_line(in_, fatal_);
       BLKRR_TRY(reject_line(in_, why, skip_bad_,
                             "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
                             counters_));
@@ -94,10 +95,10 @@ class MsrSource : public RequestSource {
       first_host_ = std::string(host);
       first_disk_ = disk;
     } else if (disk != *first_disk_ || host != first_host_) {
-      mixed_ = "!the trace mixes devices " + first_host_ + ":" + std::to_string(*first_disk_) +
+      fatal_ = "the trace mixes devices " + first_host_ + ":" + std::to_string(*first_disk_) +
                " and " + std::string(host) + ":" + std::to_string(disk) +
                "; choose one with --device DISK or --device HOST:DISK";
-      return mixed_.c_str();
+      return kFatalLine;
     }
     out = Request{};
     out.issue_ns = ts * 100;
@@ -114,7 +115,7 @@ class MsrSource : public RequestSource {
 
   LineReader in_;
   bool skip_bad_;
-  std::string host_, first_host_, mixed_;
+  std::string host_, first_host_, fatal_;
   std::optional<uint64_t> disk_, first_disk_;
   bool bad_device_ = false;
   Counters counters_;

@@ -458,13 +458,17 @@ size_t split_whitespace(std::string_view l, std::string_view* out, size_t max) {
 
 Status reject_line(const LineReader& in, const char* why, bool skip_bad, std::string_view expected,
                    Counters& counters) {
-  if (why[0] == '!') return Error(in.where() + ": " + (why + 1));
   if (!skip_bad)
-    return Error(in.where() + ": " + why + " (expected " + std::string(expected) +
-                 "); --skip-bad skips such lines");
+    return Error(ErrorKind::kBadInput, in.where() + ": " + why + " (expected " +
+                                           std::string(expected) +
+                                           "); --skip-bad skips such lines");
   ++counters["lines_skipped"];
   ++counters[std::string("skipped: ") + why];
   return {};
+}
+
+Error fatal_line(const LineReader& in, const std::string& message) {
+  return Error(ErrorKind::kBadInput, in.where() + ": " + message);
 }
 
 }  // namespace blkrr

@@ -130,11 +130,17 @@ bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits = nu
 // Splits `l` at spaces and tabs into at most `max` fields; returns how many.
 size_t split_whitespace(std::string_view l, std::string_view* out, size_t max);
 
-// The verdict on a line a text reader could not use. `why` is the reason; a
-// leading '!' makes it fatal even with --skip-bad. Returns an Error naming
-// file:line and what was `expected`, unless --skip-bad lets the line be
-// skipped: then it is counted ("lines_skipped", "skipped: <why>").
+// The verdict on a malformed line a text reader could not use; `why` is the
+// reason. Returns an Error naming file:line and what was `expected`, unless
+// --skip-bad lets the line be skipped: then it is counted ("lines_skipped",
+// "skipped: <why>").
 Status reject_line(const LineReader& in, const char* why, bool skip_bad, std::string_view expected,
                    Counters& counters);
+
+// A line parser returns kFatalLine (and keeps the message) for a line that is
+// well formed but ends the reading whatever --skip-bad says, such as a second
+// device in a one-device reader; fatal_line() makes the error of it.
+inline constexpr const char* kFatalLine = "(fatal)";
+Error fatal_line(const LineReader& in, const std::string& message);
 
 }  // namespace blkrr

@@ -103,8 +103,7 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
   if (!dev && spec[0] == '/') {
     struct stat st {};
     if (stat(spec.c_str(), &st) != 0)
-      return Error("device '" + spec + "': " + std::strerror(errno) +
-                   " (give /dev/NAME, NAME or MAJ:MIN)");
+      return Error::system("device '" + spec + "'", errno, "give /dev/NAME, NAME or MAJ:MIN");
     if (!S_ISBLK(st.st_mode)) return Error("'" + spec + "' is not a block device");
     dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
   }
@@ -211,8 +210,7 @@ std::string probe_value(blkid_probe pr, const char* name) {
 Result<DeviceSafety> probe_device_safety(const std::string& path) {
   DeviceSafety s;
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0)
-    return Error("cannot open '" + path + "': " + std::strerror(errno));
+  if (stat(path.c_str(), &st) != 0) return Error::system("cannot open '" + path + "'", errno);
   s.is_block_device = S_ISBLK(st.st_mode);
   if (s.is_block_device) {
     DevT dev = make_dev(major(st.st_rdev), minor(st.st_rdev));

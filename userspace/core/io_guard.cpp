@@ -99,13 +99,15 @@ Result<std::string> resolve_input(const std::string& path) {
   if (path != "-") {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0)
-      return Error("cannot open " + path + ": " + errno_text() + " (check the path)");
+      return Error::system("cannot open " + path, errno, "check the path");
     if (S_ISDIR(st.st_mode))
-      return Error(path + " is a directory, not a trace or load file; name a file in it");
+      return Error(ErrorKind::kBadInput,
+                   path + " is a directory, not a trace or load file; name a file in it");
     if (S_ISREG(st.st_mode)) return path;
-    if (S_ISBLK(st.st_mode)) return Error(path + " is a block device, not a trace or load file");
+    if (S_ISBLK(st.st_mode))
+      return Error(ErrorKind::kBadInput, path + " is a block device, not a trace or load file");
     in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) return Error("cannot open " + path + ": " + errno_text());
+    if (in < 0) return Error::system("cannot open " + path, errno);
   }
   auto fd = spool(in, name);
   if (in != 0) ::close(in);
@@ -174,7 +176,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     // /dev/null, a FIFO, a terminal: write in place, never replace it.
     f.fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (f.fd_ < 0) return Error("cannot open " + path + " for writing: " + errno_text());
+    if (f.fd_ < 0) return Error::system("cannot open " + path + " for writing", errno);
     return f;
   }
   f.tmp_ = dir_of(path) + "/." + base_of(path) + ".XXXXXX";
@@ -250,7 +252,7 @@ Status write_file_atomic(const std::string& path, std::string_view data) {
   while (off < data.size()) {
     ssize_t n = ::write(f->fd(), data.data() + off, data.size() - off);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("cannot write " + path + ": " + errno_text() + " (disk full?)");
+    if (n < 0) return Error::system("cannot write " + path, errno, "disk full?");
     off += static_cast<size_t>(n);
   }
   return f->commit();

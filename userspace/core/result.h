@@ -2,22 +2,76 @@
 // turns an Error into a message and an exit code.
 #pragma once
 
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace blkrr {
 
+// What kind of failure an Error is, so that a caller can react to it (give
+// up on EPERM, create on ENOENT, tell "bad input" from "broken system")
+// without reading the message.
+enum class ErrorKind : uint8_t {
+  kFailed,       // nothing more specific known
+  kNotFound,     // ENOENT, ENODEV, ENXIO: a file, device or kernel object is missing
+  kPermission,   // EPERM, EACCES, EROFS: refused by the kernel, an LSM or lockdown
+  kBadInput,     // the input is malformed, truncated or out of range
+  kUnsupported,  // ENOSYS, EOPNOTSUPP, EINVAL from the kernel: this system cannot do it
+  kIo,           // EIO, ENOSPC, EDQUOT and other errors of reading or writing
+};
+
+inline ErrorKind error_kind_of_errno(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+      return ErrorKind::kNotFound;
+    case EPERM:
+    case EACCES:
+    case EROFS:
+      return ErrorKind::kPermission;
+    case ENOSYS:
+    case EOPNOTSUPP:
+    case EINVAL:
+      return ErrorKind::kUnsupported;
+    case EIO:
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return ErrorKind::kIo;
+    default:
+      return ErrorKind::kFailed;
+  }
+}
+
 struct Error {
   std::string message;
   int exit_code = 1;  // suggested exit status for main()
+  ErrorKind kind = ErrorKind::kFailed;
+  int sys_errno = 0;  // the errno behind the failure, 0 if none
 
   Error() = default;
   explicit Error(std::string msg, int code = 1) : message(std::move(msg)), exit_code(code) {}
+  Error(ErrorKind k, std::string msg, int code = 1)
+      : message(std::move(msg)), exit_code(code), kind(k) {}
 
-  // Prefix context ("reading foo.blkrr: ") while keeping the code.
+  // A failed system call: "WHAT: strerror(err)" (plus `hint` if not empty),
+  // its kind derived from `err` (a positive errno).
+  static Error system(const std::string& what, int err, const std::string& hint = "") {
+    Error e(error_kind_of_errno(err),
+            what + ": " + std::strerror(err) + (hint.empty() ? "" : "; " + hint));
+    e.sys_errno = err;
+    return e;
+  }
+
+  // Prefix context ("reading foo.blkrr: ") while keeping code, kind and errno.
   [[nodiscard]] Error context(const std::string& what) const {
-    return Error(what + ": " + message, exit_code);
+    Error e = *this;
+    e.message = what + ": " + message;
+    return e;
   }
 };
 

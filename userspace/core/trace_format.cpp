@@ -134,8 +134,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
     if (!w.f_ && errno == EEXIST) w.f_.reset(std::fopen(path.c_str(), "wb"));
   }
   if (!w.f_)
-    return Error("cannot create trace '" + path + "': " + std::strerror(errno) +
-                 " (check the directory exists and is writable)");
+    return Error::system("cannot create trace '" + path + "'", errno,
+                         "check the directory exists and is writable");
   std::string js = header_to_json(header).dump();
   std::vector<uint8_t> buf(kMagic, kMagic + 8);
   buf.push_back(kTraceVersionMajor & 0xff);
@@ -280,7 +280,7 @@ Result<TraceReader> TraceReader::open(const std::string& given) {
   const std::string& path = given;
   r.path_ = given;
   r.f_.reset(std::fopen(resolved->c_str(), "rb"));
-  if (!r.f_) return Error("cannot open trace '" + path + "': " + std::strerror(errno));
+  if (!r.f_) return Error::system("cannot open trace '" + path + "'", errno);
   std::fseek(r.f_.get(), 0, SEEK_END);
   r.file_size_ = static_cast<uint64_t>(std::ftell(r.f_.get()));
   std::fseek(r.f_.get(), 0, SEEK_SET);

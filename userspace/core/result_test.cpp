@@ -1,0 +1,45 @@
+#include "core/result.h"
+
+#include <gtest/gtest.h>
+
+#include "core/trace_format.h"
+
+namespace blkrr {
+namespace {
+
+TEST(Error, SystemErrorsKeepTheirErrnoAndKind) {
+  Error e = Error::system("cannot open 'x'", ENOENT, "check the path");
+  EXPECT_EQ(e.message, "cannot open 'x': No such file or directory; check the path");
+  EXPECT_EQ(e.sys_errno, ENOENT);
+  EXPECT_EQ(e.kind, ErrorKind::kNotFound);
+  EXPECT_EQ(Error::system("load", EPERM).kind, ErrorKind::kPermission);
+  EXPECT_EQ(Error::system("load", EACCES).kind, ErrorKind::kPermission);
+  EXPECT_EQ(Error::system("write", ENOSPC).kind, ErrorKind::kIo);
+  EXPECT_EQ(Error::system("attach", EOPNOTSUPP).kind, ErrorKind::kUnsupported);
+  EXPECT_EQ(Error::system("x", EAGAIN).kind, ErrorKind::kFailed);
+  EXPECT_EQ(Error("plain").kind, ErrorKind::kFailed);
+  EXPECT_EQ(Error("plain").sys_errno, 0);
+}
+
+TEST(Error, ContextKeepsCodeKindAndErrno) {
+  Error e = Error::system("open", EPERM);
+  e.exit_code = 3;
+  Error c = e.context("recording sda");
+  EXPECT_EQ(c.message, "recording sda: open: Operation not permitted");
+  EXPECT_EQ(c.exit_code, 3);
+  EXPECT_EQ(c.kind, ErrorKind::kPermission);
+  EXPECT_EQ(c.sys_errno, EPERM);
+  Status s = Error(ErrorKind::kBadInput, "bad");
+  EXPECT_EQ(s.error().kind, ErrorKind::kBadInput);
+}
+
+// A caller can tell a missing file from the others without reading text.
+TEST(Error, OpeningAMissingTraceIsNotFound) {
+  auto r = TraceReader::open("/nonexistent-dir/x.blkrr");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::kNotFound);
+  EXPECT_EQ(r.error().sys_errno, ENOENT);
+}
+
+}  // namespace
+}  // namespace blkrr
