@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "core/units.h"
 #include "converters/derive.h"
 #include "converters/text_io.h"
 #include "core/io_guard.h"
@@ -285,19 +286,6 @@ std::string seconds(int64_t ns) {
   return std::string(b, fmt_sec9(b, ns, 0));
 }
 
-std::string human_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char out[32];
-  std::snprintf(out, sizeof out, "%.2f %s", v, units[u]);
-  return out;
-}
-
 }  // namespace
 
 std::string ConvertSummary::text() const {
@@ -344,7 +332,7 @@ std::string ConvertSummary::text() const {
     t += "  time span:      " + seconds(first_ns) + " .. " + seconds(last_ns) + " s (" +
          seconds(last_ns - first_ns) + " s)\n";
     t += "  max sector:     " + std::to_string(max_sector) + " (the replay device needs " +
-         human_bytes(max_sector * 512) + ")\n";
+         fmt_bytes(max_sector * 512) + ")\n";
   }
   for (const auto& [k, v] : source_counters) {
     if (k == "lines_skipped" || k.rfind("skipped: ", 0) == 0) continue;

@@ -101,7 +101,7 @@ TEST(Convert, SummaryNumbers) {
   EXPECT_EQ(s->last_ns, 3599890074831);
   std::string text = s->text();
   EXPECT_NE(text.find("requests in:    80794 (read 7187, write 73607)"), std::string::npos) << text;
-  EXPECT_NE(text.find("max sector:     63587888 (the replay device needs 30.32 GiB)"),
+  EXPECT_NE(text.find("max sector:     63587888 (the replay device needs 30.3 GiB)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("0.000000000 .. 3599.890074831 s"), std::string::npos) << text;

@@ -1,3 +1,4 @@
+#include "core/clock.h"
 #include "replay/clock.h"
 
 #include <sys/prctl.h>
@@ -7,16 +8,8 @@
 
 namespace blkrr::replay {
 
-namespace {
-uint64_t read_clock(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-}  // namespace
-
 uint64_t monotonic_now_ns() {
-  return read_clock(CLOCK_MONOTONIC);
+  return clock_ns(CLOCK_MONOTONIC);
 }
 
 MonotonicClock::MonotonicClock() {
@@ -25,15 +18,15 @@ MonotonicClock::MonotonicClock() {
 }
 
 uint64_t thread_cpu_now_ns() {
-  return read_clock(CLOCK_THREAD_CPUTIME_ID);
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 uint64_t MonotonicClock::now_ns() {
-  return read_clock(CLOCK_MONOTONIC);
+  return clock_ns(CLOCK_MONOTONIC);
 }
 
 uint64_t MonotonicClock::realtime_ns() {
-  return read_clock(CLOCK_REALTIME);
+  return clock_ns(CLOCK_REALTIME);
 }
 
 void MonotonicClock::sleep_until(uint64_t t) {

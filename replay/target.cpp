@@ -1,4 +1,5 @@
 #include "replay/target.h"
+#include "core/units.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -37,21 +38,6 @@ std::optional<std::string> safety_refusal(const std::string& path, const DeviceS
     return path + " is used by device-mapper or md (sysfs holders); pass --force to proceed";
   return std::nullopt;
 }
-
-namespace {
-std::string human_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
-}
-}  // namespace
 
 Result<Target> open_target(const std::string& path, const TargetOptions& o) {
   struct stat st {};
@@ -106,7 +92,7 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
     return Error("replay device '" + path + "' is empty (size " + std::to_string(t.size_bytes) +
                  " bytes)");
   t.description = path + " (" + (t.is_file ? "regular file" : "block device") + ", " +
-                  human_bytes(t.size_bytes) + ", logical block " + std::to_string(t.logical_block) +
+                  fmt_bytes(t.size_bytes) + ", logical block " + std::to_string(t.logical_block) +
                   ")";
   return t;
 }

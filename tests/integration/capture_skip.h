@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "core/clock.h"
 #include "capture/capture.h"
 
 #define SKIP_UNLESS_CAPTURE()                                                      \
@@ -20,10 +21,6 @@
 
 namespace blkrr::testing {
 
-inline uint64_t mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+using ::blkrr::mono_ns;
 
 }  // namespace blkrr::testing

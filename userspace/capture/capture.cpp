@@ -1,6 +1,8 @@
 // Capture::start and the loader behind it: opens the skeleton, configures
 // and loads the programs, attaches them, consumes the ring buffer and runs
 // the stale-entry sweeper.
+#include "core/clock.h"
+#include "core/units.h"
 #include "capture/capture.h"
 
 #include <bpf/bpf.h>
@@ -53,12 +55,6 @@ struct LinkDestroy {
 constexpr auto kTick = std::chrono::nanoseconds(capture::CheckPolicy::kTickNs);
 constexpr int kTicksPerSweep = 10;
 
-uint64_t mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // libbpf's warnings: printed, or held back while a load that may be
 // retried runs (printed only if the retry fails too). The program named by
 // the last "prog 'NAME': ... failed" warning is the one whose load failed.
@@ -76,12 +72,7 @@ LibbpfLog& libbpf_log() {
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
   if (level != LIBBPF_WARN) return 0;
   // A verifier log comes as one message of up to megabytes: format it whole.
-  va_list again;
-  va_copy(again, args);
-  int n = std::vsnprintf(nullptr, 0, fmt, args);
-  std::string text(n > 0 ? static_cast<size_t>(n) : 0, '\0');
-  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, again);
-  va_end(again);
+  const std::string text = vstrfmt(fmt, args);
   const char* buf = text.c_str();
   LibbpfLog& log = libbpf_log();
   std::lock_guard<std::mutex> lk(log.mu);
@@ -94,7 +85,7 @@ int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
     log.held += buf;
   else
     std::fputs(buf, stderr);
-  return n;
+  return static_cast<int>(text.size());
 }
 
 // Holds libbpf's warnings back (true) or prints what was held (false,

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/clock.h"
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
@@ -33,12 +34,6 @@ namespace {
 volatile sig_atomic_t g_stop = 0;
 void on_signal(int) {
   g_stop = 1;
-}
-
-uint64_t clock_ns(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 std::string hostname() {

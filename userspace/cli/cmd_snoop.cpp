@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/clock.h"
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
@@ -111,7 +112,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!cap) return cap.error();
   Capture& capture = **cap;
   // Without queue time the capture said why (one line); QUE shows "-".
-  SnoopOptions opt{a.start, a.end, a.majmin, a.queue, mono_now_ns()};
+  SnoopOptions opt{a.start, a.end, a.majmin, a.queue, mono_ns()};
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 
   DeviceNamer namer;
@@ -158,7 +159,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   LossReporter losses;
   uint64_t last_report = opt.base_ns;
   while (out_ok) {
-    uint64_t now = mono_now_ns();
+    uint64_t now = mono_ns();
     if (deadline && now >= deadline) break;
     int timeout_ms = 100;
     if (deadline)
@@ -167,9 +168,9 @@ Result<int> cmd_snoop(int argc, char** argv) {
     if (!n) return n.error();
     if (std::fflush(stdout) != 0) break;  // reader went away
     if (signals.pending()) break;
-    if (mono_now_ns() - last_report >= 1'000'000'000) {
+    if (mono_ns() - last_report >= 1'000'000'000) {
       losses.report(capture.counters(), false);
-      last_report = mono_now_ns();
+      last_report = mono_ns();
     }
   }
   auto st = capture.stop(print);

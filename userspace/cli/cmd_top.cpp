@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/clock.h"
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
@@ -150,7 +151,7 @@ Result<int> cmd_top(int argc, char** argv) {
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
   Capture& capture = **cap;
-  uint64_t start = mono_now_ns();
+  uint64_t start = mono_ns();
 
   DeviceNamer namer;
   ProcCache procs;
@@ -175,7 +176,7 @@ Result<int> cmd_top(int argc, char** argv) {
   bool tty = !a.json && isatty(STDOUT_FILENO);
   for (uint64_t n = 1; a.count == 0 || n <= a.count; ++n) {
     uint64_t deadline = start + n * a.interval_ns;
-    uint64_t now = mono_now_ns();
+    uint64_t now = mono_ns();
     if (signals.wait(deadline > now ? deadline - now : 0)) break;
     Sample s;
     auto agg = capture.aggregates();
@@ -192,8 +193,8 @@ Result<int> cmd_top(int argc, char** argv) {
     }
     auto busy = capture.device_busy();
     if (!busy) return busy.error().context("reading the per-device state");
-    s.mono_ns = mono_now_ns();
-    s.wall_ns = wall_now_ns();
+    s.mono_ns = mono_ns();
+    s.wall_ns = realtime_ns();
     s.busy = std::move(*busy);
     s.counters = capture.counters();
     if (auto d = read_diskstats()) s.diskstats = std::move(*d);

@@ -1,3 +1,4 @@
+#include "core/clock.h"
 #include "core/start_at.h"
 
 #include <time.h>
@@ -11,12 +12,6 @@
 namespace blkrr {
 
 namespace {
-uint64_t read_clock(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 constexpr const char* kExample = "e.g. $(date +%s -d '+1 min')";
 }  // namespace
 
@@ -46,9 +41,9 @@ Result<uint64_t> start_instant_for_unix(double unix_seconds, uint64_t mono_now_n
 }
 
 ClockPair read_clock_pair() {
-  uint64_t m0 = read_clock(CLOCK_MONOTONIC);
-  uint64_t r = read_clock(CLOCK_REALTIME);
-  uint64_t m1 = read_clock(CLOCK_MONOTONIC);
+  uint64_t m0 = clock_ns(CLOCK_MONOTONIC);
+  uint64_t r = clock_ns(CLOCK_REALTIME);
+  uint64_t m1 = clock_ns(CLOCK_MONOTONIC);
   return {m0 + (m1 - m0) / 2, r};
 }
 

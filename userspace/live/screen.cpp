@@ -1,4 +1,5 @@
 #include "live/screen.h"
+#include "core/units.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -14,12 +15,6 @@ namespace {
 
 constexpr size_t kCommWidth = 16;
 constexpr size_t kDeviceWidth = 10;
-
-std::string fmt(const char* f, auto... args) {
-  char buf[256];
-  int n = std::snprintf(buf, sizeof buf, f, args...);
-  return std::string(buf, n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof buf - 1));
-}
 
 // Cut to `width` characters (0: no limit).
 std::string cut(std::string line, size_t width) {
@@ -58,18 +53,6 @@ Layout layout(const Snapshot& s, const ScreenOptions& opt) {
 
 }  // namespace
 
-std::string human_bytes(uint64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return fmt("%" PRIu64 " B", bytes);
-  double v = static_cast<double>(bytes);
-  size_t u = 0;
-  while (v >= 1024 && u + 1 < std::size(kUnits)) {
-    v /= 1024;
-    ++u;
-  }
-  return fmt("%.1f %s", v, kUnits[u]);
-}
-
 std::string_view value_title(ValueMode mode) {
   switch (mode) {
     case ValueMode::kBytes:
@@ -85,11 +68,11 @@ std::string_view value_title(ValueMode mode) {
 std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode) {
   switch (mode) {
     case ValueMode::kBytes:
-      return fmt("%" PRIu64, r.v.bytes);
+      return strfmt("%" PRIu64, r.v.bytes);
     case ValueMode::kDiskTime:
-      return fmt("%" PRIu64, r.v.disk_time_ns / 1000);
+      return strfmt("%" PRIu64, r.v.disk_time_ns / 1000);
     case ValueMode::kPercent:
-      return fmt("%.1f", percent_of(r.v.disk_time_ns, interval_ns));
+      return strfmt("%.1f", percent_of(r.v.disk_time_ns, interval_ns));
   }
   return "";
 }
@@ -105,41 +88,41 @@ std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
   std::string h = when;
   if (s.loadavg)
-    h += fmt(",  load: %.2f %.2f %.2f", (*s.loadavg)[0], (*s.loadavg)[1], (*s.loadavg)[2]);
-  h += ",  disk_r: " + human_bytes(s.read.bytes) + ",  disk_w: " + human_bytes(s.write.bytes);
+    h += strfmt(",  load: %.2f %.2f %.2f", (*s.loadavg)[0], (*s.loadavg)[1], (*s.loadavg)[2]);
+  h += ",  disk_r: " + fmt_bytes(s.read.bytes) + ",  disk_w: " + fmt_bytes(s.write.bytes);
   if (!s.devices.empty()) {
     h += ",  util:";
-    for (const auto& d : s.devices) h += fmt(" %s %.1f%%", d.name.c_str(), d.util_pct);
+    for (const auto& d : s.devices) h += strfmt(" %s %.1f%%", d.name.c_str(), d.util_pct);
   }
   if (!s.lost.empty()) {
     h += ",  LOST:";
-    for (const auto& [name, n] : s.lost) h += fmt(" %s=%" PRIu64, name.c_str(), n);
+    for (const auto& [name, n] : s.lost) h += strfmt(" %s=%" PRIu64, name.c_str(), n);
   }
   return cut(std::move(h), opt.width);
 }
 
 std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt) {
   Layout l = layout(s, opt);
-  std::string t = fmt("%5s %7s %7s ", "UID", "PID", "PPID");
+  std::string t = strfmt("%5s %7s %7s ", "UID", "PID", "PPID");
   t += fit_left(s.by == GroupBy::kCgroup ? "CGROUP" : "COMM", l.name) + " ";
   t += fit_left("DEVICE", l.device) + " ";
-  t += fmt("%4s %4s %s %12s", "MAJ", "MIN", "D", std::string(value_title(opt.mode)).c_str());
+  t += strfmt("%4s %4s %s %12s", "MAJ", "MIN", "D", std::string(value_title(opt.mode)).c_str());
   return cut(std::move(t), opt.width);
 }
 
 std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt) {
   std::string line;
   if (s.by == GroupBy::kPid && r.proc)
-    line = fmt("%5u %7u %7u ", r.proc->uid, r.pid, r.proc->ppid);
+    line = strfmt("%5u %7u %7u ", r.proc->uid, r.pid, r.proc->ppid);
   else if (s.by == GroupBy::kPid)
-    line = fmt("%5s %7u %7s ", "-", r.pid, "-");  // exited before it was seen
+    line = strfmt("%5s %7u %7s ", "-", r.pid, "-");  // exited before it was seen
   else
-    line = fmt("%5s %7s %7s ", "-", "-", "-");
+    line = strfmt("%5s %7s %7s ", "-", "-", "-");
   Layout l = layout(s, opt);
   line += fit_left(r.comm, l.name) + " ";
   line += fit_left(r.device, l.device) + " ";
-  line += fmt("%4u %4u %c %12s", dev_major(r.dev), dev_minor(r.dev), op_letter(r.dir),
-              value_text(r, s.interval_ns, opt.mode).c_str());
+  line += strfmt("%4u %4u %c %12s", dev_major(r.dev), dev_minor(r.dev), op_letter(r.dir),
+                 value_text(r, s.interval_ns, opt.mode).c_str());
   return cut(std::move(line), opt.width);
 }
 

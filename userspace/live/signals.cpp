@@ -1,3 +1,4 @@
+#include "core/clock.h"
 #include "live/signals.h"
 
 #include <pthread.h>
@@ -21,9 +22,9 @@ StopSignals::~StopSignals() {
 
 bool StopSignals::wait(uint64_t timeout_ns) {
   if (signo_) return true;
-  uint64_t deadline = mono_now_ns() + timeout_ns;
+  uint64_t deadline = mono_ns() + timeout_ns;
   for (;;) {
-    uint64_t now = mono_now_ns();
+    uint64_t now = mono_ns();
     uint64_t left = deadline > now ? deadline - now : 0;
     timespec ts{static_cast<time_t>(left / 1000000000ull), static_cast<long>(left % 1000000000ull)};
     int s = sigtimedwait(&set_, nullptr, &ts);
@@ -34,18 +35,6 @@ bool StopSignals::wait(uint64_t timeout_ns) {
     if (errno == EINTR && left > 0) continue;  // another signal: keep sleeping
     return false;                              // EAGAIN: timeout
   }
-}
-
-uint64_t mono_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-uint64_t wall_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace blkrr::live

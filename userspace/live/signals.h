@@ -27,8 +27,4 @@ class StopSignals {
   int signo_ = 0;
 };
 
-// CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds.
-uint64_t mono_now_ns();
-uint64_t wall_now_ns();
-
 }  // namespace blkrr::live

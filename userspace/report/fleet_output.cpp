@@ -10,19 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "report/fleet.h"
+#include "core/units.h"
 
 namespace blkrr::report {
 
 namespace {
-
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
 nlohmann::json opt(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
@@ -60,34 +52,36 @@ nlohmann::json row_json(const HostRow& r) {
 
 std::string pcts(const Summary& s) {
   if (s.count == 0) return "-";
-  return fmt("%.0f/%.0f/%.0f", s.p50, s.p99, s.max);
+  return strfmt("%.0f/%.0f/%.0f", s.p50, s.p99, s.max);
 }
 
 std::string offset_ms(const FleetMeta& m) {
   if (!m.start) return "-";
   if (!m.requested_start) return "no --start-at";
-  std::string s = fmt("%+.3f", (*m.start - *m.requested_start) * 1e3);
-  if (m.first_issue) s += fmt(" (1st %+.3f)", (*m.first_issue - *m.requested_start) * 1e3);
+  std::string s = strfmt("%+.3f", (*m.start - *m.requested_start) * 1e3);
+  if (m.first_issue) s += strfmt(" (1st %+.3f)", (*m.first_issue - *m.requested_start) * 1e3);
   return s;
 }
 
 std::string verdict_text(const FleetMeta& m) {
   if (m.verdict.empty()) return "-";
-  return m.completeness_pct ? fmt("%s %.1f%%", m.verdict.c_str(), *m.completeness_pct) : m.verdict;
+  return m.completeness_pct ? strfmt("%s %.1f%%", m.verdict.c_str(), *m.completeness_pct)
+                            : m.verdict;
 }
 
 std::string row_text(const HostRow& r) {
-  return fmt("%-14s %9llu %9.1f %7.2f %9.1f %8.2f %18s %18s %-17s %s\n", r.label.c_str(),
-             static_cast<unsigned long long>(r.requests), static_cast<double>(r.bytes) / 1048576.0,
-             r.span_s, r.iops, r.mb_per_s, pcts(r.latency_us).c_str(), pcts(r.delay_us).c_str(),
-             verdict_text(r.meta).c_str(), offset_ms(r.meta).c_str());
+  return strfmt("%-14s %9llu %9.1f %7.2f %9.1f %8.2f %18s %18s %-17s %s\n", r.label.c_str(),
+                static_cast<unsigned long long>(r.requests),
+                static_cast<double>(r.bytes) / 1048576.0, r.span_s, r.iops, r.mb_per_s,
+                pcts(r.latency_us).c_str(), pcts(r.delay_us).c_str(), verdict_text(r.meta).c_str(),
+                offset_ms(r.meta).c_str());
 }
 
 std::string spread_text(const char* what, const std::optional<StartSpread>& s) {
   if (!s) return "";
-  std::string t = fmt("%s: spread %.3f ms across %zu hosts", what, s->spread_ms, s->hosts);
-  if (s->requested) t += fmt(", requested %.3f", *s->requested);
-  if (s->worst_offset_ms) t += fmt(", worst offset from requested %.3f ms", *s->worst_offset_ms);
+  std::string t = strfmt("%s: spread %.3f ms across %zu hosts", what, s->spread_ms, s->hosts);
+  if (s->requested) t += strfmt(", requested %.3f", *s->requested);
+  if (s->worst_offset_ms) t += strfmt(", worst offset from requested %.3f ms", *s->worst_offset_ms);
   return t + "\n";
 }
 
@@ -140,17 +134,18 @@ nlohmann::json to_json(const FleetSummary& s) {
 std::string format_text(const FleetSummary& s) {
   std::string t = "blkrr fleet report\n";
   for (const auto& g : s.groups) {
-    t += fmt("\n%s (%zu hosts)\n", g.kind == "replay" ? "replay results" : (g.kind + "s").c_str(),
-             g.hosts.size());
-    t += fmt("%-14s %9s %9s %7s %9s %8s %18s %18s %-17s %s\n", "HOST", "REQUESTS", "MiB", "SPAN(s)",
-             "IOPS", "MB/s", "LAT p50/p99/max us", "ISSUE-ERR us", "VERDICT", "START-REQUESTED ms");
+    t += strfmt("\n%s (%zu hosts)\n",
+                g.kind == "replay" ? "replay results" : (g.kind + "s").c_str(), g.hosts.size());
+    t += strfmt("%-14s %9s %9s %7s %9s %8s %18s %18s %-17s %s\n", "HOST", "REQUESTS", "MiB",
+                "SPAN(s)", "IOPS", "MB/s", "LAT p50/p99/max us", "ISSUE-ERR us", "VERDICT",
+                "START-REQUESTED ms");
     for (const auto& h : g.hosts) t += row_text(h);
     t += row_text(g.aggregate);
     t += spread_text("start instants achieved", g.start);
     t += spread_text("first requests issued", g.first_issue);
     if (!g.verdicts.empty()) {
       t += "verdicts:";
-      for (const auto& [v, n] : g.verdicts) t += fmt(" %s %d", v.c_str(), n);
+      for (const auto& [v, n] : g.verdicts) t += strfmt(" %s %d", v.c_str(), n);
       t += "\n";
     }
   }

@@ -1,3 +1,4 @@
+#include "core/clock.h"
 #include "validate/live.h"
 
 #include <time.h>
@@ -9,18 +10,7 @@
 
 namespace blkrr::validate {
 
-namespace {
-uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-uint64_t mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-}  // namespace
+namespace {}  // namespace
 
 bool device_has_write_cache(const std::string& disk_name, const std::string& sysfs) {
   std::ifstream in(sysfs + "/block/" + disk_name + "/queue/write_cache");

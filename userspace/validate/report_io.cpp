@@ -1,4 +1,5 @@
 #include "validate/report_io.h"
+#include "core/units.h"
 
 #include <cctype>
 #include <cinttypes>
@@ -16,25 +17,9 @@ nlohmann::json ref_json(const RequestRef& r) {
           {"status", status_name(r.status)}};
 }
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
 std::string ref_text(const RequestRef& r) {
-  return fmt("#%" PRIu64 " %s sector %" PRIu64 " +%u", r.id, std::string(op_name(r.op)).c_str(),
-             r.sector, r.sectors);
-}
-
-std::string bytes_text(uint64_t b) {
-  if (b >= (10ull << 20)) return fmt("%.1f MiB", static_cast<double>(b) / (1 << 20));
-  if (b >= (10ull << 10)) return fmt("%.1f KiB", static_cast<double>(b) / (1 << 10));
-  return fmt("%" PRIu64 " B", b);
+  return strfmt("#%" PRIu64 " %s sector %" PRIu64 " +%u", r.id, std::string(op_name(r.op)).c_str(),
+                r.sector, r.sectors);
 }
 
 }  // namespace
@@ -157,26 +142,26 @@ std::string format_text(const Report& r, size_t list_lines) {
   std::string verdict = verdict_name(r.verdict);
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (!r.latency_known) verdict += ", LATENCY UNKNOWN";
-  s += fmt("validate: %s  %.3f%% of %" PRIu64
-           " submitted requests served by the block layer (%" PRIu64 " covered)\n",
-           verdict.c_str(), r.completeness_pct(), r.submitted, r.covered);
+  s += strfmt("validate: %s  %.3f%% of %" PRIu64
+              " submitted requests served by the block layer (%" PRIu64 " covered)\n",
+              verdict.c_str(), r.completeness_pct(), r.submitted, r.covered);
   s += "  " + r.verdict_reason + "\n";
-  s += fmt("  missing %" PRIu64 ", altered %" PRIu64 ", dropped (expected missing) %" PRIu64
-           ", not started %" PRIu64 ", failed %" PRIu64 "\n",
-           r.missing_count, r.altered_count, r.expected_missing_count, r.not_started, r.failed);
-  s += fmt("  block layer: %" PRIu64 " requests, %" PRIu64 " foreign (%s), %" PRIu64
-           " partly foreign\n",
-           r.observed, r.foreign_count, bytes_text(r.foreign_bytes).c_str(), r.partly_foreign);
-  s += fmt("  splits: %" PRIu64 " requests in %" PRIu64 " pieces; merges: %" PRIu64
-           " block requests serving %" PRIu64 " requests\n",
-           r.split_requests, r.split_pieces, r.merged_block, r.merged_requests);
+  s += strfmt("  missing %" PRIu64 ", altered %" PRIu64 ", dropped (expected missing) %" PRIu64
+              ", not started %" PRIu64 ", failed %" PRIu64 "\n",
+              r.missing_count, r.altered_count, r.expected_missing_count, r.not_started, r.failed);
+  s += strfmt("  block layer: %" PRIu64 " requests, %" PRIu64 " foreign (%s), %" PRIu64
+              " partly foreign\n",
+              r.observed, r.foreign_count, fmt_bytes(r.foreign_bytes).c_str(), r.partly_foreign);
+  s += strfmt("  splits: %" PRIu64 " requests in %" PRIu64 " pieces; merges: %" PRIu64
+              " block requests serving %" PRIu64 " requests\n",
+              r.split_requests, r.split_pieces, r.merged_block, r.merged_requests);
   if (r.flushes_absorbed)
-    s += fmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",
-             r.flushes_absorbed);
+    s += strfmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",
+                r.flushes_absorbed);
   if (r.block_latency_us.count) {
-    s += fmt("  latency us     median      p99    p99.9      max\n");
+    s += strfmt("  latency us     median      p99    p99.9      max\n");
     auto row = [&](const char* n, const Summary& x) {
-      s += fmt("    %-9s %9.1f %8.1f %8.1f %8.1f\n", n, x.p50, x.p99, x.p999, x.max);
+      s += strfmt("    %-9s %9.1f %8.1f %8.1f %8.1f\n", n, x.p50, x.p99, x.p999, x.max);
     };
     row("replay", r.replay_latency_us);
     row("block", r.block_latency_us);
@@ -184,27 +169,28 @@ std::string format_text(const Report& r, size_t list_lines) {
   }
   if (!r.latency_known) s += "  latency unknown: " + r.latency_reason + "\n";
   if (r.latency_unknown)
-    s += fmt("  latency unknown (block-layer completion or issue not captured): %" PRIu64
-             " requests\n",
-             r.latency_unknown);
+    s += strfmt("  latency unknown (block-layer completion or issue not captured): %" PRIu64
+                " requests\n",
+                r.latency_unknown);
   for (const auto& p : r.own_probe)
-    s += fmt("  the replayer's own probe before its first request (not foreign): %s[%u]: %" PRIu64
-             " requests, %s\n",
-             p.comm.c_str(), p.pid, p.requests, bytes_text(p.bytes).c_str());
+    s +=
+        strfmt("  the replayer's own probe before its first request (not foreign): %s[%u]: %" PRIu64
+               " requests, %s\n",
+               p.comm.c_str(), p.pid, p.requests, fmt_bytes(p.bytes).c_str());
   const Losses& l = r.losses;
-  s +=
-      fmt("  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64 ", issue not seen %" PRIu64
-          ", completion not seen %" PRIu64 " (%" PRIu64 " of them served replayed requests)%s\n",
-          l.ringbuf_full, l.inflight_full, l.completion_without_issue + l.issue_not_seen_records,
-          l.completion_not_seen, l.completion_not_seen_served,
-          l.counters_missing ? ", loss counters missing" : "");
+  s += strfmt("  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64
+              ", issue not seen %" PRIu64 ", completion not seen %" PRIu64 " (%" PRIu64
+              " of them served replayed requests)%s\n",
+              l.ringbuf_full, l.inflight_full,
+              l.completion_without_issue + l.issue_not_seen_records, l.completion_not_seen,
+              l.completion_not_seen_served, l.counters_missing ? ", loss counters missing" : "");
   if (l.programs_skipped)
-    s += fmt("  programs skipped by the kernel: %" PRIu64 " (%" PRIu64
-             " left no trace: a request may be missing from the capture)\n",
-             l.programs_skipped, l.skips_unexplained());
+    s += strfmt("  programs skipped by the kernel: %" PRIu64 " (%" PRIu64
+                " left no trace: a request may be missing from the capture)\n",
+                l.programs_skipped, l.skips_unexplained());
   auto list = [&](const char* title, size_t total, auto&& each) {
     if (total == 0) return;
-    s += fmt("  %s (%zu):\n", title, total);
+    s += strfmt("  %s (%zu):\n", title, total);
     each();
   };
   const char* missing_title = r.verdict == Verdict::kUnknown
@@ -217,9 +203,9 @@ std::string format_text(const Report& r, size_t list_lines) {
   list("altered", r.altered_count, [&] {
     for (size_t i = 0; i < r.altered.size() && i < list_lines; i++) {
       const auto& a = r.altered[i];
-      s += fmt("    %s: %s, seen %s sector %" PRIu64 " +%u\n", ref_text(a.req).c_str(),
-               alter_name(a.kind), std::string(op_name(a.seen_op)).c_str(), a.seen_sector,
-               a.seen_sectors);
+      s += strfmt("    %s: %s, seen %s sector %" PRIu64 " +%u\n", ref_text(a.req).c_str(),
+                  alter_name(a.kind), std::string(op_name(a.seen_op)).c_str(), a.seen_sector,
+                  a.seen_sectors);
     }
   });
   list("dropped by the replay, expected missing", r.expected_missing_count, [&] {
@@ -229,8 +215,8 @@ std::string format_text(const Report& r, size_t list_lines) {
   list("foreign I/O by process", r.foreign_by_process.size(), [&] {
     for (size_t i = 0; i < r.foreign_by_process.size() && i < list_lines; i++) {
       const auto& p = r.foreign_by_process[i];
-      s += fmt("    %s[%u]: %" PRIu64 " requests, %s\n", p.comm.c_str(), p.pid, p.requests,
-               bytes_text(p.bytes).c_str());
+      s += strfmt("    %s[%u]: %" PRIu64 " requests, %s\n", p.comm.c_str(), p.pid, p.requests,
+                  fmt_bytes(p.bytes).c_str());
     }
   });
   for (const auto& n : r.notes) s += "  note: " + n + "\n";
