@@ -29,6 +29,11 @@ const volatile __u8 cfg_aggregate = 0;
 /* Lean capture (replay validator): no device state (disk time 0), no cgroup
  * id unless filtering on it. */
 const volatile __u8 cfg_lean = 0;
+/* No device state either, cgroup ids kept (record without task or partition
+ * filters): user space computes the disk time from the records' own
+ * timestamps (core/disktime_stream.h), so no program takes the device lock. */
+const volatile __u8 cfg_no_devstate = 0;
+#define DEVSTATE_ON (!cfg_lean && !cfg_no_devstate)
 /* No block_io_start: block_rq_insert attributes the requests it sees. */
 const volatile __u8 cfg_attr_insert = 0;
 const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
@@ -479,7 +484,7 @@ static __always_inline __u64 next_fault_seq(void) {
 static __always_inline void give_up(struct blkrr_inflight* e, __u32 counter) {
   struct blkrr_inflight old = *e;
   if (!take(e, BLKRR_RQ_DONE)) return; /* someone else owns it */
-  if (!cfg_lean) drop_pending(old.disk, old.didx);
+  if (DEVSTATE_ON) drop_pending(old.disk, old.didx);
   count(counter);
   if (cfg_emit && old.emit) emit(&old, ~0ull, old.disk_time_ns, 0, BLKRR_R_COMPLETION_NOT_SEEN);
 }
@@ -581,7 +586,7 @@ static __always_inline int on_issue(struct request* rq) {
     e->insert_ns = 0;
   }
   /* Created at block_io_start (or requeued): fill in the issue in place. */
-  if (!cfg_lean) now = add_pending(disk, idx, now);
+  if (DEVSTATE_ON) now = add_pending(disk, idx, now);
   mark_issued(e, now, sector, bytes, disk, idx, part, op, flags);
   return 0;
 }
@@ -607,7 +612,7 @@ int BPF_PROG(blkrr_issue_q, struct request_queue* q, struct request* rq) {
 static __always_inline __u8 finish(struct blkrr_inflight* e, __u64 now, __s32 error) {
   if (!take(e, BLKRR_RQ_DONE)) return 0;
   __u64 dt = e->disk_time_ns;
-  if (!cfg_lean) dt += charge(e->disk, e->didx, &now, e->issue_ns, 1);
+  if (DEVSTATE_ON) dt += charge(e->disk, e->didx, &now, e->issue_ns, 1);
   __u64 lat = now > e->issue_ns ? now - e->issue_ns : 0;
   count(BLKRR_CNT_COMPLETIONS);
   if (!e->emit) return 1;
@@ -670,7 +675,7 @@ static __always_inline int on_requeue(struct request* rq) {
   if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
   if (!take(e, BLKRR_RQ_STARTED)) return 0;
   count(BLKRR_CNT_REQUEUE);
-  if (!cfg_lean) e->disk_time_ns += charge(e->disk, e->didx, &now, e->issue_ns, 0);
+  if (DEVSTATE_ON) e->disk_time_ns += charge(e->disk, e->didx, &now, e->issue_ns, 0);
   e->rec_flags |= BLKRR_R_REQUEUED;
   return 0;
 }

@@ -18,12 +18,6 @@ namespace {
 constexpr size_t kReadChunk = 1 << 18;
 constexpr size_t kMaxLine = 1 << 20;
 
-std::string gz_message(gzFile_s* gz) {
-  int errnum = 0;
-  const char* msg = gzerror(gz, &errnum);
-  if (errnum == Z_ERRNO) return std::strerror(errno);
-  return msg ? msg : "unknown zlib error";
-}
 }  // namespace
 
 Result<LineReader> LineReader::open(const std::string& given) {
@@ -33,15 +27,9 @@ Result<LineReader> LineReader::open(const std::string& given) {
   if (!resolved) return resolved.error();
   const std::string& path = *resolved;
   r.path_ = input_display_name(path);
-  errno = 0;
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) {
-    return Error("cannot open " + r.path_ + ": " +
-                 std::string(std::strerror(errno ? errno : ENOMEM)) +
-                 " (check the path and permissions)");
-  }
-  r.gz_.reset(gz);
-  gzbuffer(gz, 1 << 17);
+  auto src = GzSource::open(path, r.path_);
+  if (!src) return src.error();
+  r.src_.emplace(std::move(*src));
   r.buf_.resize(kReadChunk * 2);
   return r;
 }
@@ -54,22 +42,11 @@ Status LineReader::fill() {
     pos_ = 0;
   }
   if (buf_.size() - end_ < kReadChunk) buf_.resize(end_ + kReadChunk);
-  int n = gzread(gz_.get(), buf_.data() + end_, static_cast<unsigned>(buf_.size() - end_));
-  if (n < 0) {
-    return Error(path_ + ":" + std::to_string(line_ + 1) +
-                 ": cannot read: " + gz_message(gz_.get()) + " (damaged or truncated gzip file?)");
-  }
-  if (n == 0) {
-    // gzread returns 0 also for a truncated stream; gzerror tells which.
-    int errnum = 0;
-    gzerror(gz_.get(), &errnum);
-    if (errnum != Z_OK && errnum != Z_STREAM_END) {
-      return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " +
-                   gz_message(gz_.get()) + " (damaged or truncated gzip file?)");
-    }
-    eof_ = true;
-  }
-  end_ += static_cast<size_t>(n);
+  auto n = src_->read(buf_.data() + end_, buf_.size() - end_);
+  if (!n)
+    return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " + n.error().message);
+  if (*n == 0) eof_ = true;
+  end_ += *n;
   return {};
 }
 
@@ -89,7 +66,7 @@ Result<bool> LineReader::next(std::string_view& line) {
       if (pos_ == end_) return false;
       // Last line without a newline: fine in a text file written by hand,
       // but a compressed file was written by a program and was cut off.
-      if (!gzdirect(gz_.get()))
+      if (src_->compressed())
         return Error(path_ + ":" + std::to_string(line_ + 1) +
                      ": the last line has no end (compressed file cut off?)");
       size_t len = end_ - pos_;
@@ -118,7 +95,8 @@ struct OutFile::Deflater {
     std::vector<char> buf;
     size_t len = 0;
   };
-  GzPtr gz;
+  std::optional<GzSink> gz;
+  int fd = -1;
   std::string path;
   std::mutex mu;
   std::condition_variable cv;
@@ -138,9 +116,7 @@ struct OutFile::Deflater {
       lk.unlock();
       std::string err;
       if (!failed) {
-        int n = gzwrite(gz.get(), c.buf.data(), static_cast<unsigned>(c.len));
-        if (n <= 0 || static_cast<size_t>(n) != c.len)
-          err = "cannot write " + path + ": " + gz_message(gz.get()) + " (disk full?)";
+        if (Status st = gz->write(c.buf.data(), c.len); !st) err = st.error().message;
       }
       lk.lock();
       todo.pop_front();
@@ -167,17 +143,10 @@ Result<OutFile> OutFile::create(const std::string& path, int gz_level) {
     f.fd_ = f.file_->fd();
     return f;
   }
-  if (gz_level < 1 || gz_level > 9) gz_level = 6;
-  char mode[4] = {'w', 'b', static_cast<char>('0' + gz_level), 0};
-  int fd = f.file_->dup_fd();
-  gzFile gz = fd < 0 ? nullptr : gzdopen(fd, mode);
-  if (!gz) {
-    if (fd >= 0) ::close(fd);
-    return Error("cannot start gzip output to " + path);
-  }
-  gzbuffer(gz, 1 << 18);
+  auto sink = GzSink::create(f.file_->fd(), gz_level, path);
+  if (!sink) return sink.error();
   f.gz_ = std::make_unique<Deflater>();
-  f.gz_->gz.reset(gz);
+  f.gz_->gz.emplace(std::move(*sink));
   f.gz_->path = path;
   Deflater* d = f.gz_.get();
   f.gz_->th = std::thread([d] { d->run(); });
@@ -213,7 +182,6 @@ void OutFile::discard() {
     }
     gz_->cv.notify_all();
     if (gz_->th.joinable()) gz_->th.join();
-    gzclose(gz_->gz.release());
     gz_.reset();
   }
   fd_ = -1;
@@ -275,9 +243,7 @@ Status OutFile::close() {
     gz_->cv.notify_all();
     if (gz_->th.joinable()) gz_->th.join();
     if (st.ok() && !gz_->error.empty()) st = Error(gz_->error);
-    int rc = gzclose(gz_->gz.release());
-    if (st.ok() && rc != Z_OK)
-      st = Error("cannot write " + path_ + ": finishing the gzip stream failed (disk full?)");
+    if (st.ok()) st = gz_->gz->finish();
     gz_.reset();
   }
   fd_ = -1;

@@ -14,18 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "converters/gz_stream.h"
 #include "core/io_guard.h"
 #include "core/result.h"
 #include "core/trace_format.h"
 
 namespace blkrr {
-
-struct GzCloser {
-  void operator()(gzFile_s* f) const {
-    if (f) gzclose(f);
-  }
-};
-using GzPtr = std::unique_ptr<gzFile_s, GzCloser>;
 
 // Reads lines from a gzip-compressed or plain file ("-" is standard input).
 class LineReader {
@@ -48,7 +42,7 @@ class LineReader {
   Status fill();
 
   std::string path_;
-  GzPtr gz_;
+  std::optional<GzSource> src_;
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
@@ -65,7 +59,7 @@ bool is_gz_path(const std::string& path);
 // without close(), or when close() fails, nothing is left behind.
 class OutFile {
  public:
-  // gz_level: zlib level 1..9 for ".gz" files (ignored otherwise).
+  // gz_level: level 1..9 (zlib's scale; 1-3 written by igzip) for ".gz" files (ignored otherwise).
   static Result<OutFile> create(const std::string& path, int gz_level = 6);
   OutFile(OutFile&& o) noexcept;
   OutFile& operator=(OutFile&& o) noexcept;

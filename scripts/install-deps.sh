@@ -3,8 +3,8 @@
 # Idempotent: a second run only checks.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libblkid-dev
-      zlib1g-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
-      gnuplot-nox fio bpftrace jq e2fsprogs util-linux kmod clang-format clang-tidy cppcheck
+      zlib1g-dev libisal-dev libdeflate-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
+      gnuplot-nox fio bpftrace blktrace jq e2fsprogs util-linux kmod clang-format clang-tidy cppcheck
       libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
 missing=()
 for p in "${pkgs[@]}"; do

@@ -21,6 +21,7 @@ fi
 deb=$(bash scripts/package.sh | tail -n 1)
 say "built $deb"
 dpkg-deb -f "$deb" Depends | grep -q libbpf || fail "Depends has no libbpf: $(dpkg-deb -f "$deb" Depends)"
+dpkg-deb -f "$deb" Depends | grep -q libisal || fail "Depends has no libisal (gzip streams): $(dpkg-deb -f "$deb" Depends)"
 [ "$(dpkg-deb -f "$deb" Recommends)" = gnuplot-nox ] || fail "Recommends is not gnuplot-nox"
 
 tmp=$(mktemp -d)

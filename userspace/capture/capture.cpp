@@ -98,6 +98,15 @@ void hold_libbpf_log(bool hold, bool flush) {
   log.hold = hold;
 }
 
+// Every request of the selected disks becomes a record: user space sees all
+// the intervals the disk time is the union of.
+bool user_disk_time_possible(const CaptureConfig& cfg) {
+  if (cfg.aggregate || !cfg.emit_events || cfg.tgid || cfg.comm || cfg.cgroup_id) return false;
+  for (const auto& d : cfg.devices)
+    if (d.part) return false;
+  return true;
+}
+
 uint32_t round_pow2(uint64_t v) {
   uint64_t p = 4096;
   while (p < v && p < (1ull << 31)) p <<= 1;
@@ -116,6 +125,8 @@ class CaptureImpl final : public Capture {
   Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) override;
   Result<std::vector<DeviceBusy>> device_busy() const override;
   bool has_io_start() const override { return plan_.io_start; }
+  bool disk_time_in_user_space() const override { return user_disk_time_; }
+  bool devstate_off() const { return (cfg_.lean && !cfg_.aggregate) || user_disk_time_; }
   std::map<std::string, std::string> features() const override { return plan_.describe(); }
   RequestExtra current_extra() const override { return extra_; }
   bool has_queue_time() const override { return plan_.insert; }
@@ -156,6 +167,7 @@ class CaptureImpl final : public Capture {
   RequestExtra extra_;
   int delivered_now_ = 0;
   bool stopped_ = false;
+  bool user_disk_time_ = false;  // the kernel keeps no device state (cfg_no_devstate)
   Counters final_counters_;
 
   // Sweeper thread and what it hands over to poll().
@@ -259,6 +271,8 @@ Status CaptureImpl::configure() {
   ro->cfg_emit = cfg.emit_events ? 1 : 0;
   ro->cfg_aggregate = cfg.aggregate ? 1 : 0;
   ro->cfg_lean = cfg.lean && !cfg.aggregate ? 1 : 0;
+  user_disk_time_ = cfg.user_disk_time && !cfg.lean && user_disk_time_possible(cfg);
+  ro->cfg_no_devstate = user_disk_time_ ? 1 : 0;
   ro->cfg_attr_insert = plan_.insert && !plan_.io_start ? 1 : 0;
   ro->cfg_fault_skip_every = cfg.fault_skip_completion_every;
   ro->cfg_fault_whole = cfg.fault_whole ? 1 : 0;
@@ -357,7 +371,7 @@ Status CaptureImpl::open_and_load() {
 // Every selected disk's state slot names its disk (also before its first
 // request, so device_busy() lists it).
 Status CaptureImpl::init_device_slots() {
-  if (cfg_.devices.empty() || skel_->rodata->cfg_lean) return {};
+  if (cfg_.devices.empty() || devstate_off()) return {};
   int fd = bpf_map__fd(skel_->maps.devstate_sel);
   for (uint32_t i = 0; i < skel_->rodata->cfg_ndisks; i++) {
     DevStateValue v{};
@@ -583,7 +597,7 @@ uint64_t CaptureImpl::counter_sum(uint32_t index) const {
 // (it applies them at its next event; an idle device has none).
 void CaptureImpl::for_each_disk_state(
     const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const {
-  if (cfg_.lean && !cfg_.aggregate) return;
+  if (devstate_off()) return;
   int fd = devstate_fd();
   uint32_t key = 0, next = 0;
   uint32_t* prev = nullptr;

@@ -30,6 +30,12 @@ struct CaptureConfig {
   // per-device state is kept (disk_time_ns = 0, device_busy() empty) and the
   // cgroup id is 0 unless cgroup_id filters on it. Ignored with aggregate.
   bool lean = false;
+  // record: compute the disk time in user space (core/disktime_stream.h) so
+  // that the kernel keeps no per-device state and takes no lock. Applies only
+  // when every request of the selected disks is emitted (no task filter, whole
+  // disks only, no aggregation); disk_time_in_user_space() tells whether it did.
+  // The records then carry disk_time_ns = 0 and device_busy() is empty.
+  bool user_disk_time = false;
   uint32_t ringbuf_mb = 64;
   // Fault injection for tests: ignore every Nth completion on the selected
   // devices, as the kernel occasionally does by not running the completion
@@ -119,6 +125,8 @@ class Capture {
   virtual Result<std::vector<DeviceBusy>> device_busy() const = 0;
   // True when the kernel has block_io_start (attribution to the creating task).
   virtual bool has_io_start() const = 0;
+  // True when CaptureConfig::user_disk_time applied: the caller computes disk time.
+  virtual bool disk_time_in_user_space() const = 0;
   // Valid inside an EventFn callback: the extra data of the record being
   // delivered (queue time needs CaptureConfig::queue_time).
   virtual RequestExtra current_extra() const = 0;

@@ -7,6 +7,7 @@
 // byte-shuffled so that zlib sees similar bytes together.
 #include "core/trace_format.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -27,7 +28,7 @@ constexpr uint32_t kMaxHeader = 64u << 20;
 constexpr uint32_t kMaxBlockRecords = 1u << 20;
 
 uint32_t crc(const void* p, size_t n) {
-  return static_cast<uint32_t>(crc32(0L, static_cast<const Bytef*>(p), static_cast<uInt>(n)));
+  return libdeflate_crc32(0, p, n);  // the same CRC-32 as zlib's, faster
 }
 
 void put32(std::vector<uint8_t>& v, uint32_t x) {
@@ -175,6 +176,10 @@ Status TraceWriter::append(const Request& r) {
   pending_.push_back(r);
   if (pending_.size() >= opts_.records_per_block) return flush();
   return {};
+}
+
+void DecompressorDeleter::operator()(void* d) const {
+  libdeflate_free_decompressor(static_cast<libdeflate_decompressor*>(d));
 }
 
 void ZStreamDeleter::operator()(void* z) const {
@@ -384,8 +389,10 @@ Result<bool> TraceReader::load_block() {
       return Error("'" + path_ + "': corrupt block" + at() + " (checksum mismatch)");
     std::vector<uint8_t>& inflated = cols ? payload_ : raw_;
     inflated.resize(raw_len);
-    uLongf out_len = raw_len;
-    if (uncompress(inflated.data(), &out_len, comp_.data(), comp_len) != Z_OK || out_len != raw_len)
+    if (!dec_) dec_.reset(libdeflate_alloc_decompressor());
+    auto* dec = static_cast<libdeflate_decompressor*>(dec_.get());
+    if (!dec || libdeflate_zlib_decompress(dec, comp_.data(), comp_len, inflated.data(), raw_len,
+                                           nullptr) != LIBDEFLATE_SUCCESS)
       return Error("'" + path_ + "': corrupt block" + at() + " (does not decompress)");
     if (cols && !unpack_columns(payload_.data(), payload_.size(), nrec, raw_))
       return Error("'" + path_ + "': corrupt block" + at() +

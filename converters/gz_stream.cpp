@@ -1,0 +1,201 @@
+#include "converters/gz_stream.h"
+
+#include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace blkrr {
+
+namespace {
+constexpr size_t kInChunk = 1 << 18;
+constexpr size_t kOutChunk = 1 << 18;
+
+bool gzip_magic(const uint8_t* p, size_t n) {
+  return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+}  // namespace
+
+GzSource::GzSource(GzSource&& o) noexcept {
+  *this = std::move(o);
+}
+GzSource& GzSource::operator=(GzSource&& o) noexcept {
+  if (this == &o) return *this;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = std::exchange(o.fd_, -1);  // owned: the moved-from source must not close it
+  name_ = std::move(o.name_);
+  compressed_ = o.compressed_;
+  in_eof_ = o.in_eof_;
+  done_ = o.done_;
+  in_ = std::move(o.in_);  // st_->next_in points into it: the heap buffer moves along
+  st_ = std::move(o.st_);
+  return *this;
+}
+GzSource::~GzSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<GzSource> GzSource::open(const std::string& path, const std::string& display) {
+  GzSource s;
+  s.name_ = display;
+  s.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (s.fd_ < 0)
+    return Error("cannot open " + display + ": " + std::strerror(errno) +
+                 " (check the path and permissions)");
+  s.st_ = std::make_unique<inflate_state>();
+  isal_inflate_init(s.st_.get());
+  s.st_->crc_flag = ISAL_GZIP;
+  s.st_->avail_in = 0;
+  s.in_.resize(kInChunk);
+  BLKRR_TRY(s.refill());
+  s.compressed_ = gzip_magic(s.st_->next_in, s.st_->avail_in);
+  return s;
+}
+
+// Keeps the unread input and reads more behind it.
+Status GzSource::refill() {
+  size_t keep = st_->avail_in;
+  if (keep) std::memmove(in_.data(), st_->next_in, keep);
+  while (!in_eof_ && keep < in_.size()) {
+    ssize_t n = ::read(fd_, in_.data() + keep, in_.size() - keep);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error("cannot read " + name_ + ": " + std::strerror(errno));
+    if (n == 0) in_eof_ = true;
+    keep += static_cast<size_t>(n);
+    break;
+  }
+  st_->next_in = in_.data();
+  st_->avail_in = static_cast<uint32_t>(keep);
+  return {};
+}
+
+Result<size_t> GzSource::read(char* dst, size_t cap) {
+  if (done_ || cap == 0) return size_t{0};
+  if (compressed_) return inflate_some(dst, cap);
+  if (st_->avail_in == 0) BLKRR_TRY(refill());
+  size_t n = std::min<size_t>(cap, st_->avail_in);
+  std::memcpy(dst, st_->next_in, n);
+  st_->next_in += n;
+  st_->avail_in -= static_cast<uint32_t>(n);
+  if (n == 0) done_ = true;
+  return n;
+}
+
+Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
+  for (;;) {
+    if (st_->avail_in == 0 && !in_eof_) BLKRR_TRY(refill());
+    st_->next_out = reinterpret_cast<uint8_t*>(dst);
+    st_->avail_out = static_cast<uint32_t>(std::min<size_t>(cap, UINT32_MAX));
+    int rc = isal_inflate(st_.get());
+    if (rc < 0)
+      return Error(name_ + ": damaged gzip data (igzip error " + std::to_string(rc) +
+                   "); check the file with 'gzip -t'");
+    size_t produced = cap - st_->avail_out;
+    if (st_->block_state == ISAL_BLOCK_FINISH) {
+      // End of a member: another may follow (concatenated gzip files).
+      if (st_->avail_in < 2 && !in_eof_) BLKRR_TRY(refill());
+      if (gzip_magic(st_->next_in, st_->avail_in)) {
+        uint8_t* next = st_->next_in;
+        uint32_t avail = st_->avail_in;
+        isal_inflate_reset(st_.get());
+        st_->crc_flag = ISAL_GZIP;
+        st_->next_in = next;
+        st_->avail_in = avail;
+      } else {
+        done_ = true;  // anything after the last member is ignored, as gzip does
+      }
+    } else if (produced == 0 && st_->avail_in == 0 && in_eof_) {
+      return Error(name_ + ": the gzip stream is truncated (file cut off?)");
+    }
+    if (produced > 0 || done_) return produced;
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+GzSink::GzSink(GzSink&&) noexcept = default;
+GzSink& GzSink::operator=(GzSink&&) noexcept = default;
+GzSink::~GzSink() {
+  if (zs_) deflateEnd(zs_.get());
+}
+
+Result<GzSink> GzSink::create(int fd, int level, const std::string& path) {
+  GzSink s;
+  s.fd_ = fd;
+  s.path_ = path;
+  s.out_.resize(kOutChunk);
+  if (level < 1 || level > 9) level = 6;
+  if (level <= 3) {
+    s.is_ = std::make_unique<isal_zstream>();
+    isal_deflate_init(s.is_.get());
+    s.is_->gzip_flag = IGZIP_GZIP;
+    s.is_->level = static_cast<uint32_t>(level);
+    s.level_buf_.resize(level == 1   ? ISAL_DEF_LVL1_DEFAULT
+                        : level == 2 ? ISAL_DEF_LVL2_DEFAULT
+                                     : ISAL_DEF_LVL3_DEFAULT);
+    s.is_->level_buf = s.level_buf_.data();
+    s.is_->level_buf_size = static_cast<uint32_t>(s.level_buf_.size());
+    return s;
+  }
+  s.zs_ = std::make_unique<z_stream>();
+  if (deflateInit2(s.zs_.get(), level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    s.zs_.reset();
+    return Error("cannot start gzip output to " + path + " (zlib init failed)");
+  }
+  return s;
+}
+
+Status GzSink::put(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd_, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0)
+      return Error("cannot write " + path_ + ": " + std::strerror(errno) + " (disk full?)");
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+Status GzSink::isal_step(const char* data, size_t len, bool last) {
+  is_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(data));
+  is_->avail_in = static_cast<uint32_t>(len);
+  is_->end_of_stream = last ? 1 : 0;
+  do {
+    is_->next_out = out_.data();
+    is_->avail_out = static_cast<uint32_t>(out_.size());
+    if (int rc = isal_deflate(is_.get()); rc != COMP_OK)
+      return Error("compressing " + path_ + " failed (igzip error " + std::to_string(rc) + ")");
+    BLKRR_TRY(put(out_.data(), out_.size() - is_->avail_out));
+  } while (is_->avail_in > 0 || (last && is_->internal_state.state != ZSTATE_END));
+  return {};
+}
+
+Status GzSink::zlib_step(const char* data, size_t len, bool last) {
+  zs_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+  zs_->avail_in = static_cast<uInt>(len);
+  int rc = Z_OK;
+  do {
+    zs_->next_out = out_.data();
+    zs_->avail_out = static_cast<uInt>(out_.size());
+    rc = deflate(zs_.get(), last ? Z_FINISH : Z_NO_FLUSH);
+    if (rc == Z_STREAM_ERROR)
+      return Error("compressing " + path_ + " failed (zlib error " + std::to_string(rc) + ")");
+    BLKRR_TRY(put(out_.data(), out_.size() - zs_->avail_out));
+  } while (zs_->avail_in > 0 || zs_->avail_out == 0 || (last && rc != Z_STREAM_END));
+  return {};
+}
+
+Status GzSink::write(const char* data, size_t len) {
+  if (len == 0) return {};
+  return is_ ? isal_step(data, len, false) : zlib_step(data, len, false);
+}
+
+Status GzSink::finish() {
+  return is_ ? isal_step(nullptr, 0, true) : zlib_step(nullptr, 0, true);
+}
+
+}  // namespace blkrr

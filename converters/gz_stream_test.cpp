@@ -1,0 +1,126 @@
+#include "converters/gz_stream.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace blkrr {
+namespace {
+
+std::string tmp_path(const std::string& tag) {
+  return "/tmp/blkrr-gz-" + tag + "-" + std::to_string(getpid()) + ".gz";
+}
+
+// Text that compresses like a load file: numbers and separators.
+std::string sample_text(size_t lines) {
+  std::mt19937 rng(7);
+  std::ostringstream s;
+  for (size_t i = 0; i < lines; i++)
+    s << i * 1000 + rng() % 1000 << " ; " << rng() % 100000000 << " ; " << (rng() % 64 + 1) * 8
+      << " ; " << rng() % 2 << " ; 0.000" << rng() % 1000 << "\n";
+  return s.str();
+}
+
+void write_with_sink(const std::string& path, const std::string& text, int level) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  auto sink = GzSink::create(fd, level, path);
+  ASSERT_TRUE(sink) << sink.error().message;
+  for (size_t off = 0; off < text.size(); off += 100000)
+    ASSERT_TRUE(sink->write(text.data() + off, std::min<size_t>(100000, text.size() - off)));
+  ASSERT_TRUE(sink->finish());
+  ::close(fd);
+}
+
+std::string read_with_zlib(const std::string& path) {
+  gzFile gz = gzopen(path.c_str(), "rb");
+  std::string out;
+  char buf[65536];
+  int n;
+  while ((n = gzread(gz, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  int err = 0;
+  gzerror(gz, &err);
+  EXPECT_TRUE(err == Z_OK || err == Z_STREAM_END);
+  gzclose(gz);
+  return out;
+}
+
+Result<std::string> read_with_source(const std::string& path) {
+  auto src = GzSource::open(path, path);
+  if (!src) return src.error();
+  std::string out;
+  std::vector<char> buf(70000);
+  for (;;) {
+    auto n = src->read(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) return out;
+    out.append(buf.data(), *n);
+  }
+}
+
+TEST(GzStream, EveryLevelWritesStandardGzip) {
+  const std::string text = sample_text(200000);
+  for (int level : {1, 2, 3, 6, 9}) {
+    const std::string p = tmp_path("lvl" + std::to_string(level));
+    write_with_sink(p, text, level);
+    EXPECT_EQ(read_with_zlib(p), text) << "level " << level;
+    auto back = read_with_source(p);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, text) << "level " << level;
+    std::remove(p.c_str());
+  }
+}
+
+TEST(GzStream, ReadsConcatenatedMembersAndPlainFiles) {
+  const std::string a = sample_text(1000), b = sample_text(3000);
+  const std::string p1 = tmp_path("m1"), p2 = tmp_path("m2"), both = tmp_path("both");
+  write_with_sink(p1, a, 1);
+  write_with_sink(p2, b, 6);
+  ASSERT_EQ(std::system(("cat " + p1 + " " + p2 + " > " + both).c_str()), 0);
+  auto back = read_with_source(both);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, a + b);
+  const std::string plain = tmp_path("plain");
+  std::ofstream(plain) << a;
+  auto src = GzSource::open(plain, plain);
+  ASSERT_TRUE(src);
+  EXPECT_FALSE(src->compressed());
+  auto pb = read_with_source(plain);
+  ASSERT_TRUE(pb);
+  EXPECT_EQ(*pb, a);
+  for (const auto& p : {p1, p2, both, plain}) std::remove(p.c_str());
+}
+
+TEST(GzStream, CutOffOrDamagedStreamIsAnError) {
+  const std::string text = sample_text(50000);
+  const std::string p = tmp_path("cut");
+  write_with_sink(p, text, 1);
+  ASSERT_EQ(truncate(p.c_str(), 20000), 0);
+  auto back = read_with_source(p);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message.find("truncated"), std::string::npos) << back.error().message;
+  write_with_sink(p, text, 1);
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(5000);
+    f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  }
+  auto bad = read_with_source(p);
+  EXPECT_FALSE(bad) << "a damaged stream must not read as valid";
+  std::remove(p.c_str());
+}
+
+TEST(GzStream, MissingFileNamesIt) {
+  auto src = GzSource::open("/nonexistent/x.gz", "x.gz");
+  ASSERT_FALSE(src);
+  EXPECT_NE(src.error().message.find("cannot open x.gz"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr
