@@ -1,8 +1,10 @@
 #include "converters/text_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -16,6 +18,9 @@ namespace blkrr {
 
 namespace {
 constexpr size_t kReadChunk = 1 << 18;
+// The first read is small and each one after doubles up to kReadChunk: a
+// small input gets a small buffer (the fuzz harnesses open one per input).
+constexpr size_t kFirstChunk = 1 << 13;
 constexpr size_t kMaxLine = 1 << 20;
 
 std::string gz_message(gzFile_s* gz) {
@@ -41,8 +46,13 @@ Result<LineReader> LineReader::open(const std::string& given) {
                  " (check the path and permissions)");
   }
   r.gz_.reset(gz);
-  gzbuffer(gz, 1 << 17);
-  r.buf_.resize(kReadChunk * 2);
+  // zlib's buffers (3 times this) need not be larger than the file.
+  struct stat st;
+  unsigned want = 1 << 17;
+  if (::stat(path.c_str(), &st) == 0 && st.st_size < want)
+    want = std::max<unsigned>(static_cast<unsigned>(st.st_size), 1 << 12);
+  gzbuffer(gz, want);
+  r.buf_.resize(kFirstChunk);
   return r;
 }
 
@@ -53,7 +63,8 @@ Status LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (buf_.size() - end_ < kReadChunk) buf_.resize(end_ + kReadChunk);
+  const size_t chunk = std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
+  if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
   int n = gzread(gz_.get(), buf_.data() + end_, static_cast<unsigned>(buf_.size() - end_));
   if (n < 0) {
     return Error(path_ + ":" + std::to_string(line_ + 1) +
