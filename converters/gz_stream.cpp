@@ -1,9 +1,11 @@
 #include "converters/gz_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <isa-l/igzip_lib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -43,13 +45,18 @@ Result<GzSource> GzSource::open(const std::string& path, const std::string& disp
   s.name_ = display;
   s.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (s.fd_ < 0)
-    return Error("cannot open " + display + ": " + std::strerror(errno) +
-                 " (check the path and permissions)");
+    return Error::system("cannot open " + display, errno, "check the path and permissions");
   s.st_ = std::make_unique<inflate_state>();
   isal_inflate_init(s.st_.get());
   s.st_->crc_flag = ISAL_GZIP;
   s.st_->avail_in = 0;
-  s.in_.resize(kInChunk);
+  // No larger than the file: a small input gets a small buffer (the fuzz
+  // harnesses open one per input).
+  struct stat st {};
+  size_t chunk = kInChunk;
+  if (::fstat(s.fd_, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < chunk)
+    chunk = std::max<size_t>(static_cast<size_t>(st.st_size), 1 << 12);
+  s.in_.resize(chunk);
   BLKRR_TRY(s.refill());
   s.compressed_ = gzip_magic(s.st_->next_in, s.st_->avail_in);
   return s;

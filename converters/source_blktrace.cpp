@@ -1,4 +1,7 @@
 // blktrace binary captures as a RequestSource (per-CPU files merged by time).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <queue>
@@ -85,7 +88,12 @@ class CpuFile {
     if (!resolved) return resolved.error();
     f.f_.reset(std::fopen(resolved->c_str(), "rb"));
     if (!f.f_) return Error("cannot open " + path + ": " + std::strerror(errno));
-    f.buf_.resize(1 << 20);
+    // 1 MiB, or less for a smaller file (fill() grows it for a long event).
+    struct stat st;
+    size_t want = 1 << 20;
+    if (::fstat(::fileno(f.f_.get()), &st) == 0 && st.st_size >= 0)
+      want = std::clamp<size_t>(static_cast<size_t>(st.st_size), 1 << 16, want);
+    f.buf_.resize(want);
     return f;
   }
   // Reads the next event into cur(); false at a clean end of file.
@@ -121,13 +129,14 @@ class CpuFile {
     pdu_.assign(reinterpret_cast<const char*>(p) + blktrace::kEventSize, cur_.pdu_len);
     if (pos_ + total > end_) return Error(path_ + ": internal buffer error");
     pos_ += total;
+    cur_offset_ = offset_;
     offset_ += total;
     return true;
   }
   const Event& cur() const { return cur_; }
   const std::string& pdu() const { return pdu_; }
   const std::string& path() const { return path_; }
-  uint64_t offset() const { return offset_; }
+  uint64_t offset() const { return cur_offset_; }  // where cur() starts in the file
 
  private:
   CpuFile() = default;
@@ -152,7 +161,7 @@ class CpuFile {
   FilePtr f_;
   std::vector<unsigned char> buf_;
   size_t pos_ = 0, end_ = 0;
-  uint64_t offset_ = 0;
+  uint64_t offset_ = 0, cur_offset_ = 0;
   bool checked_ = false, swap_ = false;
   int read_error_ = 0;
   Event cur_;

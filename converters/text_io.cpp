@@ -1,8 +1,10 @@
 #include "converters/text_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -16,6 +18,9 @@ namespace blkrr {
 
 namespace {
 constexpr size_t kReadChunk = 1 << 18;
+// The first read is small and each one after doubles up to kReadChunk: a
+// small input gets a small buffer (the fuzz harnesses open one per input).
+constexpr size_t kFirstChunk = 1 << 13;
 constexpr size_t kMaxLine = 1 << 20;
 
 }  // namespace
@@ -30,7 +35,7 @@ Result<LineReader> LineReader::open(const std::string& given) {
   auto src = GzSource::open(path, r.path_);
   if (!src) return src.error();
   r.src_.emplace(std::move(*src));
-  r.buf_.resize(kReadChunk * 2);
+  r.buf_.resize(kFirstChunk);
   return r;
 }
 
@@ -41,7 +46,8 @@ Status LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (buf_.size() - end_ < kReadChunk) buf_.resize(end_ + kReadChunk);
+  const size_t chunk = std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
+  if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
   auto n = src_->read(buf_.data() + end_, buf_.size() - end_);
   if (!n)
     return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " + n.error().message);

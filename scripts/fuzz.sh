@@ -8,6 +8,11 @@
 #   FUZZ_ONLY="native load" bash scripts/fuzz.sh 60
 # The per-input timeout (FUZZ_TIMEOUT, default 60 s) is wall time: on a
 # loaded shared machine a nice 10 process may get no CPU for seconds.
+# Inputs are at most FUZZ_MAX_LEN bytes (default 16384: past the text
+# reader's first buffer refills, small enough for thousands of inputs a
+# second). ASan's quarantine is 16 MB (FUZZ_QUARANTINE_MB): with the default
+# 256 MB every input's freed buffers came back as fresh pages (page faults,
+# munmap) and RSS grew to 400 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -20,18 +25,22 @@ if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
   for h in $harnesses; do targets+=("fuzz_$h"); done
   ninja -C "$build" -j "${FUZZ_JOBS:-2}" "${targets[@]}" >/dev/null
 fi
-rm -rf "$build/seeds"
-"$build/tests/fuzz/fuzz_seeds" tests/data "$build/seeds"
+# Seeds of this run in their own directory: runs may go in parallel.
+seeds=$(mktemp -d "$build/seeds.XXXXXX")
+trap 'rm -rf "$seeds"' EXIT
+"$build/tests/fuzz/fuzz_seeds" tests/data "$seeds"
 status=0
 printf '%-9s %8s %12s %10s %8s %8s %s\n' harness seconds executions exec/s cpu_s rss_mb result
 for h in $harnesses; do
-  mkdir -p "$build/corpus/$h" "$build/seeds/$h"
+  mkdir -p "$build/corpus/$h" "$seeds/$h"
   log="$build/fuzz-$h.log"
   rc=0
   t0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-  nice -n 10 "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=512 \
-    -malloc_limit_mb=512 -timeout="${FUZZ_TIMEOUT:-60}" -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$build/crash-$h-" "$build/corpus/$h" "$build/seeds/$h" >"$log" 2>&1 || rc=$?
+  ASAN_OPTIONS="quarantine_size_mb=${FUZZ_QUARANTINE_MB:-16}${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    nice -n 10 "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=512 \
+    -malloc_limit_mb=512 -timeout="${FUZZ_TIMEOUT:-60}" -max_len="${FUZZ_MAX_LEN:-16384}" \
+    -print_final_stats=1 \
+    -artifact_prefix="$build/crash-$h-" "$build/corpus/$h" "$seeds/$h" >"$log" 2>&1 || rc=$?
   # CPU seconds the harness got (children's user+sys ticks): the machine is shared.
   t1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
   cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", (b - a) / hz}')

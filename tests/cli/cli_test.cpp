@@ -425,6 +425,14 @@ TEST_F(Cli, PipesFifosAndStdinWorkWithoutFrom) {
                  " &) && timeout 60 BLKRR convert " + path("f") + " -o " + path("c.load"));
   ASSERT_EQ(c.status, 0) << c.out;
   EXPECT_EQ(read_load(path("c.load")).size(), n);
+  // replay reads its load twice (the end sector, then the run): it hung on a
+  // FIFO whose writer had left.
+  auto d = shell("truncate -s 64M " + path("img") + " && mkfifo " + path("g") + " && (cat " +
+                 path("ref.load") + " > " + path("g") + " &) && timeout 60 BLKRR replay " +
+                 path("g") + " " + path("img") +
+                 " --allow-file --dry-run --timing fullspeed --quiet -o " + path("d.replay"));
+  ASSERT_EQ(d.status, 0) << d.out;
+  EXPECT_EQ(read_load(path("d.replay")).size(), n);
 }
 
 TEST_F(Cli, OutputsNeverOverwriteInputs) {
