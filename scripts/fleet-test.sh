@@ -139,7 +139,7 @@ if ! probe=$("$blkrr" record -d "${dev[prod1]}" -D 0.2 -q -o "$tmp/probe.blkrr" 
   exit 0
 fi
 load_ms=$((($(date +%s%N) - t0) / 1000000))
-start_delay=${BLKRR_FLEET_START_DELAY:-$((2 + 2 * load_ms / 1000))}
+start_delay=${BLKRR_FLEET_START_DELAY:-$((2 + 3 * load_ms / 1000))}
 say "the capture loads in $load_ms ms: start instants at least $start_delay s ahead"
 
 # The hosts get a copy without debug information (as the package installs
