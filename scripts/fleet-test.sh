@@ -115,7 +115,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap 'say "interrupted: cleaning up"; exit 130' INT TERM HUP
 
 prod=(prod1 prod2 prod3)
 lab=(lab1 lab2 lab3)
