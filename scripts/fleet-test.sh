@@ -50,17 +50,28 @@ blkrr=${BLKRR:-$repo/build/userspace/cli/blkrr}
 [ -x "$blkrr" ] || fail "no blkrr binary at $blkrr"
 
 # --- what a run killed with SIGKILL left (its owner process is gone) ---
-# Processes whose executable lies under $1 (the hosts' blkrr copies), those
-# whose command line names tag $2 (fio), sshd by its pid file, loop devices
-# over the tag's /dev/shm images.
-kill_run_processes() {
-  local dir=$1 tag=$2 p exe
-  for p in /proc/[0-9]*; do
-    exe=$(readlink "$p/exe" 2>/dev/null) || continue
-    if [[ $exe == "$dir"/* ]]; then kill "${p#/proc/}" 2>/dev/null || true; fi
-  done
-  for p in $(pgrep -f -- "blkrr-fleet-$tag-" || true); do kill "$p" 2>/dev/null || true; done
+# The run's processes: an executable under its directory $1 (the hosts' blkrr
+# copies), $1 in the command line (sshd, ansible-playbook, ssh, the job
+# wrappers) or the environment (ansible-lint and ansible's workers), tag $2
+# in the command line (fio). TERM, then KILL what is left.
+run_processes() {
+  local dir=$1 tag=$2
+  {
+    grep -alsF -e "$dir/" -e "blkrr-fleet-$tag-" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
+    ls -l /proc/[0-9]*/exe 2>/dev/null | grep -F " -> $dir/"
+  } | sed -n 's|.*/proc/\([0-9][0-9]*\)/[a-z]*.*|\1|p' | sort -u | grep -vxF -e $$ -e "$BASHPID" |
+    while read -r p; do [ -d "/proc/$p" ] && echo "$p"; done  # not the greps above
   return 0
+}
+kill_run_processes() {
+  local p left
+  for p in $(run_processes "$1" "$2"); do kill "$p" 2>/dev/null || true; done
+  for _ in 1 2 3 4 5; do
+    left=$(run_processes "$1" "$2")
+    [ -z "$left" ] && return 0
+    sleep 0.5
+  done
+  for p in $left; do kill -KILL "$p" 2>/dev/null || true; done
 }
 detach_run_loops() {
   local tag=$1 l
@@ -70,7 +81,7 @@ detach_run_loops() {
   rm -f /dev/shm/blkrr-fleet-"$tag"-*.img
 }
 reap_stale_runs() {
-  local d owner tag sp
+  local d owner tag
   for d in /tmp/blkrr-fleet-test.*; do
     [ -d "$d" ] || continue
     owner=$(cat "$d/owner.pid" 2>/dev/null || true)
@@ -78,12 +89,7 @@ reap_stale_runs() {
     [ -z "$owner" ] && [ -z "$(find "$d" -maxdepth 0 -mmin +60)" ] && continue  # just created
     tag=${d##*.}
     say "removing what an earlier, killed run left: $d"
-    sp=$(cat "$d/ssh/sshd.pid" 2>/dev/null || true)
-    if [ -n "$sp" ] && tr '\0' ' ' <"/proc/$sp/cmdline" 2>/dev/null | grep -qF "$d/ssh/sshd_config"; then
-      kill "$sp" 2>/dev/null || true
-    fi
     kill_run_processes "$d" "$tag"
-    sleep 0.2
     detach_run_loops "$tag"
     rm -rf "$d"
   done
