@@ -40,7 +40,7 @@ install_missing() {
   fi
   local rc=0
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } || rc=$?
+      apt-get install -y -qq "${missing[@]}" >/dev/null; } || rc=$?
   [ -n "$policy" ] && rm -f "$policy"
   return $rc
 }
