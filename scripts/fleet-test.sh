@@ -247,7 +247,9 @@ play() {
   pids+=($!)
   wait $! || rc=$?
   [ $rc -eq 0 ] || { tail -n 60 "$tmp/$1.log" >&2; fail "ansible-playbook $1 failed (log above)"; }
-  say "$1 ran in $((SECONDS - t0)) s ($(grep -o 'round trip to all hosts [0-9.]* s' "$tmp/$1.log" | head -1))"
+  local rt
+  rt=$(grep -o 'round trip to all hosts [0-9.]* s' "$tmp/$1.log" | head -1 || true)
+  say "$1 ran in $((SECONDS - t0)) s${rt:+ ($rt)}"
 }
 
 # --- the playbooks stay lint-clean (meanwhile: its CPU time overlaps the waits) ---
