@@ -20,8 +20,9 @@
 # --validate is wrapped in the blk-tracer lock (/run/lock/blkrr-blk-tracer.lock)
 # as every kernel-tracing command on a shared machine.
 #
-# Rough durations on the 2-core VM of docs/performance.md: 1 M requests
-# ~1 min in all, 10 M ~8 min, 100 M ~60 min without loop/validate steps.
+# Durations on the 2-core VM of docs/performance.md (loaded, ~20 s per million
+# requests for replay): 1 M requests ~5 min in all, 10 M ~15 min without the
+# loop/validate steps; 100 M ~1.5 h with STEPS="convert replay report".
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,8 +41,8 @@ per=80794
 mkdir -p "$WORK"
 LOOP="" LOOPIMG=""
 cleanup() {
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-  [ -n "$LOOPIMG" ] && rm -f "$LOOPIMG"
+  if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
+  if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
   rm -f "$WORK"/load.gz "$WORK"/load.blkrr "$WORK"/out.replay.gz "$WORK"/target.img
   rm -rf "$WORK"/report
 }
