@@ -9,7 +9,8 @@
 #              WORK          scratch directory on disk (default /var/tmp/blkrr-bench-memory)
 #              LOOP_MAX      largest size replayed on the loop device (default 10000000)
 #              VALIDATE_MAX  largest size replayed with --validate (default 10000000)
-#              STEPS         steps to run (default "convert replay loop validate report")
+#              STEPS         steps besides convert, which always runs as it makes the inputs
+#                            (default "convert replay loop validate report")
 #
 # Each load is made on the fly from the shipped linux-mysql load (80794
 # requests) repeated until it has at least SIZE requests (blkrr convert
@@ -22,7 +23,7 @@
 #
 # Durations on the 2-core VM of docs/performance.md (loaded, ~20 s per million
 # requests for replay): 1 M requests ~5 min in all, 10 M ~15 min without the
-# loop/validate steps; 100 M ~1.5 h with STEPS="convert replay report".
+# loop/validate steps; 100 M ~1.5 h with STEPS="replay report".
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
