@@ -1,11 +1,65 @@
 #include "replay/record_bus.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <type_traits>
 
 namespace blkrr::replay {
 
-RecordBus::RecordBus(bool threaded, size_t batch) : threaded_(threaded), batch_size_(batch) {
+static_assert(std::is_trivially_copyable_v<ReplayRecord>, "records are spilled as bytes");
+
+namespace {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// An unlinked file in $TMPDIR (else /var/tmp): gone with the process.
+int open_spill_file() {
+  const char* env = std::getenv("TMPDIR");
+  std::string dir = env && *env ? env : "/var/tmp";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string tmpl = dir + "/blkrr-results-XXXXXX";
+  fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd >= 0) ::unlink(tmpl.c_str());
+  return fd;
+}
+
+bool pwrite_all(int fd, const char* p, size_t n, uint64_t off) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+    off += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+bool pread_all(int fd, char* p, size_t n, uint64_t off) {
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+    off += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+RecordBus::RecordBus(bool threaded, size_t batch, size_t max_queued)
+    : threaded_(threaded), batch_size_(batch), max_queued_(std::max<size_t>(max_queued, 1)) {
   batch_.reserve(batch_size_);
   if (threaded_) thread_ = std::thread([this] { run(); });
 }
@@ -26,20 +80,37 @@ void RecordBus::deliver(const std::vector<ReplayRecord>& b) {
   for (RecordSink* s : sinks_) s->on_records(b);
 }
 
-void RecordBus::flush() {
-  if (batch_.empty()) return;
-  if (!threaded_) {
-    deliver(batch_);
-    batch_.clear();
-    return;
+bool RecordBus::spill_locked() {
+  if (spill_failed_) return false;
+  if (!spill_) spill_.reset(open_spill_file());
+  const size_t bytes = batch_.size() * sizeof(ReplayRecord);
+  if (!spill_ ||
+      !pwrite_all(spill_.get(), reinterpret_cast<const char*>(batch_.data()), bytes, spill_end_)) {
+    spill_failed_ = true;  // from now on the replay waits for room instead
+    return false;
   }
-  {
-    std::lock_guard<std::mutex> g(m_);
-    queue_.push_back(std::move(batch_));
-  }
-  cv_.notify_one();
-  // Reuse a delivered batch's storage: a fresh 4096-record vector would be
-  // a new mapping, page-faulted in on the replay thread.
+  Entry e;
+  e.spilled = true;
+  e.count = batch_.size();
+  e.offset = spill_end_;
+  spill_end_ += bytes;
+  spill_peak_ = std::max(spill_peak_, spill_end_);
+  queue_.push_back(std::move(e));
+  ++spilled_queued_;
+  ++spilled_;
+  return true;
+}
+
+void RecordBus::wait_for_room(std::unique_lock<std::mutex>& l) {
+  const uint64_t t0 = now_ns();
+  room_cv_.wait(l, [this] { return in_memory_ < max_queued_; });
+  ++waits_;
+  waited_ns_ += now_ns() - t0;
+}
+
+// Reuse a delivered batch's storage: a fresh 4096-record vector would be a
+// new mapping, page-faulted in on the replay thread.
+void RecordBus::next_batch() {
   batch_ = {};
   {
     std::lock_guard<std::mutex> g(m_);
@@ -52,11 +123,45 @@ void RecordBus::flush() {
   batch_.reserve(batch_size_);
 }
 
+void RecordBus::flush() {
+  if (batch_.empty()) return;
+  if (!threaded_) {
+    deliver(batch_);
+    batch_.clear();
+    return;
+  }
+  {
+    std::unique_lock<std::mutex> l(m_);
+    if (in_memory_ >= max_queued_) {
+      if (spill_locked()) {
+        l.unlock();
+        cv_.notify_one();
+        batch_.clear();
+        return;
+      }
+      wait_for_room(l);
+    }
+    Entry e;
+    e.records = std::move(batch_);
+    queue_.push_back(std::move(e));
+    ++in_memory_;
+  }
+  cv_.notify_one();
+  next_batch();
+}
+
 void RecordBus::finish() {
   flush();
   if (!threaded_) return;
   std::unique_lock<std::mutex> l(m_);
   idle_cv_.wait(l, [this] { return queue_.empty() && !busy_; });
+}
+
+void RecordBus::read_back(const Entry& e, std::vector<ReplayRecord>& out) {
+  out.resize(e.count);
+  if (!pread_all(spill_.get(), reinterpret_cast<char*>(out.data()), e.count * sizeof(ReplayRecord),
+                 e.offset))
+    out.clear();  // unreadable (I/O error on the spill file): counted as lost
 }
 
 void RecordBus::run() {
@@ -65,17 +170,25 @@ void RecordBus::run() {
   // I/O workers.
   sched_param sp{};
   pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+  std::vector<ReplayRecord> back;  // a batch read back from the spill file
   std::unique_lock<std::mutex> l(m_);
   for (;;) {
     cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;
-    std::vector<ReplayRecord> b = std::move(queue_.front());
+    Entry e = std::move(queue_.front());
     queue_.pop_front();
+    --(e.spilled ? spilled_queued_ : in_memory_);
     busy_ = true;
+    room_cv_.notify_one();
     l.unlock();
-    deliver(b);
+    if (e.spilled) read_back(e, back);
+    if (e.spilled && back.size() != e.count) lost_ += e.count;
+    deliver(e.spilled ? back : e.records);
     l.lock();
-    if (spare_.size() < 4) spare_.push_back(std::move(b));
+    if (!e.spilled && spare_.size() < 4) spare_.push_back(std::move(e.records));
+    if (e.spilled && spilled_queued_ == 0) {  // caught up: empty the file
+      if (::ftruncate(spill_.get(), 0) == 0) spill_end_ = 0;
+    }
     busy_ = false;
     if (queue_.empty()) idle_cv_.notify_all();
   }

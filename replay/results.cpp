@@ -10,12 +10,12 @@ void StatsSink::on_records(std::span<const ReplayRecord> records) {
     if (!r.submitted() || (r.flags & kReplayError)) continue;
     const double d = static_cast<double>(r.delay_ns()) / 1000.0;
     const double l = static_cast<double>(r.latency_ns()) / 1000.0;
-    all.delay_us.push_back(d);
-    all.latency_us.push_back(l);
+    all.delay_us.add(d);
+    all.latency_us.add(l);
     Set* s = r.req.op == Op::kRead ? &reads : r.req.op == Op::kWrite ? &writes : nullptr;
     if (s) {
-      s->delay_us.push_back(d);
-      s->latency_us.push_back(l);
+      s->delay_us.add(d);
+      s->latency_us.add(l);
     }
   }
 }
@@ -68,8 +68,8 @@ Status OutputSink::finish(const std::vector<std::string>& tail_lines) {
 
 namespace {
 
-nlohmann::json dist(std::vector<double>& v) {
-  return to_json(summarize(v));
+nlohmann::json dist(const Distribution& d) {
+  return to_json(d.summary());
 }
 
 double rate(double n, double span_ns) {
@@ -178,6 +178,12 @@ std::vector<std::string> summary_lines(const nlohmann::json& j) {
                     d["max"].get<double>(), d["stddev"].get<double>());
       line((std::string(what) + " " + dir).c_str(), buf);
     }
+  }
+  const auto& la = j["latency_us"]["all"];
+  if (la.value("count", uint64_t{0}) > 0) {
+    const double e = la.value("percentile_rel_error", 0.0);
+    std::snprintf(buf, sizeof buf, "histogram, within %.2f %% relative error", e * 100);
+    line("percentiles", la.value("percentiles", "exact") == "exact" ? "exact" : buf);
   }
   line("verify errors", num(j["verify"]["errors"]));
   if (j.value("interrupted", false))

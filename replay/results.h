@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "converters/load_format.h"
+#include "core/distribution.h"
 #include "core/stats.h"
 #include "replay/planner.h"
 #include "replay/record.h"
@@ -17,12 +18,13 @@
 
 namespace blkrr::replay {
 
-// Delay and latency of every completed request, overall and per direction (µs).
+// Delay and latency of the completed requests, overall and per direction
+// (µs), in constant memory past Distribution's exact limit.
 class StatsSink final : public RecordSink {
  public:
   void on_records(std::span<const ReplayRecord> records) override;
   struct Set {
-    std::vector<double> delay_us, latency_us;
+    Distribution delay_us, latency_us;
   };
   Set all, reads, writes;
 };
@@ -58,7 +60,7 @@ struct SummaryInput {       // NOLINT(bugprone-exception-escape)
   const MapCounters* map = nullptr;
   double wraparound_factor = 0;
   const ReplayResult* result = nullptr;
-  StatsSink* stats = nullptr;  // sorted in place
+  StatsSink* stats = nullptr;
 };
 
 nlohmann::json build_summary(const SummaryInput& in);

@@ -257,6 +257,7 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   MemoryLock mlock;
   if (o.rt_priority > 0) mlock.lock();
   Result<ReplayResult> res = Error("not run");
+  nlohmann::json results_queue;  // the record bus: bounded memory, spilled to disk beyond
   {
     RecordBus bus(true);
     bus.add_sink(&stats);
@@ -265,6 +266,11 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
     Replayer rp(cfg, clock, *engine, *pool, reader, bus);
     res = rp.run(stop);
     bus.finish();
+    results_queue = {{"spilled_batches", bus.spilled_batches()},
+                     {"spill_peak_mb", static_cast<double>(bus.spill_peak_bytes()) / 1e6},
+                     {"replay_thread_waits", bus.waits()},
+                     {"replay_thread_waited_s", static_cast<double>(bus.waited_ns()) / 1e9},
+                     {"lost_records", bus.lost()}};
   }
   reader.stop();  // an early end (Ctrl-C, error) leaves it waiting for room
   const PlanCounters plan = reader.taken_counters(planner.counters());
@@ -299,6 +305,11 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
       {"reader_thread_s", static_cast<double>(reader.reader_cpu_ns()) / 1e9},
       {"reader_thread_ns_per_request", static_cast<double>(reader.reader_cpu_ns()) / started},
       {"replay_thread_waited_for_reader", reader.consumer_waits()}};
+  oc.summary["results_queue"] = results_queue;
+  if (results_queue["lost_records"].get<uint64_t>() > 0)
+    oc.summary["warnings"].push_back(results_queue["lost_records"].dump() +
+                                     " results could not be read back from the spill file "
+                                     "(I/O error in $TMPDIR or /var/tmp): missing from -o");
   oc.summary["timing"] = {{"sleeps", res->sleeps},
                           {"wake_late_max_us", static_cast<double>(res->wake_late_max_ns) / 1e3},
                           {"spin_max_us", static_cast<double>(res->spin_max_ns) / 1e3}};

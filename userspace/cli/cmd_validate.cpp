@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/distribution.h"
 #include "core/io_guard.h"
 #include "core/args.h"
 #include "validate/offline.h"
@@ -56,6 +57,10 @@ Result<int> cmd_validate(int argc, char** argv) {
   p.opt_u64('L', "max-listed", "N", "requests kept per list in the JSON (default 1000)",
             &max_listed);
   p.flag('q', "quiet", &quiet, "no report on stderr");
+  bool exact_pct = false;
+  p.flag(0, "exact-percentiles", &exact_pct,
+         "exact latency percentiles however many requests (memory grows with them); by default "
+         "past 1 M samples they come from a histogram within 0.39 %");
   p.positionals("REPLAY TRACE...", &pos, 2, 64);
   p.examples(
       "  blkrr record -d sdX -o run.blkrr &   # trace the device while the replay runs\n"
@@ -65,6 +70,7 @@ Result<int> cmd_validate(int argc, char** argv) {
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();
   if (!*pr) return 0;
+  if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
 
   validate::OfflineOptions o;
   o.match.pre_slack_ns = slack_ns;

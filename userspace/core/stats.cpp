@@ -41,9 +41,19 @@ Summary summarize(std::vector<double>& values) {
 }
 
 nlohmann::json to_json(const Summary& s) {
-  return {{"count", s.count}, {"min", s.min}, {"median", s.p50},   {"mean", s.mean},
-          {"p75", s.p75},     {"p90", s.p90}, {"p95", s.p95},      {"p99", s.p99},
-          {"p99.9", s.p999},  {"max", s.max}, {"stddev", s.stddev}};
+  return {{"count", s.count},
+          {"min", s.min},
+          {"median", s.p50},
+          {"mean", s.mean},
+          {"p75", s.p75},
+          {"p90", s.p90},
+          {"p95", s.p95},
+          {"p99", s.p99},
+          {"p99.9", s.p999},
+          {"max", s.max},
+          {"stddev", s.stddev},
+          {"percentiles", s.exact ? "exact" : "histogram"},
+          {"percentile_rel_error", s.rel_error}};
 }
 
 bool percentile_supported(uint64_t n, double p) {
@@ -91,6 +101,21 @@ void RunningStats::add(double x) {
   double d = x - mean_;
   mean_ += d / static_cast<double>(n_);
   m2_ += d * (x - mean_);
+}
+
+void RunningStats::merge(const RunningStats& o) {
+  if (o.n_ == 0) return;
+  if (n_ == 0) {
+    *this = o;
+    return;
+  }
+  const double n = static_cast<double>(n_), m = static_cast<double>(o.n_);
+  const double d = o.mean_ - mean_;
+  mean_ += d * m / (n + m);
+  m2_ += o.m2_ + d * d * n * m / (n + m);
+  n_ += o.n_;
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
 }
 
 double RunningStats::stddev() const {

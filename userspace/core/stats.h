@@ -13,6 +13,10 @@ struct Summary {
   uint64_t count = 0;
   double min = 0, max = 0, mean = 0, stddev = 0;  // stddev: sample (n-1)
   double p50 = 0, p75 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0;
+  // How the percentiles were computed: exactly from every sample, or from a
+  // log-bucketed histogram within rel_error relative error (core/distribution.h).
+  bool exact = true;
+  double rel_error = 0;
 };
 
 // Percentile (0..100) of ascending `sorted` values, linear interpolation
@@ -41,6 +45,8 @@ class RunningStats {
   double stddev() const;  // sample standard deviation
   double min() const { return min_; }
   double max() const { return max_; }
+  // Combines two streams' statistics (Chan et al.'s pairwise update).
+  void merge(const RunningStats& o);
 
  private:
   uint64_t n_ = 0;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/distribution.h"
 #include "report/concurrency.h"
 #include "report/histogram.h"
 #include "report/static_analysis.h"
@@ -108,12 +109,14 @@ double secs(uint64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
-Summary summary_of(const Dataset& d, int dir, bool delay) {  // dir: -1 all, 0 reads, 1 writes
-  std::vector<double> v;
+// dir: -1 all, 0 reads, 1 writes. Exact up to Distribution's limit, else
+// from a histogram (the Summary says which).
+Summary summary_of(const Dataset& d, int dir, bool delay) {
+  Distribution v;
   for (const auto& s : d.samples)
     if (dir < 0 || s.write() == (dir == 1))
-      v.push_back(delay ? static_cast<double>(s.delay_ns) / 1e6 : ms(s.latency_ns));
-  return summarize(v);
+      v.add(delay ? static_cast<double>(s.delay_ns) / 1e6 : ms(s.latency_ns));
+  return v.summary();
 }
 
 Status histograms(Context& ctx, Section& sec, const std::vector<const Dataset*>& data, bool delay) {

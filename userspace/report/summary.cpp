@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/distribution.h"
 #include "core/stats.h"
 #include "report/csv.h"
 #include "report/fidelity.h"
@@ -50,11 +51,11 @@ void find_stall(std::vector<uint64_t> issue, std::vector<uint64_t> complete, Fac
 }
 
 void latency_facts(const Dataset& d, Facts& f) {
-  std::vector<double> lat;
+  Distribution lat;  // exact up to its limit, else a histogram
   std::vector<uint64_t> issue, complete;
   for (const auto& s : d.samples) {
     if (!s.has_latency()) continue;
-    lat.push_back(static_cast<double>(s.latency_ns));
+    lat.add(static_cast<double>(s.latency_ns));
     issue.push_back(s.issue_ns());
     complete.push_back(s.complete_ns());
     if (static_cast<double>(s.latency_ns) >= f.lat_max_ns) {
@@ -62,30 +63,31 @@ void latency_facts(const Dataset& d, Facts& f) {
       f.lat_max_at_s = static_cast<double>(s.issue_ns()) / 1e9;
     }
   }
-  f.latency_n = lat.size();
-  if (lat.empty()) return;
-  std::sort(lat.begin(), lat.end());
-  f.lat_p50_ns = percentile_sorted(lat, 50);
-  f.lat_p99_ns = percentile_sorted(lat, 99);
-  auto above = std::upper_bound(lat.begin(), lat.end(), kOutlierTimesP99 * f.lat_p99_ns);
-  if (percentile_supported(f.latency_n, 99)) f.outliers = static_cast<uint64_t>(lat.end() - above);
+  f.latency_n = lat.count();
+  if (f.latency_n == 0) return;
+  f.lat_p50_ns = lat.percentile(50);
+  f.lat_p99_ns = lat.percentile(99);
+  if (percentile_supported(f.latency_n, 99)) {
+    const double limit = kOutlierTimesP99 * f.lat_p99_ns;
+    f.outliers = 0;
+    for (const auto& s : d.samples)
+      f.outliers += s.has_latency() && static_cast<double>(s.latency_ns) > limit;
+  }
   find_stall(std::move(issue), std::move(complete), f);
 }
 
 void replay_facts(const Dataset& d, Facts& f) {
-  std::vector<double> err;
-  err.reserve(d.samples.size());
+  Distribution err;
   uint64_t t0 = std::numeric_limits<uint64_t>::max(), t1 = 0;
   for (const auto& s : d.samples) {
-    err.push_back(static_cast<double>(s.delay_ns));
+    err.add(static_cast<double>(s.delay_ns));
     f.pushed_back += (s.flags & kSamplePushedBack) != 0;
     t0 = std::min(t0, s.t_ns);
     t1 = std::max(t1, s.t_ns);
   }
-  f.issue_n = err.size();
-  if (err.empty()) return;
-  std::sort(err.begin(), err.end());
-  f.issue_p99_ns = percentile_sorted(err, 99);
+  f.issue_n = err.count();
+  if (f.issue_n == 0) return;
+  f.issue_p99_ns = err.percentile(99);
   if (t1 > t0)
     f.demanded_iops = static_cast<double>(d.samples.size()) / (static_cast<double>(t1 - t0) / 1e9);
   std::vector<uint32_t> idx(d.samples.size());

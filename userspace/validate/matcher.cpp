@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "core/distribution.h"
 #include "validate/sweep.h"
 
 namespace blkrr::validate {
@@ -47,8 +48,9 @@ void run_passes(Matcher& m, const std::vector<ReplayedRequest>& replayed,
   if (!r_left.empty() && !b_left.empty()) m.pass(r_left, b_left, Mode::kOtherOp);
 }
 
+// Past Distribution's exact limit, histograms (constant memory).
 struct Latencies {
-  std::vector<double> replay, block, overhead;
+  Distribution replay, block, overhead;
 };
 
 // A covered request: splits, `larger`, and its latency pair.
@@ -73,9 +75,9 @@ void count_covered(Report& rep, const ReplayedRequest& r, const RState& st, Late
   uint64_t rl = r.complete_ns > r.submit_ns ? r.complete_ns - r.submit_ns : 0;
   uint64_t bl = st.last_complete > st.first_issue ? st.last_complete - st.first_issue : 0;
   if (bl > rl + kOverheadToleranceNs) rep.latency_inconsistent++;
-  lat.replay.push_back(static_cast<double>(rl) / 1e3);
-  lat.block.push_back(static_cast<double>(bl) / 1e3);
-  lat.overhead.push_back((static_cast<double>(rl) - static_cast<double>(bl)) / 1e3);
+  lat.replay.add(static_cast<double>(rl) / 1e3);
+  lat.block.add(static_cast<double>(bl) / 1e3);
+  lat.overhead.add((static_cast<double>(rl) - static_cast<double>(bl)) / 1e3);
   if (rep.options.per_request) rep.per_request.push_back({r.id, rl, bl});
 }
 
@@ -133,16 +135,16 @@ void count_replayed(Report& rep, const std::vector<ReplayedRequest>& replayed, c
     // block requests really served the request: the pairing is wrong.
     rep.latency_known = false;
     rep.latency_reason = std::to_string(rep.latency_inconsistent) + " of " +
-                         std::to_string(lat.replay.size()) +
+                         std::to_string(lat.replay.count()) +
                          " requests were paired with block-layer I/O that took longer than the "
                          "replayer saw (negative overhead): the pairing is wrong, so no latency is "
                          "reported";
     rep.per_request.clear();
     return;
   }
-  rep.replay_latency_us = summarize(lat.replay);
-  rep.block_latency_us = summarize(lat.block);
-  rep.overhead_us = summarize(lat.overhead);
+  rep.replay_latency_us = lat.replay.summary();
+  rep.block_latency_us = lat.block.summary();
+  rep.overhead_us = lat.overhead.summary();
 }
 
 uint32_t pid_of(const Request& b) {
