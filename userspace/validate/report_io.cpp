@@ -167,8 +167,8 @@ std::string format_text(const Report& r, size_t list_lines) {
     row("block", r.block_latency_us);
     row("overhead", r.overhead_us);
     if (!r.replay_latency_us.exact)
-      s += fmt("    (percentiles from a histogram, within %.2f %% relative error)\n",
-               r.replay_latency_us.rel_error * 100);
+      s += strfmt("    (percentiles from a histogram, within %.2f %% relative error)\n",
+                  r.replay_latency_us.rel_error * 100);
   }
   if (!r.latency_known) s += "  latency unknown: " + r.latency_reason + "\n";
   if (r.latency_unknown)
