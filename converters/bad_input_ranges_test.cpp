@@ -12,30 +12,17 @@
 #include "converters/blktrace.h"
 #include "converters/convert.h"
 #include "converters/source.h"
+#include "converters/bad_input_util.h"
 #include "converters/test_util.h"
 #include "core/trace_format.h"
 
 namespace blkrr {
 namespace {
 
+using testing::blktrace_event;
+using testing::expect_error;
+using testing::read_error;
 using testing::TempDir;
-
-// Error message of reading all of `path` (empty when it reads fine).
-std::string read_error(const std::string& path, const SourceOptions& o = {}) {
-  auto s = open_source({path}, o);
-  if (!s) return s.error().message;
-  Request r;
-  for (;;) {
-    auto got = (*s)->next(r);
-    if (!got) return got.error().message;
-    if (!*got) return "";
-  }
-}
-
-void expect_error(const std::string& path, const std::string& want, const SourceOptions& o = {}) {
-  std::string e = read_error(path, o);
-  EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
-}
 
 // A native trace of `reqs` (each completed 1 us after its issue).
 std::string native_trace(const TempDir& t, const std::string& name,
@@ -93,28 +80,14 @@ TEST(BadInputRanges, BlkparseSizeZeroIsRejected) {
   expect_error(neg, neg + ":1: bad time");
 }
 
-std::string event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act, uint32_t cat) {
-  unsigned char b[48] = {};
-  auto put32 = [&](size_t o, uint32_t v) { std::memcpy(b + o, &v, 4); };
-  auto put64 = [&](size_t o, uint64_t v) { std::memcpy(b + o, &v, 8); };
-  put32(0, blktrace::kMagic | 7);
-  put64(8, time);
-  put64(16, sector);
-  put32(24, bytes);
-  put32(28, act | (cat << 16));
-  put32(32, 1);
-  put32(36, make_dev(8, 0));
-  return std::string(reinterpret_cast<char*>(b), 48);
-}
-
 TEST(BadInputRanges, BlktraceSizeZeroAndFarSectorsAreRejected) {
   TempDir t;
   // The offset is where the event starts (it named the next event's).
   using namespace blktrace;
-  auto z = t.write("z.blktrace.0",
-                   event(1, 8, 4096, kIssue, kCatWrite) + event(2, 16, 0, kIssue, kCatWrite));
+  auto z = t.write("z.blktrace.0", blktrace_event(1, 8, 4096, kIssue, kCatWrite) +
+                                       blktrace_event(2, 16, 0, kIssue, kCatWrite));
   expect_error(z, z + ": byte offset 48: size 0 (sector 16, 0 bytes)");
-  auto far = t.write("f.blktrace.0", event(1, ~0ull, 4096, kIssue, kCatRead));
+  auto far = t.write("f.blktrace.0", blktrace_event(1, ~0ull, 4096, kIssue, kCatRead));
   expect_error(far, far + ": byte offset 0: sector + length beyond 2^63 bytes");
 }
 

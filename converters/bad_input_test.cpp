@@ -14,25 +14,17 @@
 #include "converters/convert.h"
 #include "converters/load_format.h"
 #include "converters/source.h"
+#include "converters/bad_input_util.h"
 #include "converters/test_util.h"
 #include "converters/text_io.h"
 
 namespace blkrr {
 namespace {
 
+using testing::blktrace_event;
+using testing::expect_error;
+using testing::read_error;
 using testing::TempDir;
-
-// Error message of reading all of `path` (empty when it reads fine).
-std::string read_error(const std::string& path, const SourceOptions& o = {}) {
-  auto s = open_source({path}, o);
-  if (!s) return s.error().message;
-  Request r;
-  for (;;) {
-    auto got = (*s)->next(r);
-    if (!got) return got.error().message;
-    if (!*got) return "";
-  }
-}
 
 uint64_t count_requests(const std::string& path, const SourceOptions& o, Counters* c = nullptr) {
   auto s = open_source({path}, o);
@@ -48,11 +40,6 @@ uint64_t count_requests(const std::string& path, const SourceOptions& o, Counter
   }
   if (c) *c = (*s)->counters();
   return n;
-}
-
-void expect_error(const std::string& path, const std::string& want, const SourceOptions& o = {}) {
-  std::string e = read_error(path, o);
-  EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
 }
 
 TEST(BadInput, SecondsThatWouldWrapAreRejected) {
@@ -126,27 +113,10 @@ TEST(BadInput, BlkparseDevicesShiftedColumnsAndSkipCounts) {
 
 // ---- blktrace ----
 
-std::string event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act, uint32_t cat,
-                  uint32_t pid, uint32_t dev, const std::string& pdu = "", uint32_t version = 7) {
-  unsigned char b[48] = {};
-  auto put32 = [&](size_t o, uint32_t v) { std::memcpy(b + o, &v, 4); };
-  auto put64 = [&](size_t o, uint64_t v) { std::memcpy(b + o, &v, 8); };
-  put32(0, blktrace::kMagic | version);
-  put64(8, time);
-  put64(16, sector);
-  put32(24, bytes);
-  put32(28, act | (cat << 16));
-  put32(32, pid);
-  put32(36, dev);
-  uint16_t pl = static_cast<uint16_t>(pdu.size());
-  std::memcpy(b + 46, &pl, 2);
-  return std::string(reinterpret_cast<char*>(b), 48) + pdu;
-}
-
 TEST(BadInput, BlktraceVersionIsChecked) {
   TempDir t;
-  auto p = t.write("v.blktrace.0", event(1, 8, 4096, blktrace::kIssue, blktrace::kCatRead, 1,
-                                         make_dev(8, 0), "", 6));
+  auto p = t.write("v.blktrace.0", blktrace_event(1, 8, 4096, blktrace::kIssue, blktrace::kCatRead,
+                                                  1, make_dev(8, 0), "", 6));
   expect_error(p, p + ": blktrace version 6 at byte offset 0 (this reader knows version 7)");
 }
 
@@ -157,13 +127,13 @@ TEST(BadInput, BlktraceProcessNameAcrossTheReadBuffer) {
   // Fillers, then a process-name event whose header ends inside the reader's
   // 1 MiB buffer and whose 64-byte payload crosses its end.
   std::string f;
-  while (f.size() + 48 + 64 <= (1u << 20)) f += event(1, 0, 0, kPlug, 0, 1, dev);
+  while (f.size() + 48 + 64 <= (1u << 20)) f += blktrace_event(1, 0, 0, kPlug, 0, 1, dev);
   ASSERT_LE(f.size() + 48, 1u << 20);
   std::string name("mysqld");
   name.resize(64, '\0');
-  f += event(2, 0, 0, kNotifyProcess, kCatNotify, 77, dev, name);
-  f += event(3, 100, 4096, kIssue, kCatWrite, 77, dev);
-  f += event(4, 100, 4096, kComplete, kCatWrite, 77, dev);
+  f += blktrace_event(2, 0, 0, kNotifyProcess, kCatNotify, 77, dev, name);
+  f += blktrace_event(3, 100, 4096, kIssue, kCatWrite, 77, dev);
+  f += blktrace_event(4, 100, 4096, kComplete, kCatWrite, 77, dev);
   auto p = t.write("x.blktrace.0", f);
   auto s = open_source({p}, {});
   ASSERT_TRUE(s) << s.error().message;
@@ -186,7 +156,7 @@ TEST(BadInput, DispatchesWithoutCompletionsStayBounded) {
   std::string f;
   const uint64_t n = kMaxInFlight + 1000;
   f.reserve(n * 48);
-  for (uint64_t i = 0; i < n; ++i) f += event(5, i * 8, 4096, kIssue, kCatRead, 1, dev);
+  for (uint64_t i = 0; i < n; ++i) f += blktrace_event(5, i * 8, 4096, kIssue, kCatRead, 1, dev);
   auto p = t.write("d.blktrace.0", f);
   auto s = open_source({p}, {});
   ASSERT_TRUE(s) << s.error().message;

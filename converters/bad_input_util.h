@@ -1,0 +1,54 @@
+// Helpers of the hostile-input tests (bad_input_test.cpp,
+// bad_input_ranges_test.cpp): read a whole input and expect its error, and
+// build raw blktrace events.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "converters/blktrace.h"
+#include "converters/source.h"
+
+namespace blkrr::testing {
+
+// Error message of reading all of `path` (empty when it reads fine).
+inline std::string read_error(const std::string& path, const SourceOptions& o = {}) {
+  auto s = open_source({path}, o);
+  if (!s) return s.error().message;
+  Request r;
+  for (;;) {
+    auto got = (*s)->next(r);
+    if (!got) return got.error().message;
+    if (!*got) return "";
+  }
+}
+
+inline void expect_error(const std::string& path, const std::string& want,
+                         const SourceOptions& o = {}) {
+  std::string e = read_error(path, o);
+  EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
+}
+
+// One blktrace event as blktrace writes it (native byte order), then `pdu`.
+inline std::string blktrace_event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act,
+                                  uint32_t cat, uint32_t pid = 1, uint32_t dev = make_dev(8, 0),
+                                  const std::string& pdu = "", uint32_t version = 7) {
+  unsigned char b[48] = {};
+  auto put32 = [&](size_t o, uint32_t v) { std::memcpy(b + o, &v, 4); };
+  auto put64 = [&](size_t o, uint64_t v) { std::memcpy(b + o, &v, 8); };
+  put32(0, blktrace::kMagic | version);
+  put64(8, time);
+  put64(16, sector);
+  put32(24, bytes);
+  put32(28, act | (cat << 16));
+  put32(32, pid);
+  put32(36, dev);
+  uint16_t pl = static_cast<uint16_t>(pdu.size());
+  std::memcpy(b + 46, &pl, 2);
+  return std::string(reinterpret_cast<char*>(b), 48) + pdu;
+}
+
+}  // namespace blkrr::testing
