@@ -32,14 +32,23 @@ inline void expect_error(const std::string& path, const std::string& want,
   EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
 }
 
-// One blktrace event as blktrace writes it (native byte order), then `pdu`.
+// One blktrace event as blktrace writes it, then `pdu`: in this machine's
+// byte order, or the other one with `swap` (a trace from a big-endian host).
 inline std::string blktrace_event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act,
                                   uint32_t cat, uint32_t pid = 1, uint32_t dev = make_dev(8, 0),
-                                  const std::string& pdu = "", uint32_t version = 7) {
+                                  const std::string& pdu = "", uint32_t version = 7,
+                                  bool swap = false) {
   unsigned char b[48] = {};
-  auto put32 = [&](size_t o, uint32_t v) { std::memcpy(b + o, &v, 4); };
-  auto put64 = [&](size_t o, uint64_t v) { std::memcpy(b + o, &v, 8); };
+  auto put32 = [&](size_t o, uint32_t v) {
+    if (swap) v = __builtin_bswap32(v);
+    std::memcpy(b + o, &v, 4);
+  };
+  auto put64 = [&](size_t o, uint64_t v) {
+    if (swap) v = __builtin_bswap64(v);
+    std::memcpy(b + o, &v, 8);
+  };
   put32(0, blktrace::kMagic | version);
+  put32(4, 1);  // sequence
   put64(8, time);
   put64(16, sector);
   put32(24, bytes);
@@ -47,6 +56,7 @@ inline std::string blktrace_event(uint64_t time, uint64_t sector, uint32_t bytes
   put32(32, pid);
   put32(36, dev);
   uint16_t pl = static_cast<uint16_t>(pdu.size());
+  if (swap) pl = __builtin_bswap16(pl);
   std::memcpy(b + 46, &pl, 2);
   return std::string(reinterpret_cast<char*>(b), 48) + pdu;
 }

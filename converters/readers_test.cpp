@@ -7,11 +7,13 @@
 
 #include "converters/blktrace.h"
 #include "converters/source.h"
+#include "converters/bad_input_util.h"
 #include "converters/test_util.h"
 
 namespace blkrr {
 namespace {
 
+using testing::blktrace_event;
 using testing::data_path;
 using testing::TempDir;
 
@@ -190,44 +192,20 @@ TEST(Native, CorruptTraceIsAnError) {
 
 // ---- crafted blktrace files ----
 
-std::string event(uint64_t time, uint64_t sector, uint32_t bytes, uint16_t act, uint32_t cat,
-                  uint32_t pid, uint32_t dev, const std::string& pdu = "", bool swap = false) {
-  unsigned char b[48] = {};
-  auto put32 = [&](size_t o, uint32_t v) {
-    if (swap) v = __builtin_bswap32(v);
-    std::memcpy(b + o, &v, 4);
-  };
-  auto put64 = [&](size_t o, uint64_t v) {
-    if (swap) v = __builtin_bswap64(v);
-    std::memcpy(b + o, &v, 8);
-  };
-  put32(0, blktrace::kMagic | 7);
-  put32(4, 1);
-  put64(8, time);
-  put64(16, sector);
-  put32(24, bytes);
-  put32(28, act | (cat << 16));
-  put32(32, pid);
-  put32(36, dev);
-  uint16_t pl = static_cast<uint16_t>(pdu.size());
-  if (swap) pl = __builtin_bswap16(pl);
-  std::memcpy(b + 46, &pl, 2);
-  return std::string(reinterpret_cast<char*>(b), 48) + pdu;
-}
-
 TEST(Blktrace, CraftedCommSwapAndRequeue) {
   TempDir t;
   using namespace blktrace;
   uint32_t dev = make_dev(8, 0);
   std::string f0 =
-      event(5, 0, 0, kNotifyProcess, kCatNotify, 77, dev, std::string("mysqld\0\0", 8)) +
-      event(10, 100, 4096, kIssue, kCatWrite | kCatSync, 77, dev) +
-      event(11, 100, 4096, kRequeue, kCatWrite, 77, dev) +
-      event(12, 100, 4096, kIssue, kCatWrite, 77, dev) +
-      event(20, 100, 4096, kComplete, kCatWrite, 0, dev);
+      blktrace_event(5, 0, 0, kNotifyProcess, kCatNotify, 77, dev, std::string("mysqld\0\0", 8)) +
+      blktrace_event(10, 100, 4096, kIssue, kCatWrite | kCatSync, 77, dev) +
+      blktrace_event(11, 100, 4096, kRequeue, kCatWrite, 77, dev) +
+      blktrace_event(12, 100, 4096, kIssue, kCatWrite, 77, dev) +
+      blktrace_event(20, 100, 4096, kComplete, kCatWrite, 0, dev);
   std::string f1;
-  for (const auto& e : {event(15, 200, 8192, kIssue, kCatRead | kCatAhead, 78, dev, "", true),
-                        event(30, 200, 8192, kComplete, kCatRead, 0, dev, "", true)})
+  for (const auto& e :
+       {blktrace_event(15, 200, 8192, kIssue, kCatRead | kCatAhead, 78, dev, "", 7, true),
+        blktrace_event(30, 200, 8192, kComplete, kCatRead, 0, dev, "", 7, true)})
     f1 += e;
   auto t0 = t.write("c.blktrace.0", f0);
   auto t1 = t.write("c.blktrace.1", f1);
@@ -254,7 +232,7 @@ TEST(Blktrace, MalformedCaptures) {
   TempDir t;
   using namespace blktrace;
   uint32_t a = make_dev(8, 0), b = make_dev(8, 16);
-  std::string good = event(10, 100, 4096, kIssue, kCatWrite, 1, a);
+  std::string good = blktrace_event(10, 100, 4096, kIssue, kCatWrite, 1, a);
   // Truncated header.
   auto p1 = t.write("t1.blktrace.0", good + good.substr(0, 20));
   auto r1 = tally({p1});
@@ -266,8 +244,8 @@ TEST(Blktrace, MalformedCaptures) {
   ASSERT_TRUE(r1s.ok());
   EXPECT_EQ(r1s->n, 1u);
   // Truncated payload.
-  auto p2 =
-      t.write("t2.blktrace.0", good + event(11, 1, 0, 0, kCatNotify, 1, a, "abcdef").substr(0, 50));
+  auto p2 = t.write("t2.blktrace.0",
+                    good + blktrace_event(11, 1, 0, 0, kCatNotify, 1, a, "abcdef").substr(0, 50));
   auto r2 = tally({p2});
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("truncated event payload at byte offset 48"),
@@ -281,7 +259,7 @@ TEST(Blktrace, MalformedCaptures) {
   EXPECT_NE(r3.error().message.find("bad magic 0x78617407 at byte offset 48"), std::string::npos)
       << r3.error().message;
   // Mixed devices are refused unless one is chosen.
-  auto p4 = t.write("t4.blktrace.0", good + event(12, 5, 512, kIssue, kCatRead, 1, b));
+  auto p4 = t.write("t4.blktrace.0", good + blktrace_event(12, 5, 512, kIssue, kCatRead, 1, b));
   auto r4 = tally({p4});
   ASSERT_FALSE(r4.ok());
   EXPECT_NE(r4.error().message.find("mixes devices 8:0 and 8:16; choose one with --device"),
