@@ -75,8 +75,15 @@ TEST_F(Capture, InKernelAggregatesEqualTheEventStream) {
     EXPECT_EQ(it->second.disk_time_ns, v.disk_time_ns);
     EXPECT_EQ(it->second.latency_ns, v.latency_ns);
   }
-  EXPECT_EQ(n_x, 80u);
-  EXPECT_EQ(n_y, 60u);
+  if (cap().features().at("attribution") == "block_rq_issue") {
+    // Without block_io_start and block_rq_insert (BLKRR_DENY=all) a request
+    // is charged to the task current at issue: a plug the other child (or a
+    // kworker) flushes takes it (docs/kernels.md). Only the total is exact.
+    EXPECT_EQ(events.size(), 140u);
+  } else {
+    EXPECT_EQ(n_x, 80u);
+    EXPECT_EQ(n_y, 60u);
+  }
   // The device total is the union of in-flight intervals.
   ASSERT_EQ(busy->size(), 1u);
   EXPECT_EQ((*busy)[0].disk, dev().dev());
