@@ -15,8 +15,14 @@ inline uint64_t clock_ns(clockid_t id) {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-inline uint64_t mono_ns() { return clock_ns(CLOCK_MONOTONIC); }
-inline uint64_t realtime_ns() { return clock_ns(CLOCK_REALTIME); }
-inline uint64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+inline uint64_t mono_ns() {
+  return clock_ns(CLOCK_MONOTONIC);
+}
+inline uint64_t realtime_ns() {
+  return clock_ns(CLOCK_REALTIME);
+}
+inline uint64_t thread_cpu_ns() {
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 }  // namespace blkrr
