@@ -168,6 +168,28 @@ TEST(Blkparse, EveryMalformedLineNamesFileAndLine) {
   EXPECT_EQ(r->n, 1u);
 }
 
+TEST(Blkparse, CommentLinesAreSkippedAndCounted) {
+  TempDir t;
+  auto p = t.write("c.txt",
+                   "# blkparse -i sda -f '%D %2c %8s %5T.%9t %5p %2a %3d '\n"
+                   "  # device; cpu; sequence; time\n"
+                   "  8,0    0        1     0.000000000  100  D   W 10 + 8 [dd]\n"
+                   "#  8,0    0        2     0.000001000  100  D   W 99 + 8 [dd]\n"
+                   "  8,0    0        3     0.000002000  100  D   R 20 + 8 [dd]\n");
+  ASSERT_EQ(*detect_format(p), InputFormat::kBlkparse) << "the ';' in a comment is not a load";
+  auto r = tally({p});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->n, 2u) << "the commented-out event is not read";
+  EXPECT_EQ(r->all[0].sector, 10u);
+  EXPECT_EQ(r->all[1].sector, 20u);
+  auto src = open_source({p}, {});
+  ASSERT_TRUE(src.ok());
+  Request req;
+  while (*(*src)->next(req)) {
+  }
+  EXPECT_EQ((*src)->counters()["comment lines skipped"], 3u);
+}
+
 TEST(Native, CorruptTraceIsAnError) {
   TempDir t;
   TraceHeader h;

@@ -108,7 +108,7 @@ Result<InputFormat> detect_format(const std::string& path) {
     if (!got) return got.error();
     if (!*got) break;
     std::string_view t = trim(line);
-    if (t.empty()) continue;
+    if (t.empty() || t.front() == '#') continue;  // comments tell nothing of the format
     if (t.rfind("fio version ", 0) == 0) return InputFormat::kFioIolog;
     if (t.find(';') != std::string_view::npos) return InputFormat::kLoad;
     if (looks_like_msr(t)) return InputFormat::kMsrCsv;

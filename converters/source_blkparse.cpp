@@ -2,7 +2,8 @@
 //   "  7,0    0        5     0.000020827 22290  D  WS 1509624 + 8 [fio]"
 // device, cpu, sequence, seconds, pid, action, rwbs, then "sector + sectors"
 // and the process name (or, for completions, the error) in brackets. The
-// per-CPU and total statistics blkparse prints at the end are skipped.
+// per-CPU and total statistics blkparse prints at the end, and lines whose
+// first non-blank character is '#', are skipped.
 #include <unordered_map>
 
 #include "converters/blktrace.h"
@@ -121,6 +122,10 @@ class BlkparseSource : public RequestSource {
     std::string_view f[12];
     size_t n = split_whitespace(line, f, 12);
     if (n == 0) return nullptr;
+    if (f[0].front() == '#') {  // comments and headers (blkparse -f, published traces)
+      ++counters_["comment lines skipped"];
+      return nullptr;
+    }
     size_t comma = f[0].find(',');
     uint64_t ma = 0, mi = 0;
     if (comma == std::string_view::npos || !parse_u64_field(f[0].substr(0, comma), ma) ||
