@@ -60,7 +60,22 @@ constexpr int64_t kMaxOutputNs = INT64_C(1) << 62;
 
 class Pipeline {
  public:
-  Pipeline(const ConvertOptions& o, ConvertSummary& s) : o_(o), s_(s), tr_(o.transform) {}
+  // measure: a first pass for --scale that only finds the highest sector.
+  Pipeline(const ConvertOptions& o, ConvertSummary& s, bool measure = false)
+      : o_(o), s_(s), tr_(o.transform), measure_(measure) {}
+
+  // --wrap/--scale: positions are mapped onto the target (load_end_sector:
+  // the highest end sector before mapping, which --scale needs).
+  Status set_fit(const FitOptions& f, uint64_t load_end_sector) {
+    MapOptions mo;
+    mo.mode = f.mode;
+    mo.device_sectors = f.target_bytes / 512;
+    mo.load_end_sector = load_end_sector;
+    auto m = DeviceMap::create(mo);
+    if (!m) return m.error().context(f.mode == MapMode::kScale ? "--scale" : "--wrap");
+    map_.emplace(std::move(*m));
+    return {};
+  }
 
   Status open_output(const SourceInfo& info) {
     format_ = o_.to ? *o_.to : output_format_for_path(o_.output);
@@ -96,6 +111,7 @@ class Pipeline {
       so_.header.settings["source"] = join(info.paths, " ");
     }
     if (!o_.command_line.empty()) so_.header.command_line = o_.command_line;
+    if (measure_) return {};
     if (o_.derive) {
       auto d = Deriver::create(o_.derive, o_.snippet_ns);
       if (!d) return d.error();
@@ -184,6 +200,16 @@ class Pipeline {
   bool stopped() const { return stop_; }
 
   Status finish() {
+    if (map_) {
+      FitReport f;
+      f.options = *o_.fit;
+      f.load_end_sector = map_->counters().max_end_sector;
+      f.wrapped = map_->counters().wrapped;
+      f.clamped = map_->counters().clamped;
+      f.too_large = map_->counters().too_large;
+      s_.fit = f;
+    }
+    if (measure_) return {};
     if (deriver_) {
       auto paths = deriver_->finish(o_.output, so_, s_.source_counters);
       if (!paths) return paths.error();
@@ -239,8 +265,17 @@ class Pipeline {
       ++s_.not_expressible[q_.op];
       return {};
     }
+    if (map_ && q_.bytes > 0) {
+      MappedExtent e;
+      auto m = map_->map(q_.sector, (q_.bytes + 511u) / 512u, e, "");
+      if (!m) return m.error();
+      if (*m == DeviceMap::Outcome::kSkipped) return {};  // longer than the target: counted
+      q_.sector = e.sector;
+    }
     int64_t shift = static_cast<int64_t>(*origin_) + t - static_cast<int64_t>(point);
-    if (deriver_) {
+    if (measure_) {
+      // --scale's first pass: only the extent below counts.
+    } else if (deriver_) {
       BLKRR_TRY(deriver_->add(q_, t, shift));
     } else {
       OutRecord rec{&q_, t, shift};
@@ -265,11 +300,13 @@ class Pipeline {
   SinkOptions so_;
   std::unique_ptr<RequestSink> sink_;
   std::optional<Deriver> deriver_;
+  std::optional<DeviceMap> map_;
   std::optional<uint64_t> origin_;
   Request q_;
   int64_t shift_ = 0, pass_first_ = 0, pass_last_ = 0;
   uint64_t pass_n_ = 0, last_point_ = 0;
   bool first_pass_ = true, stop_ = false, window_done_ = false;
+  bool measure_ = false;
 };
 
 std::string ops_text(const std::map<Op, uint64_t>& m) {
@@ -324,6 +361,7 @@ std::string ConvertSummary::text() const {
   }
   t += "  skipped lines:  " + std::to_string(skipped) +
        (skipped ? " (--skip-bad):\n" + reasons : "\n");
+  if (fit) t += fit->text();
   if (derived) {
     t += "  derived:        " + std::to_string(derived) + " outputs from snippets of " +
          seconds(snippet_ns) + " s, heaviest first (times below: before dealing)\n";
@@ -340,6 +378,26 @@ std::string ConvertSummary::text() const {
   }
   return t;
 }
+
+namespace {
+
+// Every pass of --repeat/--until through the pipeline, then its finish.
+Status run_passes(Pipeline& p, const ConvertOptions& o, std::unique_ptr<RequestSource> src) {
+  p.absolute_ = src->info().absolute_time;
+  BLKRR_TRY(p.open_output(src->info()));
+  BLKRR_TRY(p.run_pass(*src, 0));
+  int64_t period = p.period();
+  bool any = p.pass_count() > 0;
+  for (uint64_t pass = 1; any && !p.stopped() && (pass < o.repeat || o.until_ns); ++pass) {
+    auto next = open_source(o.inputs, o.source);  // stream again: constant memory
+    if (!next) return next.error();
+    BLKRR_TRY(p.run_pass(**next, static_cast<int64_t>(pass) * period));
+    if (p.pass_count() == 0) break;
+  }
+  return p.finish();
+}
+
+}  // namespace
 
 Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   if (o.output.empty()) return Error("no output given (-o FILE)", 2);
@@ -370,18 +428,20 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   if (o.point == StartPoint::kComplete && !(*src)->info().has_completion)
     return Error("--point complete: a " + fmt + " input has no completion times", 2);
   Pipeline p(o, s);
-  p.absolute_ = (*src)->info().absolute_time;
-  BLKRR_TRY(p.open_output((*src)->info()));
-  BLKRR_TRY(p.run_pass(**src, 0));
-  int64_t period = p.period();
-  bool any = p.pass_count() > 0;
-  for (uint64_t pass = 1; any && !p.stopped() && (pass < o.repeat || o.until_ns); ++pass) {
-    src = open_source(o.inputs, o.source);  // stream again: constant memory
-    if (!src) return src.error();
-    BLKRR_TRY(p.run_pass(**src, static_cast<int64_t>(pass) * period));
-    if (p.pass_count() == 0) break;
+  if (o.fit) {
+    uint64_t end = 0;
+    if (o.fit->mode == MapMode::kScale) {  // a first pass finds the load's extent
+      ConvertSummary m;
+      Pipeline measure(o, m, true);
+      BLKRR_TRY(run_passes(measure, o, std::move(*src)));
+      end = m.max_sector;
+      if (end == 0) return Error("--scale: the output has no request with a position", 2);
+      src = open_source(o.inputs, o.source);
+      if (!src) return src.error();
+    }
+    BLKRR_TRY(p.set_fit(*o.fit, end));
   }
-  BLKRR_TRY(p.finish());
+  BLKRR_TRY(run_passes(p, o, std::move(*src)));
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "converters/filters.h"
+#include "converters/fit.h"
 #include "converters/sink.h"
 #include "converters/source.h"
 
@@ -37,8 +38,9 @@ struct ConvertOptions {
   // At most this many requests wait in the reorder buffer (~120 MB): equal or
   // stalled times must not hold the whole input in memory.
   size_t reorder_max_items = size_t{1} << 20;
-  std::string fio_file;      // fio: target file name
-  std::string command_line;  // recorded in outputs
+  std::optional<FitOptions> fit;  // --wrap/--scale: positions fit a target size
+  std::string fio_file;           // fio: target file name
+  std::string command_line;       // recorded in outputs
 };
 
 struct ConvertSummary {
@@ -58,6 +60,7 @@ struct ConvertSummary {
   int64_t first_ns = 0, last_ns = 0;  // output start times
   uint64_t max_sector = 0;            // highest end sector written
   Counters source_counters;           // skipped lines, capture losses, ...
+  std::optional<FitReport> fit;       // --wrap/--scale: how positions were mapped
 
   // The human summary printed on stderr.
   std::string text() const;

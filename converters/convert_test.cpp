@@ -56,6 +56,13 @@ ConvertOptions opts(const std::string& in, const std::string& out) {
   return o;
 }
 
+// An fio iolog read back through the converter (positions as sectors).
+std::vector<LoadRecord> read_load_of_iolog(TempDir& t, const std::string& iolog) {
+  auto back = run_convert(opts(iolog, t.file("back.load")));
+  EXPECT_TRUE(back.ok()) << (back.ok() ? "" : back.error().message);
+  return read_load(t.file("back.load"));
+}
+
 std::vector<std::string> data_lines_of(const std::string& path) {
   std::vector<std::string> out;
   bool header = false;
@@ -282,6 +289,68 @@ TEST(Convert, FioIologV3ThatTheReaderReadsBack) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->in, 5u);
   EXPECT_EQ(read_load(t.file("b.load"))[1].start_ns, 100'000);
+}
+
+TEST(Convert, WrapFitsPositionsOntoATargetSize) {
+  TempDir t;
+  // Target: 1 MiB = 2048 sectors. 4000 wraps to 1952; 2044+8 would cross the
+  // end after wrapping (4092 % 2048 = 2044) and is moved back to 2040.
+  auto in = t.write(
+      "a.load",
+      load_text(
+          {{0, 8, 8, 'R'}, {1000, 4000, 8, 'W'}, {2000, 4092, 8, 'W'}, {3000, 100000, 4096, 'W'}}));
+  auto o = opts(in, t.file("a.iolog"));
+  auto f = parse_fit(MapMode::kWrap, "1M");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  o.fit = *f;
+  auto s = convert(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto back = read_load_of_iolog(t, t.file("a.iolog"));
+  ASSERT_EQ(back.size(), 3u) << "the 2 MiB request does not fit a 1 MiB target";
+  EXPECT_EQ(back[0].sector, 8u);
+  EXPECT_EQ(back[1].sector, 1952u);
+  EXPECT_EQ(back[2].sector, 2040u);
+  EXPECT_LE(s->max_sector, 2048u);
+  ASSERT_TRUE(s->fit.has_value());
+  EXPECT_EQ(s->fit->wrapped, 2u);
+  EXPECT_EQ(s->fit->clamped, 1u);
+  EXPECT_EQ(s->fit->too_large, 1u);
+  EXPECT_EQ(s->fit->load_end_sector, 104096u);
+  EXPECT_NE(s->text().find("wrapped onto 1M"), std::string::npos) << s->text();
+  EXPECT_NE(s->text().find("1 requests longer than the target"), std::string::npos) << s->text();
+}
+
+TEST(Convert, ScaleMapsTheLoadExtentOntoTheTarget) {
+  TempDir t;
+  auto in =
+      t.write("a.load", load_text({{0, 0, 8, 'R'}, {1000, 2048, 8, 'W'}, {2000, 4088, 8, 'W'}}));
+  // The target is a file of 1 MiB (2048 sectors): the load's 4096 sectors halve.
+  auto dev = t.write("dev.img", std::string(1 << 20, '\0'));
+  auto o = opts(in, t.file("b.load"));
+  auto f = parse_fit(MapMode::kScale, dev);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->target_bytes, 1u << 20);
+  o.fit = *f;
+  auto s = convert(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto out = read_load(t.file("b.load"));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].sector, 0u);
+  EXPECT_EQ(out[1].sector, 1024u);
+  EXPECT_EQ(out[2].sector, 2040u) << "the last request ends at the target's end";
+  EXPECT_EQ(s->fit->load_end_sector, 4096u);
+  EXPECT_EQ(s->max_sector, 2048u);
+  EXPECT_NE(s->text().find("scaled onto"), std::string::npos) << s->text();
+}
+
+TEST(Convert, FitTargetsThatAreNotUsable) {
+  EXPECT_EQ(parse_fit(MapMode::kWrap, "12Q").error().exit_code, 2);
+  EXPECT_FALSE(parse_fit(MapMode::kWrap, "/nonexistent/dev").ok());
+  EXPECT_FALSE(parse_fit(MapMode::kScale, "/dev/null").ok()) << "a character device has no size";
+  EXPECT_FALSE(parse_fit(MapMode::kWrap, "100").ok()) << "smaller than a sector";
+  auto g = parse_fit(MapMode::kWrap, "30G");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->target_bytes, uint64_t{30} << 30);
 }
 
 TEST(Convert, SelectionFilters) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "converters/source.h"
-#include "replay/device_map.h"
+#include "converters/device_map.h"
 #include "replay/record.h"
 #include "replay/schedule.h"
 

@@ -16,7 +16,7 @@
 
 #include "converters/source.h"
 #include "replay/conflict.h"
-#include "replay/device_map.h"
+#include "converters/device_map.h"
 #include "replay/ordering.h"
 #include "replay/record.h"
 #include "replay/schedule.h"

@@ -8,6 +8,16 @@
 
 namespace blkrr::cli {
 
+namespace {
+Status set_fit(ConvertOptions& o, MapMode mode, std::string_view v) {
+  if (o.fit) return Error("use either --wrap or --scale, once", 2);
+  auto f = parse_fit(mode, std::string(v));
+  if (!f) return f.error();
+  o.fit = *f;
+  return {};
+}
+}  // namespace
+
 Result<int> cmd_convert(int argc, char** argv) {
   ConvertOptions o;
   std::string from, to, point = "issue", action = "D", until;
@@ -66,6 +76,13 @@ Result<int> cmd_convert(int argc, char** argv) {
   ap.opt_u64(0, "derive", "N", "deal snippets heaviest-first into N outputs OUT.000 ... OUT.N-1",
              &derive);
   ap.opt_string(0, "snippet", "SECONDS", "snippet length for --derive (default 300)", &snippet);
+  ap.option(0, "wrap", "SIZE|DEVICE",
+            "fit positions onto a target of this size (30G) or the size of DEVICE/FILE: "
+            "beyond its end they wrap modulo the size, as replay does",
+            [&](std::string_view v) { return set_fit(o, MapMode::kWrap, v); });
+  ap.option(0, "scale", "SIZE|DEVICE",
+            "fit positions onto a target by scaling them proportionally (reads the input twice)",
+            [&](std::string_view v) { return set_fit(o, MapMode::kScale, v); });
   ap.opt_string(0, "fio-file", "NAME", "fio output: the target file (default /dev/DEVICE)",
                 &o.fio_file);
   ap.opt_u64(0, "gzip-level", "N", "compression level 1..9 of .gz outputs (default 1: fastest)",
@@ -80,6 +97,7 @@ Result<int> cmd_convert(int argc, char** argv) {
       "  blkrr convert prod.blkrr -o prod.load.gz              native trace to blkreplay load\n"
       "  blkrr convert sda.blktrace.0 sda.blktrace.1 -o sda.load.gz --action Q\n"
       "  blkrr convert prod.load.gz -o prod.iolog --fio-file /dev/sdX   for fio --read_iolog\n"
+      "  blkrr convert prod.load.gz -o lab.iolog --fio-file /dev/sdb --wrap /dev/sdb\n"
       "  blkrr convert prod.blkrr -o mysql.csv --comm mysqld --window 10m:5m\n"
       "  blkrr convert msr/hm_0.csv.gz -d 0 -o hm0.load.gz --timescale 0.5\n"
       "  blkrr convert prod.load.gz -o over.load.gz --derive 4 --snippet 300   over.000..003\n");

@@ -104,7 +104,7 @@ Result<int> cmd_replay(int argc, char** argv) {
          "map positions proportionally instead of wrapping modulo the device size");
   p.option(0, "align", "MODE",
            "requests not aligned to the logical block: round (default), skip, fail",
-           set_with(&o.align, replay::parse_align));
+           set_with(&o.align, blkrr::parse_align));
   p.flag('n', "dry-run", &o.dry_run, "do everything but the reads and writes (results are FAKE)");
   p.flag(0, "fake-io", &o.fake_io, "submit no-op operations through the engine (results are FAKE)");
   bool no_direct = false;

@@ -1,8 +1,8 @@
-#include "replay/device_map.h"
+#include "converters/device_map.h"
 
 #include <string>
 
-namespace blkrr::replay {
+namespace blkrr {
 
 Result<AlignMode> parse_align(std::string_view s) {
   if (s == "round") return AlignMode::kRound;
@@ -92,4 +92,4 @@ double DeviceMap::wraparound_factor() const {
   return static_cast<double>(c_.max_end_sector) / static_cast<double>(o_.device_sectors);
 }
 
-}  // namespace blkrr::replay
+}  // namespace blkrr

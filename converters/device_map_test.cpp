@@ -1,8 +1,8 @@
-#include "replay/device_map.h"
+#include "converters/device_map.h"
 
 #include <gtest/gtest.h>
 
-namespace blkrr::replay {
+namespace blkrr {
 namespace {
 
 MappedExtent map_ok(DeviceMap& m, uint64_t s, uint32_t n) {
@@ -95,4 +95,4 @@ TEST(DeviceMap, RejectsBadGeometry) {
 }
 
 }  // namespace
-}  // namespace blkrr::replay
+}  // namespace blkrr

@@ -8,7 +8,7 @@
 
 #include "core/result.h"
 
-namespace blkrr::replay {
+namespace blkrr {
 
 enum class MapMode { kWrap, kScale };
 enum class AlignMode { kRound, kSkip, kFail };
@@ -59,4 +59,4 @@ class DeviceMap {
   MapCounters c_;
 };
 
-}  // namespace blkrr::replay
+}  // namespace blkrr
