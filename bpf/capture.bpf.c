@@ -420,6 +420,22 @@ static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_
   count(BLKRR_CNT_EVENTS);
 }
 
+/* The histogram slot of a latency (capture.h): floor(log2(us)) + 1, without
+ * loops for old verifiers. */
+static __always_inline __u32 lat_slot(__u64 lat_ns) {
+  __u64 us = lat_ns / 1000;
+  __u32 s = 0;
+  if (!us) return 0;
+  if (us >> 32) { s += 32; us >>= 32; }
+  if (us >> 16) { s += 16; us >>= 16; }
+  if (us >> 8) { s += 8; us >>= 8; }
+  if (us >> 4) { s += 4; us >>= 4; }
+  if (us >> 2) { s += 2; us >>= 2; }
+  if (us >> 1) s += 1;
+  s += 1;
+  return s < BLKRR_LAT_SLOTS ? s : BLKRR_LAT_SLOTS - 1;
+}
+
 static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, __u64 lat) {
   struct blkrr_agg_key k = {};
   k.cgroup_id = c->task.cgroup_id;
@@ -452,6 +468,8 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
   __sync_fetch_and_add(&v->bytes, c->bytes);
   __sync_fetch_and_add(&v->disk_time_ns, dt);
   __sync_fetch_and_add(&v->latency_ns, lat);
+  __u32 slot = lat_slot(lat);
+  if (slot < BLKRR_LAT_SLOTS) __sync_fetch_and_add(&v->lat_hist[slot], 1);
 }
 
 /* The entry of rq is still in flight although rq is being reused: its

@@ -10,6 +10,10 @@
 #define BLKRR_MAX_DISKS 64 /* selected disks (-d) */
 #define BLKRR_INFLIGHT_MAX 65536
 #define BLKRR_AGG_MAX 16384
+/* Latency histogram of an aggregation entry: slot 0 counts latencies under
+ * 1 us, slot i (1..BLKRR_LAT_SLOTS-2) those in [2^(i-1), 2^i) us, the last
+ * slot everything from 2^(BLKRR_LAT_SLOTS-2) us (4.2 s) up. */
+#define BLKRR_LAT_SLOTS 24
 
 /* Indexes of the per-CPU counter array. Names in userspace/capture/counters.cpp. */
 enum blkrr_counter {
@@ -179,6 +183,7 @@ struct blkrr_agg_val {
   __u64 latency_ns;
   __u32 uid;  /* of the task whose request created the entry */
   __u32 ppid; /* its parent's tgid, 0 when unknown */
+  __u64 lat_hist[BLKRR_LAT_SLOTS];
 };
 
 #endif

@@ -58,6 +58,7 @@ TEST_F(Capture, InKernelAggregatesEqualTheEventStream) {
     v.bytes += r.bytes;
     v.disk_time_ns += r.disk_time_ns;
     v.latency_ns += r.latency_ns();
+    ++v.latency_hist[latency_slot(r.latency_ns())];
     dt_sum += r.disk_time_ns;
     iv.push_back({r.issue_ns, r.complete_ns});
   }
@@ -74,6 +75,7 @@ TEST_F(Capture, InKernelAggregatesEqualTheEventStream) {
     EXPECT_EQ(it->second.bytes, v.bytes);
     EXPECT_EQ(it->second.disk_time_ns, v.disk_time_ns);
     EXPECT_EQ(it->second.latency_ns, v.latency_ns);
+    EXPECT_EQ(it->second.latency_hist, v.latency_hist) << "latency histogram of " << std::get<2>(k);
   }
   if (cap().features().at("attribution") == "block_rq_issue") {
     // Without block_io_start and block_rq_insert (BLKRR_DENY=all) a request

@@ -125,6 +125,8 @@ AggEntry agg_entry(const blkrr_agg_key& k, const blkrr_agg_val& v) {
   e.value.bytes = v.bytes;
   e.value.disk_time_ns = v.disk_time_ns;
   e.value.latency_ns = v.latency_ns;
+  static_assert(AggValue::kLatencySlots == BLKRR_LAT_SLOTS);
+  for (size_t i = 0; i < AggValue::kLatencySlots; i++) e.value.latency_hist[i] = v.lat_hist[i];
   e.uid = v.uid;
   e.ppid = v.ppid;
   return e;

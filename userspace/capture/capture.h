@@ -2,6 +2,7 @@
 // Used by record, snoop, top and the replay validator.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -69,7 +70,17 @@ struct AggValue {
   uint64_t bytes = 0;
   uint64_t disk_time_ns = 0;
   uint64_t latency_ns = 0;  // sum of issue->completion (biotop's measure, for comparison)
+  // Requests by latency: [0] under 1 us, [i] in [2^(i-1), 2^i) us, the last
+  // from 2^(kLatencySlots-2) us up (bpf/capture.h BLKRR_LAT_SLOTS).
+  static constexpr size_t kLatencySlots = 24;
+  std::array<uint64_t, kLatencySlots> latency_hist{};
 };
+// The slot of latency_hist a latency falls in (the kernel's lat_slot()).
+inline size_t latency_slot(uint64_t ns) {
+  uint64_t us = ns / 1000;
+  size_t s = us ? static_cast<size_t>(64 - __builtin_clzll(us)) : 0;
+  return s < AggValue::kLatencySlots ? s : AggValue::kLatencySlots - 1;
+}
 inline constexpr uint32_t kNoUid = UINT32_MAX;
 struct AggEntry {
   AggKey key;

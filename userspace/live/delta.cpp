@@ -27,6 +27,7 @@ std::vector<AggEntry> AggDelta::update(const std::vector<AggEntry>& cumulative) 
     v.bytes += e.value.bytes;
     v.disk_time_ns += e.value.disk_time_ns;
     v.latency_ns += e.value.latency_ns;
+    for (size_t i = 0; i < v.latency_hist.size(); ++i) v.latency_hist[i] += e.value.latency_hist[i];
     auto [w, inserted] = who.try_emplace(e.key, e.uid, e.ppid);
     if (!inserted && w->second.first == kNoUid) w->second = {e.uid, e.ppid};
   }
@@ -40,6 +41,9 @@ std::vector<AggEntry> AggDelta::update(const std::vector<AggEntry>& cumulative) 
     d.bytes = reset ? v.bytes : diff(v.bytes, before.bytes);
     d.disk_time_ns = reset ? v.disk_time_ns : diff(v.disk_time_ns, before.disk_time_ns);
     d.latency_ns = reset ? v.latency_ns : diff(v.latency_ns, before.latency_ns);
+    for (size_t i = 0; i < d.latency_hist.size(); ++i)
+      d.latency_hist[i] =
+          reset ? v.latency_hist[i] : diff(v.latency_hist[i], before.latency_hist[i]);
     if (d.requests || d.bytes || d.disk_time_ns || d.latency_ns) {
       const auto& [uid, ppid] = who[key];
       out.push_back({key, d, uid, ppid});

@@ -138,5 +138,20 @@ TEST(AggDelta, DeltasCarryUidAndPpidFromTheKernel) {
   EXPECT_EQ(out[0].ppid, 0u);
 }
 
+TEST(AggDelta, LatencyHistogramDifferences) {
+  AggDelta d;
+  auto a = entry(1, "a", Op::kRead, 3, 300, 30);
+  a.value.latency_hist[5] = 3;
+  (void)d.update({a});
+  a.value.requests = 5;
+  a.value.latency_hist[5] = 4;
+  a.value.latency_hist[7] = 1;
+  auto out = d.update({a});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.latency_hist[5], 1u);
+  EXPECT_EQ(out[0].value.latency_hist[7], 1u);
+  EXPECT_EQ(out[0].value.latency_hist[0], 0u);
+}
+
 }  // namespace
 }  // namespace blkrr::live

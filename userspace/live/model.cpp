@@ -67,6 +67,7 @@ void add(AggValue& to, const AggValue& v) {
   to.bytes += v.bytes;
   to.disk_time_ns += v.disk_time_ns;
   to.latency_ns += v.latency_ns;
+  for (size_t i = 0; i < to.latency_hist.size(); ++i) to.latency_hist[i] += v.latency_hist[i];
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <sys/utsname.h>
+
+#include "core/version.h"
+
 namespace blkrr::live {
 
 std::string escape_label(const std::string& v) {
@@ -20,6 +24,24 @@ std::string escape_label(const std::string& v) {
       out += c;
   }
   return out;
+}
+
+std::string_view direction_label(Op op) {
+  switch (op) {
+    case Op::kRead:
+      return "read";
+    case Op::kWrite:
+    case Op::kWriteZeroes:
+    case Op::kZoneAppend:
+      return "write";
+    case Op::kFlush:
+      return "flush";
+    case Op::kDiscard:
+    case Op::kSecureErase:
+      return "discard";
+    default:
+      return "other";
+  }
 }
 
 std::string ns_to_seconds(uint64_t ns) {
@@ -42,13 +64,17 @@ void MetricsAccumulator::add(const Snapshot& s) {
       auto end = std::find(k.comm.begin(), k.comm.end(), '\0');
       who.assign(k.comm.begin(), end);
     }
-    Key key{device, std::string(op_name(k.dir)), who,
-            opt_.pid_label ? std::to_string(k.pid) : std::string()};
+    std::string dir(direction_label(k.dir));
+    Key key{device, dir, who, opt_.pid_label ? std::to_string(k.pid) : std::string()};
     AggValue& v = series_[key];
     v.requests += e.value.requests;
     v.bytes += e.value.bytes;
     v.disk_time_ns += e.value.disk_time_ns;
     v.latency_ns += e.value.latency_ns;
+    AggValue& h = latency_[{device, dir}];
+    h.requests += e.value.requests;
+    h.latency_ns += e.value.latency_ns;
+    for (size_t i = 0; i < h.latency_hist.size(); ++i) h.latency_hist[i] += e.value.latency_hist[i];
   }
   for (const auto& d : s.devices) {
     Dev& x = devices_[d.name];
@@ -111,6 +137,8 @@ std::string MetricsAccumulator::exposition() const {
       "io_ticks of /proc/diskstats while blkrr ran (jiffy granularity).",
       [](const Dev& d) { return ns_to_seconds(d.io_ticks_ms * uint64_t{1000000}); }, true);
 
+  latency_histogram(out);
+  build_info(out);
   out +=
       "# HELP blkrr_capture_lost_total Events or completions the capture lost, by reason.\n"
       "# TYPE blkrr_capture_lost_total counter\n";
@@ -128,6 +156,40 @@ std::string MetricsAccumulator::exposition() const {
       "blkrr_top_last_refresh_timestamp_seconds " +
       ns_to_seconds(last_wall_ns_) + "\n";
   return out;
+}
+
+// Per device and direction, cumulative buckets at 1, 2, 4 ... 2^22 us and +Inf.
+void MetricsAccumulator::latency_histogram(std::string& out) const {
+  out +=
+      "# HELP blkrr_request_latency_seconds Issue-to-completion latency of completed requests "
+      "(buckets double from 1 us).\n"
+      "# TYPE blkrr_request_latency_seconds histogram\n";
+  for (const auto& [k, h] : latency_) {
+    std::string l = "device=\"" + escape_label(k.first) + "\",direction=\"" + k.second + "\"";
+    uint64_t cum = 0;
+    for (size_t i = 0; i + 1 < h.latency_hist.size(); ++i) {
+      cum += h.latency_hist[i];
+      char le[32];
+      std::snprintf(le, sizeof le, "%.7g", static_cast<double>(uint64_t{1} << i) * 1e-6);
+      out += "blkrr_request_latency_seconds_bucket{" + l + ",le=\"" + le + "\"} " +
+             std::to_string(cum) + "\n";
+    }
+    cum += h.latency_hist.back();
+    out +=
+        "blkrr_request_latency_seconds_bucket{" + l + ",le=\"+Inf\"} " + std::to_string(cum) + "\n";
+    out += "blkrr_request_latency_seconds_sum{" + l + "} " + ns_to_seconds(h.latency_ns) + "\n";
+    out += "blkrr_request_latency_seconds_count{" + l + "} " + std::to_string(cum) + "\n";
+  }
+}
+
+void MetricsAccumulator::build_info(std::string& out) {
+  struct utsname u {};
+  std::string kernel = ::uname(&u) == 0 ? u.release : "unknown";
+  out +=
+      "# HELP blkrr_build_info The blkrr version and the kernel it runs on (value 1).\n"
+      "# TYPE blkrr_build_info gauge\n"
+      "blkrr_build_info{version=\"" +
+      escape_label(version()) + "\",kernel=\"" + escape_label(kernel) + "\"} 1\n";
 }
 
 }  // namespace blkrr::live

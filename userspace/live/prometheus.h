@@ -25,6 +25,9 @@ class MetricsAccumulator {
   std::string exposition() const;
 
  private:
+  void latency_histogram(std::string& out) const;
+  static void build_info(std::string& out);
+
   // device, direction, comm or cgroup, pid ("" when not labelled)
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   struct Dev {
@@ -34,12 +37,17 @@ class MetricsAccumulator {
   MetricsOptions opt_;
   Lookups lk_;
   std::map<Key, AggValue> series_;
+  // device, direction -> requests, latency sum and histogram
+  std::map<std::pair<std::string, std::string>, AggValue> latency_;
   std::map<std::string, Dev> devices_;
   std::map<std::string, uint64_t> lost_;
   uint64_t intervals_ = 0;
   uint64_t last_wall_ns_ = 0;
 };
 
+// The direction label: read, write (also write-zeroes, zone-append), flush,
+// discard (also secure-erase) or other.
+std::string_view direction_label(Op op);
 // Escapes a label value (backslash, double quote, newline).
 std::string escape_label(const std::string& v);
 // Seconds from nanoseconds, exact decimal ("1.500000000").
