@@ -32,6 +32,7 @@ GzSource& GzSource::operator=(GzSource&& o) noexcept {
   compressed_ = o.compressed_;
   in_eof_ = o.in_eof_;
   done_ = o.done_;
+  read_total_ = o.read_total_;
   in_ = std::move(o.in_);  // st_->next_in points into it: the heap buffer moves along
   st_ = std::move(o.st_);
   return *this;
@@ -72,6 +73,7 @@ Status GzSource::refill() {
     if (n < 0) return Error("cannot read " + name_ + ": " + std::strerror(errno));
     if (n == 0) in_eof_ = true;
     keep += static_cast<size_t>(n);
+    read_total_ += static_cast<uint64_t>(n);
     break;
   }
   st_->next_in = in_.data();
@@ -89,6 +91,24 @@ Result<size_t> GzSource::read(char* dst, size_t cap) {
   st_->avail_in -= static_cast<uint32_t>(n);
   if (n == 0) done_ = true;
   return n;
+}
+
+// After the last member only zero bytes (padding) may follow: anything else
+// is a damaged file or a bad join, whose data would otherwise be lost unseen.
+Status GzSource::check_trailer() {
+  for (;;) {
+    for (uint32_t i = 0; i < st_->avail_in; ++i) {
+      if (st_->next_in[i] == 0) continue;
+      uint64_t at = read_total_ - st_->avail_in + i;
+      return Error(name_ + ": data that is not gzip after the last gzip member, at byte " +
+                   std::to_string(at) +
+                   " (damaged file, or files joined badly); check it with 'gzip -t'");
+    }
+    st_->next_in += st_->avail_in;
+    st_->avail_in = 0;
+    if (in_eof_) return {};
+    BLKRR_TRY(refill());
+  }
 }
 
 Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
@@ -112,7 +132,8 @@ Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
         st_->next_in = next;
         st_->avail_in = avail;
       } else {
-        done_ = true;  // anything after the last member is ignored, as gzip does
+        BLKRR_TRY(check_trailer());
+        done_ = true;
       }
     } else if (produced == 0 && st_->avail_in == 0 && in_eof_) {
       return Error(name_ + ": the gzip stream is truncated (file cut off?)");

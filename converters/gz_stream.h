@@ -35,11 +35,13 @@ class GzSource {
  private:
   GzSource() = default;
   Status refill();
+  Status check_trailer();
   Result<size_t> inflate_some(char* dst, size_t cap);
 
   int fd_ = -1;
   std::string name_;
   bool compressed_ = false, in_eof_ = false, done_ = false;
+  uint64_t read_total_ = 0;  // bytes read from the file so far
   std::vector<uint8_t> in_;
   std::unique_ptr<inflate_state> st_;
 };

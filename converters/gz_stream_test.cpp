@@ -116,6 +116,27 @@ TEST(GzStream, CutOffOrDamagedStreamIsAnError) {
   std::remove(p.c_str());
 }
 
+TEST(GzStream, DataAfterTheLastMemberIsAnErrorButZeroPaddingIsNot) {
+  const std::string text = sample_text(2000);
+  const std::string p = tmp_path("trail");
+  write_with_sink(p, text, 1);
+  auto size = [&] {
+    std::ifstream f(p, std::ios::binary | std::ios::ate);
+    return static_cast<uint64_t>(f.tellg());
+  };
+  uint64_t gz_size = size();
+  std::ofstream(p, std::ios::app | std::ios::binary) << std::string(600, '\0');
+  auto padded = read_with_source(p);
+  ASSERT_TRUE(padded) << padded.error().message;
+  EXPECT_EQ(*padded, text);
+  std::ofstream(p, std::ios::app | std::ios::binary) << "tail";
+  auto bad = read_with_source(p);
+  ASSERT_FALSE(bad) << "bytes after the last member must not vanish silently";
+  EXPECT_NE(bad.error().message.find("at byte " + std::to_string(gz_size + 600)), std::string::npos)
+      << bad.error().message;
+  std::remove(p.c_str());
+}
+
 TEST(GzStream, MissingFileNamesIt) {
   auto src = GzSource::open("/nonexistent/x.gz", "x.gz");
   ASSERT_FALSE(src);
