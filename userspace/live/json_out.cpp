@@ -50,6 +50,7 @@ nlohmann::json snapshot_json(const Snapshot& s) {
         {"device", d.name},       {"major", dev_major(d.disk)}, {"minor", dev_minor(d.disk)},
         {"busy_ns", d.busy_ns},   {"util_percent", d.util_pct}, {"requests", d.requests},
         {"in_flight", d.pending}, {"read_bytes", d.read_bytes}, {"write_bytes", d.write_bytes}};
+    o["util_clamped"] = d.util_clamped;
     o["io_ticks_ms"] = d.io_ticks_ms ? nlohmann::json(*d.io_ticks_ms) : nlohmann::json(nullptr);
     devs.push_back(std::move(o));
   }

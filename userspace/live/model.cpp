@@ -32,9 +32,13 @@ std::string_view group_by_name(GroupBy g) {
   return "pid";
 }
 
-double percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
+double raw_percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
   if (interval_ns == 0) return 0;
   return 100.0 * static_cast<double>(disk_time_ns) / static_cast<double>(interval_ns);
+}
+
+double percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
+  return std::min(100.0, raw_percent_of(disk_time_ns, interval_ns));
 }
 
 bool is_loss_counter(std::string_view name) {
@@ -200,6 +204,7 @@ Snapshot TopModel::update(const Sample& s) {
   for (auto& [disk, d] : devs) {
     d.name = lk_.device_name ? lk_.device_name(disk) : dev_to_string(disk);
     d.util_pct = percent_of(d.busy_ns, snap.interval_ns);
+    d.util_clamped = raw_percent_of(d.busy_ns, snap.interval_ns) > 100.0;
     snap.devices.push_back(d);
   }
   return snap;

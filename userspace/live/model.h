@@ -46,7 +46,8 @@ struct DeviceRow {
   uint64_t pending = 0;
   uint64_t read_bytes = 0, write_bytes = 0;
   std::optional<uint64_t> io_ticks_ms;  // /proc/diskstats, for comparison
-  double util_pct = 0;                  // busy_ns / interval
+  double util_pct = 0;                  // busy_ns / interval, at most 100
+  bool util_clamped = false;            // busy_ns was more than the interval
 };
 
 struct Snapshot {
@@ -120,7 +121,11 @@ void sort_rows(std::vector<Row>& rows, SortKey key);
 // completion the kernel never delivered, a skipped program), as opposed to
 // activity counters (issues, requeues...).
 bool is_loss_counter(std::string_view name);
-// %I/O of a disk time over an interval, per single disk.
+// %I/O of a disk time over an interval, per single disk, at most 100: disk
+// time is charged when a busy period's requests complete, so an interval can
+// be charged busy time that began in the one before (docs/top.md).
 double percent_of(uint64_t disk_time_ns, uint64_t interval_ns);
+// The same without the limit.
+double raw_percent_of(uint64_t disk_time_ns, uint64_t interval_ns);
 
 }  // namespace blkrr::live

@@ -189,5 +189,22 @@ TEST(ParseOptions, GroupAndSort) {
   EXPECT_DOUBLE_EQ(percent_of(5, 0), 0.0);
 }
 
+TEST(TopModel, UtilisationAboveTheIntervalIsClampedAndFlagged) {
+  EXPECT_DOUBLE_EQ(percent_of(2'260'000'000, 2'000'000'000), 100.0);
+  EXPECT_DOUBLE_EQ(raw_percent_of(2'260'000'000, 2'000'000'000), 113.0);
+  TopModel m(GroupBy::kPid, SortKey::kBytes, testing::fake_lookups());
+  m.set_start(1'000'000'000, std::vector<DiskStat>{});
+  Sample s;
+  s.mono_ns = 3'000'000'000;
+  s.busy = {{make_dev(8, 0), 2'260'000'000, 0, 10}, {make_dev(8, 16), 1'000'000'000, 0, 5}};
+  Snapshot snap = m.update(s);
+  ASSERT_EQ(snap.devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(snap.devices[0].util_pct, 100.0);
+  EXPECT_TRUE(snap.devices[0].util_clamped);
+  EXPECT_EQ(snap.devices[0].busy_ns, 2'260'000'000u) << "the raw busy time stays";
+  EXPECT_DOUBLE_EQ(snap.devices[1].util_pct, 50.0);
+  EXPECT_FALSE(snap.devices[1].util_clamped);
+}
+
 }  // namespace
 }  // namespace blkrr::live
