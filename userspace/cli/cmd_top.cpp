@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "core/clock.h"
 #include "capture/capture.h"
@@ -174,6 +175,7 @@ Result<int> cmd_top(int argc, char** argv) {
   }
 
   bool tty = !a.json && isatty(STDOUT_FILENO);
+  std::set<std::string> explained_losses;  // each loss reason is explained once
   for (uint64_t n = 1; a.count == 0 || n <= a.count; ++n) {
     uint64_t deadline = start + n * a.interval_ns;
     uint64_t now = mono_ns();
@@ -219,7 +221,9 @@ Result<int> cmd_top(int argc, char** argv) {
       opt.width = terminal_width(STDOUT_FILENO, &rows);
       opt.clear = tty && !a.rolling;
       opt.max_rows = a.top_n;
-      if (!opt.max_rows && opt.clear && rows > 4) opt.max_rows = rows - 4;
+      opt.explained = &explained_losses;
+      size_t fixed = 4 + explained_losses.size() + snap.lost.size();  // header, notes, titles
+      if (!opt.max_rows && opt.clear && rows > fixed) opt.max_rows = rows - fixed;
       std::string out = render_screen(snap, opt);
       std::fputs(out.c_str(), stdout);
     }

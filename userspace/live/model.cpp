@@ -41,22 +41,38 @@ double percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
   return std::min(100.0, raw_percent_of(disk_time_ns, interval_ns));
 }
 
+namespace {
+struct Loss {
+  std::string_view name, meaning;
+};
+constexpr Loss kLoss[] = {
+    {"ringbuf_reserve_failed", "events dropped: the ring buffer was full (consumer too slow)"},
+    {"inflight_map_full", "requests not followed: too many in flight at once"},
+    {"agg_map_full", "requests not counted: too many (task, device) entries"},
+    {"devstate_map_full", "devices not followed: too many disks"},
+    {"completion_not_seen_reissued",
+     "the kernel did not deliver a request's completion event (seen on virtio); the request "
+     "was dropped when the kernel issued its slot again, its disk time until then kept"},
+    {"completion_not_seen_checked",
+     "the kernel did not deliver a completion event; the checker found the request no "
+     "longer in flight and dropped it"},
+    {"completion_not_seen_idle", "a completion event not delivered, found on an idle disk"},
+    {"inflight_swept", "requests in flight for too long, dropped by the sweeper"},
+    {"prog_recursion_misses", "events the kernel did not run the BPF program for"},
+    {"fault_skipped_completions", "completions skipped on purpose (fault injection test)"},
+};
+}  // namespace
+
 bool is_loss_counter(std::string_view name) {
-  static constexpr std::string_view kLoss[] = {
-      "ringbuf_reserve_failed",
-      "inflight_map_full",
-      "agg_map_full",
-      "devstate_map_full",
-      "completion_not_seen_reissued",
-      "completion_not_seen_checked",
-      "completion_not_seen_idle",
-      "inflight_swept",
-      "prog_recursion_misses",
-      "fault_skipped_completions",
-  };
-  for (auto l : kLoss)
-    if (name == l) return true;
+  for (const auto& l : kLoss)
+    if (name == l.name) return true;
   return false;
+}
+
+std::string_view loss_meaning(std::string_view name) {
+  for (const auto& l : kLoss)
+    if (name == l.name) return l.meaning;
+  return "not counted (docs/top.md)";
 }
 
 namespace {

@@ -121,6 +121,8 @@ void sort_rows(std::vector<Row>& rows, SortKey key);
 // completion the kernel never delivered, a skipped program), as opposed to
 // activity counters (issues, requeues...).
 bool is_loss_counter(std::string_view name);
+// One line saying what a loss counter means, for the screen.
+std::string_view loss_meaning(std::string_view name);
 // %I/O of a disk time over an interval, per single disk, at most 100: disk
 // time is charged when a busy period's requests complete, so an interval can
 // be charged busy time that began in the one before (docs/top.md).

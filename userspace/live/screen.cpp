@@ -95,10 +95,29 @@ std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
     for (const auto& d : s.devices) h += strfmt(" %s %.1f%%", d.name.c_str(), d.util_pct);
   }
   if (!s.lost.empty()) {
-    h += ",  LOST:";
-    for (const auto& [name, n] : s.lost) h += strfmt(" %s=%" PRIu64, name.c_str(), n);
+    uint64_t n = 0;
+    for (const auto& [name, v] : s.lost) n += v;
+    h += strfmt(",  LOST: %" PRIu64, n);
   }
   return cut(std::move(h), opt.width);
+}
+
+std::string render_loss_notes(const Snapshot& s, const ScreenOptions& opt) {
+  std::string out;
+  auto note = [&](const std::string& name, uint64_t n) {
+    out += cut(strfmt("LOST %s (%" PRIu64 "): %s", name.c_str(), n,
+                      std::string(loss_meaning(name)).c_str()),
+               opt.width) +
+           "\n";
+  };
+  for (const auto& [name, n] : s.lost) {
+    if (opt.explained && !opt.explained->insert(name).second && !opt.clear) continue;
+    note(name, n);
+  }
+  if (opt.clear && opt.explained)  // a redrawn screen keeps the legend
+    for (const auto& name : *opt.explained)
+      if (!s.lost.count(name)) note(name, 0);
+  return out;
 }
 
 std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt) {
@@ -129,7 +148,8 @@ std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt
 std::string render_screen(const Snapshot& s, const ScreenOptions& opt) {
   std::string out;
   if (opt.clear) out += "\033[H\033[2J";
-  out += render_header(s, opt) + "\n\n";
+  out += render_header(s, opt) + "\n";
+  out += render_loss_notes(s, opt) + "\n";
   out += render_column_titles(s, opt) + "\n";
   size_t n = s.rows.size();
   if (opt.max_rows) n = std::min(n, opt.max_rows);

@@ -4,6 +4,7 @@
 // terminal width; escape codes only when asked to clear a terminal.
 #pragma once
 
+#include <set>
 #include <cstddef>
 #include <string>
 
@@ -17,10 +18,16 @@ struct ScreenOptions {
   size_t max_rows = 0;  // 0: every row
   bool clear = false;   // home + clear screen first (a terminal, without -C)
   bool utc = false;     // header time in UTC instead of local time
+  // Loss reasons already explained (one line each, the first time they
+  // appear; on a cleared screen every reason seen so far stays listed).
+  // nullptr: explain every reason every time.
+  std::set<std::string>* explained = nullptr;
 };
 
 std::string render_screen(const Snapshot& s, const ScreenOptions& opt);
 std::string render_header(const Snapshot& s, const ScreenOptions& opt);
+// "LOST reason (count): what it means", for reasons not yet explained.
+std::string render_loss_notes(const Snapshot& s, const ScreenOptions& opt);
 std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt);
 std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt);
 

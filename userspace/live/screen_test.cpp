@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <sstream>
 
 #include "live/test_snapshot.h"
@@ -22,16 +24,18 @@ TEST(Screen, BytesColumnsAndRows) {
   ScreenOptions opt;
   opt.utc = true;
   auto l = lines(render_screen(two_second_interval(), opt));
-  ASSERT_EQ(l.size(), 7u);
+  ASSERT_EQ(l.size(), 8u);
   EXPECT_EQ(l[0],
             "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.50 MiB,  disk_w: 8.00 MiB,  "
-            "util: sda 75.0% sdb 100.0%,  LOST: inflight_swept=3");
-  EXPECT_EQ(l[1], "");
-  EXPECT_EQ(l[2], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
-  EXPECT_EQ(l[3], " 1000     200       1 dd               sdb           8   16 W      8388608");
-  EXPECT_EQ(l[4], " 1000     100       1 fio              sda2          8    2 R      1572864");
-  EXPECT_EQ(l[5], "    -    4242       - tar              sda2          8    2 W         4096");
-  EXPECT_EQ(l[6], "");  // rolling output: blank line between intervals
+            "util: sda 75.0% sdb 100.0%,  LOST: 3");
+  EXPECT_EQ(l[1],
+            "LOST inflight_swept (3): requests in flight for too long, dropped by the sweeper");
+  EXPECT_EQ(l[2], "");
+  EXPECT_EQ(l[3], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
+  EXPECT_EQ(l[4], " 1000     200       1 dd               sdb           8   16 W      8388608");
+  EXPECT_EQ(l[5], " 1000     100       1 fio              sda2          8    2 R      1572864");
+  EXPECT_EQ(l[6], "    -    4242       - tar              sda2          8    2 W         4096");
+  EXPECT_EQ(l[7], "");  // rolling output: blank line between intervals
 }
 
 TEST(Screen, DiskTimeAndPercent) {
@@ -54,7 +58,7 @@ TEST(Screen, WidthRowsAndClearing) {
   opt.max_rows = 1;
   std::string out = render_screen(two_second_interval(), opt);
   for (const auto& l : lines(out)) EXPECT_LE(l.size(), 40u) << l;
-  EXPECT_EQ(lines(out).size(), 5u);                // header, blank, titles, 1 row, blank
+  EXPECT_EQ(lines(out).size(), 6u);                // header, loss note, blank, titles, 1 row, blank
   EXPECT_EQ(out.find('\033'), std::string::npos);  // no escape codes unless clearing
   opt.clear = true;
   out = render_screen(two_second_interval(), opt);
@@ -87,6 +91,24 @@ TEST(Screen, NotATerminal) {
   // The test's stdin is not a terminal when run by ctest.
   if (isatty(0)) GTEST_SKIP() << "stdin is a terminal";
   EXPECT_EQ(terminal_width(0), 0u);
+}
+
+TEST(Screen, EachLossReasonIsExplainedOnce) {
+  Snapshot s = two_second_interval();
+  std::set<std::string> explained;
+  ScreenOptions opt;
+  opt.explained = &explained;
+  std::string first = render_screen(s, opt), second = render_screen(s, opt);
+  EXPECT_NE(first.find("LOST inflight_swept (3): "), std::string::npos) << first;
+  EXPECT_EQ(second.find("LOST inflight_swept"), std::string::npos) << second;
+  EXPECT_NE(second.find(",  LOST: 3\n"), std::string::npos) << "the count stays in the header";
+  // A redrawn screen keeps the legend of every reason seen, with this
+  // interval's count.
+  opt.clear = true;
+  Snapshot quiet = s;
+  quiet.lost.clear();
+  std::string redrawn = render_screen(quiet, opt);
+  EXPECT_NE(redrawn.find("LOST inflight_swept (0): "), std::string::npos) << redrawn;
 }
 
 }  // namespace
