@@ -10,7 +10,9 @@
 #include "core/units.h"
 #include "converters/derive.h"
 #include "converters/text_io.h"
+#include "core/clock.h"
 #include "core/io_guard.h"
+#include "core/progress.h"
 #include "core/version.h"
 
 namespace blkrr {
@@ -62,7 +64,7 @@ class Pipeline {
  public:
   // measure: a first pass for --scale that only finds the highest sector.
   Pipeline(const ConvertOptions& o, ConvertSummary& s, bool measure = false)
-      : o_(o), s_(s), tr_(o.transform), measure_(measure) {}
+      : o_(o), s_(s), tr_(o.transform), measure_(measure), progress_(o.progress) {}
 
   // --wrap/--scale: positions are mapped onto the target (load_end_sector:
   // the highest end sector before mapping, which --scale needs).
@@ -142,6 +144,7 @@ class Pipeline {
       auto got = src.next(r);
       if (!got) return got.error();
       if (!*got) break;
+      if ((++seen_ & 0xfff) == 0 && progress_.due()) show_progress();
       if (first_pass_) {
         ++s_.in;
         ++s_.in_by_op[r.op];
@@ -200,6 +203,7 @@ class Pipeline {
   bool stopped() const { return stop_; }
 
   Status finish() {
+    progress_.finish();
     if (map_) {
       FitReport f;
       f.options = *o_.fit;
@@ -223,6 +227,14 @@ class Pipeline {
   }
 
  private:
+  void show_progress() {
+    const double s = static_cast<double>(mono_ns() - started_ns_) / 1e9;
+    const char* what = measure_ ? "finding the extent for --scale" : "converting";
+    progress_.show(strfmt("convert: %s: %.2f M requests read, %.2f M written, pass %llu, %.0f s",
+                          what, static_cast<double>(seen_) / 1e6, static_cast<double>(s_.out) / 1e6,
+                          static_cast<unsigned long long>(s_.passes + 1), s));
+  }
+
   Status stage2(const Request& r, uint64_t point, bool sorted) {
     if (point < last_point_) ++s_.out_of_order;
     last_point_ = std::max(last_point_, point);
@@ -307,6 +319,8 @@ class Pipeline {
   uint64_t pass_n_ = 0, last_point_ = 0;
   bool first_pass_ = true, stop_ = false, window_done_ = false;
   bool measure_ = false;
+  ProgressLine progress_;
+  uint64_t seen_ = 0, started_ns_ = mono_ns();
 };
 
 std::string ops_text(const std::map<Op, uint64_t>& m) {

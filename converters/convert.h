@@ -41,6 +41,7 @@ struct ConvertOptions {
   std::optional<FitOptions> fit;  // --wrap/--scale: positions fit a target size
   std::string fio_file;           // fio: target file name
   std::string command_line;       // recorded in outputs
+  bool progress = false;          // a progress line on stderr (a terminal, not --quiet)
 };
 
 struct ConvertSummary {

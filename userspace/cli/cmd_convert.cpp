@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "converters/convert.h"
 #include "core/args.h"
+#include "core/progress.h"
 
 namespace blkrr::cli {
 
@@ -140,6 +141,7 @@ Result<int> cmd_convert(int argc, char** argv) {
   if (gz_level < 1 || gz_level > 9) return usage("--gzip-level must be 1..9");
   o.gz_level = static_cast<int>(gz_level);
 
+  o.progress = ProgressLine::wanted(quiet);
   auto s = run_convert(o);
   if (!s) return s.error();
   if (!quiet) std::fputs(s->text().c_str(), stderr);
