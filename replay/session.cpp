@@ -165,8 +165,9 @@ void print_final_progress(const Result<ReplayResult>& res) {
 
 }  // namespace
 
-Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
+Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks& hooks,
                                    const std::atomic<bool>* stop) {
+  SessionOptions o = requested;
   BLKRR_TRY(validate(o.schedule));
   if (o.queue_depth == 0) return Error("--queue-depth must be at least 1", 2);
   auto src = open_source({o.load}, o.source);
@@ -180,6 +181,7 @@ Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,
   TargetOptions to{o.allow_file, o.force, o.direct, o.dry_run};
   auto tgt = open_target(o.device, to);
   if (!tgt) return tgt.error();
+  o.queue_depth = fit_queue_depth(o.queue_depth, *tgt);
 
   MapOptions mo;
   mo.mode = o.scale ? MapMode::kScale : MapMode::kWrap;

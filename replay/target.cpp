@@ -5,6 +5,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -87,6 +88,7 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
     if (ioctl(fd, BLKSSZGET, &lbs) != 0 || lbs < 512) lbs = 512;
     t.size_bytes = size;
     t.logical_block = static_cast<uint32_t>(lbs);
+    t.nr_requests = queue_nr_requests(make_dev(major(st.st_rdev), minor(st.st_rdev))).value_or(0);
   }
   if (t.size_bytes < t.logical_block)
     return Error("replay device '" + path + "' is empty (size " + std::to_string(t.size_bytes) +
@@ -95,6 +97,15 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
                   fmt_bytes(t.size_bytes) + ", logical block " + std::to_string(t.logical_block) +
                   ")";
   return t;
+}
+
+uint32_t fit_queue_depth(uint32_t requested, Target& t) {
+  if (t.nr_requests == 0 || requested <= t.nr_requests) return requested;
+  t.warnings.push_back("queue depth " + std::to_string(requested) + " capped at " +
+                       std::to_string(t.nr_requests) + ", the request slots of " + t.path +
+                       " (queue/nr_requests): requests past them would be issued late by "
+                       "io_uring's worker threads; raise nr_requests to go deeper");
+  return t.nr_requests;
 }
 
 }  // namespace blkrr::replay

@@ -39,6 +39,7 @@ struct Target {
   bool is_file = false;
   uint64_t size_bytes = 0;
   uint32_t logical_block = 512;
+  uint32_t nr_requests = 0;           // the device queue's request slots (sysfs), 0 unknown
   std::string description;            // "/dev/loop3 (block device, 1.0 GiB, logical block 512)"
   std::vector<std::string> warnings;  // safety findings overridden by --force
 };
@@ -48,5 +49,11 @@ struct Target {
 std::optional<std::string> safety_refusal(const std::string& path, const DeviceSafety& s);
 
 Result<Target> open_target(const std::string& path, const TargetOptions& o);
+
+// The queue depth to use on `t`: `requested`, or the device queue's request
+// slots when there are fewer (with a warning in t.warnings). Past them a
+// non-blocking io_uring submission gets EAGAIN and io_uring hands the
+// request to a worker thread, which issues it late and out of order.
+uint32_t fit_queue_depth(uint32_t requested, Target& t);
 
 }  // namespace blkrr::replay

@@ -158,6 +158,15 @@ std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs) {
   return reads + writes;
 }
 
+std::optional<uint32_t> queue_nr_requests(DevT dev, const std::string& sysfs) {
+  auto dir = sysfs_dir_of(dev, sysfs);
+  if (!dir) return std::nullopt;
+  if (is_partition_dir(*dir)) dir = dir->parent_path();
+  auto n = parse_u64(read_line(*dir / "queue" / "nr_requests"));
+  if (!n || *n == 0 || *n > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(*n);
+}
+
 std::vector<DeviceInfo> list_devices(const std::string& sysfs) {
   std::vector<DeviceInfo> out;
   std::error_code ec;

@@ -49,6 +49,10 @@ std::vector<DeviceInfo> list_devices(const std::string& sysfs = "/sys");
 // reads + writes), or nullopt when it cannot be read or the device's I/O
 // statistics are off (queue/iostats 0: the kernel then counts nothing).
 std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs = "/sys");
+// How many requests the device's queue takes at once (sysfs queue/nr_requests
+// of the disk, also for a partition), or nullopt when it cannot be read.
+// Past it, a non-blocking submission (io_uring) gets EAGAIN.
+std::optional<uint32_t> queue_nr_requests(DevT dev, const std::string& sysfs = "/sys");
 
 // Names devices and partitions by dev_t, caching sysfs lookups.
 class DeviceNamer {

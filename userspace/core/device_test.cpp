@@ -110,6 +110,18 @@ TEST_F(FakeSysfs, NamerFindsPartitionOfSector) {
   EXPECT_EQ(n.partition_of(make_dev(8, 0), 2048 + 5000), make_dev(8, 0));
 }
 
+TEST_F(FakeSysfs, QueueNrRequestsOfDisksAndTheirPartitions) {
+  write("devices/pci0/block/sda/queue/nr_requests", "64");
+  EXPECT_EQ(queue_nr_requests(make_dev(8, 0), sys()), 64u);
+  EXPECT_EQ(queue_nr_requests(make_dev(8, 2), sys()), 64u);           // the disk's queue
+  EXPECT_EQ(queue_nr_requests(make_dev(7, 0), sys()), std::nullopt);  // no file
+  write("devices/virtual/block/loop0/queue/nr_requests", "0");
+  EXPECT_EQ(queue_nr_requests(make_dev(7, 0), sys()), std::nullopt);
+  write("devices/virtual/block/loop0/queue/nr_requests", "many");
+  EXPECT_EQ(queue_nr_requests(make_dev(7, 0), sys()), std::nullopt);
+  EXPECT_EQ(queue_nr_requests(make_dev(9, 9), sys()), std::nullopt);
+}
+
 TEST_F(FakeSysfs, KernelInflightSumsReadsAndWrites) {
   write("devices/virtual/block/loop0/inflight", "       3        4");
   EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), 7u);
