@@ -1,4 +1,5 @@
 #include "converters/convert.h"
+#include "converters/prefetch_source.h"
 
 #include <sys/stat.h>
 
@@ -395,6 +396,14 @@ std::string ConvertSummary::text() const {
 
 namespace {
 
+// The inputs, parsed (and decompressed) ahead on a thread of their own while
+// this one filters, formats and writes.
+Result<std::unique_ptr<RequestSource>> open_prefetched(const ConvertOptions& o) {
+  auto src = open_source(o.inputs, o.source);
+  if (!src) return src.error();
+  return prefetch_source(std::move(*src));
+}
+
 // Every pass of --repeat/--until through the pipeline, then its finish.
 Status run_passes(Pipeline& p, const ConvertOptions& o, std::unique_ptr<RequestSource> src) {
   p.absolute_ = src->info().absolute_time;
@@ -403,7 +412,7 @@ Status run_passes(Pipeline& p, const ConvertOptions& o, std::unique_ptr<RequestS
   int64_t period = p.period();
   bool any = p.pass_count() > 0;
   for (uint64_t pass = 1; any && !p.stopped() && (pass < o.repeat || o.until_ns); ++pass) {
-    auto next = open_source(o.inputs, o.source);  // stream again: constant memory
+    auto next = open_prefetched(o);  // stream again: constant memory
     if (!next) return next.error();
     BLKRR_TRY(p.run_pass(**next, static_cast<int64_t>(pass) * period));
     if (p.pass_count() == 0) break;
@@ -429,7 +438,7 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   BLKRR_TRY(check_outputs(outs, o.inputs));
   ConvertSummary s;
   s.inputs = o.inputs;
-  auto src = open_source(o.inputs, o.source);
+  auto src = open_prefetched(o);
   if (!src) return src.error();
   s.input_format = std::string(input_format_name((*src)->info().format));
   // Selections on fields the input does not have would silently drop everything.
@@ -450,7 +459,7 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
       BLKRR_TRY(run_passes(measure, o, std::move(*src)));
       end = m.max_sector;
       if (end == 0) return Error("--scale: the output has no request with a position", 2);
-      src = open_source(o.inputs, o.source);
+      src = open_prefetched(o);
       if (!src) return src.error();
     }
     BLKRR_TRY(p.set_fit(*o.fit, end));

@@ -1,4 +1,5 @@
 #include "converters/gz_stream.h"
+#include "converters/text_io.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -134,6 +135,54 @@ TEST(GzStream, DataAfterTheLastMemberIsAnErrorButZeroPaddingIsNot) {
   ASSERT_FALSE(bad) << "bytes after the last member must not vanish silently";
   EXPECT_NE(bad.error().message.find("at byte " + std::to_string(gz_size + 600)), std::string::npos)
       << bad.error().message;
+  std::remove(p.c_str());
+}
+
+// Files of 1 MiB and more are inflated on a second thread (LineReader):
+// the same lines in the same order, and damage still ends the reading with
+// the file and line.
+TEST(GzStream, LargeFilesReadOnTheInflatingThreadGiveTheSameLines) {
+  const std::string text = sample_text(200000);
+  const std::string p = tmp_path("big");
+  write_with_sink(p, text, 1);
+  std::ifstream probe(p, std::ios::binary | std::ios::ate);
+  ASSERT_GE(static_cast<uint64_t>(probe.tellg()), 1u << 20) << "too small for the thread";
+  auto r = LineReader::open(p);
+  ASSERT_TRUE(r) << r.error().message;
+  std::string back;
+  std::string_view line;
+  uint64_t lines = 0;
+  for (;;) {
+    auto n = r->next(line);
+    ASSERT_TRUE(n) << n.error().message;
+    if (!*n) break;
+    back.append(line).push_back('\n');
+    ++lines;
+  }
+  EXPECT_EQ(lines, 200000u);
+  EXPECT_TRUE(back == text);
+  std::remove(p.c_str());
+}
+
+TEST(GzStream, DamageInALargeFileIsAnErrorWithTheLine) {
+  const std::string text = sample_text(200000);
+  const std::string p = tmp_path("bigbad");
+  write_with_sink(p, text, 1);
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(900000);
+    f.write("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 12);
+  }
+  auto r = LineReader::open(p);
+  ASSERT_TRUE(r) << r.error().message;
+  std::string_view line;
+  Result<bool> n = true;
+  uint64_t lines = 0;
+  while ((n = r->next(line)) && *n) ++lines;
+  ASSERT_FALSE(n) << "read " << lines << " lines of a damaged file as valid";
+  EXPECT_NE(n.error().message.find(p + ":"), std::string::npos) << n.error().message;
+  EXPECT_GT(lines, 1000u);  // what came before the damage was read
+  EXPECT_LT(lines, 200000u);
   std::remove(p.c_str());
 }
 

@@ -82,16 +82,18 @@ Result<LoadReader> LoadReader::open(const std::string& path, LoadReadOptions opt
 }
 
 const char* LoadReader::parse_data(std::string_view line, LoadRecord& out) {
-  std::string_view f[7];
+  std::string_view f[6];
   size_t n = 0, b = 0;
   for (;;) {
-    size_t e = line.find(';', b);
-    if (n == 7) return "too many ';' fields (expected 6)";
-    f[n++] = line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
-    if (e == std::string_view::npos) break;
+    const size_t e = line.find(';', b);
+    if (e == std::string_view::npos) {
+      f[n++] = line.substr(b);
+      break;
+    }
+    if (n == 5) return "too many ';' fields (expected 6)";
+    f[n++] = line.substr(b, e - b);
     b = e + 1;
   }
-  if (n > 6) return "too many ';' fields (expected 6)";
   if (n < 4) return "too few ';' fields (expected 6)";
   int fd = 9;
   if (!parse_seconds_ns(f[0], out.start_ns, &fd) || out.start_ns < 0)

@@ -22,8 +22,89 @@ constexpr size_t kReadChunk = 1 << 18;
 // small input gets a small buffer (the fuzz harnesses open one per input).
 constexpr size_t kFirstChunk = 1 << 13;
 constexpr size_t kMaxLine = 1 << 20;
+// Compressed inputs at least this large are inflated on a second thread.
+constexpr uint64_t kInflateThreadFrom = 1 << 20;
+constexpr size_t kInflateAhead = 4;
 
 }  // namespace
+
+// Inflates the source on its own thread into chunks of kReadChunk; at most
+// kInflateAhead wait, so memory stays bounded and the thread keeps the
+// parser's pace. An error ends the stream and is handed over in order.
+struct LineReader::Inflater {
+  struct Chunk {
+    std::vector<char> data;
+    std::optional<Error> error;
+  };
+  explicit Inflater(GzSource s) : src(std::move(s)) {
+    th = std::thread([this] { run(); });
+  }
+  ~Inflater() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    th.join();
+  }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  void run() {
+    for (bool last = false; !last;) {
+      Chunk c;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!spare.empty()) {
+          c.data = std::move(spare.back());
+          spare.pop_back();
+        }
+      }
+      c.data.resize(kReadChunk);
+      auto n = src.read(c.data.data(), c.data.size());
+      if (!n) {
+        c.error = n.error();
+        c.data.clear();
+      } else {
+        c.data.resize(*n);
+      }
+      last = !n || *n == 0;
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return stop || ready.size() < kInflateAhead; });
+      if (stop) return;
+      ready.push_back(std::move(c));
+      cv.notify_all();
+    }
+  }
+  // Copies the next chunk behind dst (room for cap >= kReadChunk bytes).
+  Result<size_t> take(char* dst, size_t cap) {
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] { return !ready.empty(); });
+    Chunk c = std::move(ready.front());
+    ready.pop_front();
+    cv.notify_all();
+    lk.unlock();
+    if (c.error) return *c.error;
+    const size_t n = std::min(cap, c.data.size());
+    std::memcpy(dst, c.data.data(), n);
+    lk.lock();
+    spare.push_back(std::move(c.data));
+    return n;
+  }
+
+  GzSource src;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Chunk> ready;
+  std::vector<std::vector<char>> spare;
+  bool stop = false;
+  std::thread th;
+};
+
+LineReader::LineReader() = default;
+LineReader::LineReader(LineReader&&) noexcept = default;
+LineReader& LineReader::operator=(LineReader&&) noexcept = default;
+LineReader::~LineReader() = default;
 
 Result<LineReader> LineReader::open(const std::string& given) {
   LineReader r;
@@ -34,7 +115,14 @@ Result<LineReader> LineReader::open(const std::string& given) {
   r.path_ = input_display_name(path);
   auto src = GzSource::open(path, r.path_);
   if (!src) return src.error();
-  r.src_.emplace(std::move(*src));
+  r.compressed_ = src->compressed();
+  struct stat st {};
+  if (r.compressed_ && ::stat(path.c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) >= kInflateThreadFrom) {
+    r.inflater_ = std::make_unique<Inflater>(std::move(*src));
+  } else {
+    r.src_.emplace(std::move(*src));
+  }
   r.buf_.resize(kFirstChunk);
   return r;
 }
@@ -46,14 +134,20 @@ Status LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  const size_t chunk = std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
+  const size_t chunk =
+      inflater_ ? kReadChunk : std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
   if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
-  auto n = src_->read(buf_.data() + end_, buf_.size() - end_);
+  auto n = read_more(buf_.data() + end_, buf_.size() - end_);
   if (!n)
     return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " + n.error().message);
   if (*n == 0) eof_ = true;
   end_ += *n;
   return {};
+}
+
+Result<size_t> LineReader::read_more(char* dst, size_t cap) {
+  if (inflater_) return inflater_->take(dst, cap);
+  return src_->read(dst, cap);
 }
 
 Result<bool> LineReader::next(std::string_view& line) {
@@ -72,7 +166,7 @@ Result<bool> LineReader::next(std::string_view& line) {
       if (pos_ == end_) return false;
       // Last line without a newline: fine in a text file written by hand,
       // but a compressed file was written by a program and was cut off.
-      if (src_->compressed())
+      if (compressed_)
         return Error(path_ + ":" + std::to_string(line_ + 1) +
                      ": the last line has no end (compressed file cut off?)");
       size_t len = end_ - pos_;
@@ -349,13 +443,6 @@ char* fmt_usec3(char* p, uint64_t ns) {
   return p + 3;
 }
 
-std::string_view trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return s.substr(b, e - b);
-}
-
 bool parse_u64_field(std::string_view s, uint64_t& out) {
   s = trim(s);
   if (s.empty() || s.size() > 20) return false;
@@ -382,31 +469,31 @@ bool parse_i64_field(std::string_view s, int64_t& out) {
 }
 
 bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits) {
+  // One pass over the characters (this runs for every line of a load).
   s = trim(s);
   bool neg = !s.empty() && s[0] == '-';
   if (neg) s.remove_prefix(1);
-  size_t dot = s.find('.');
-  std::string_view ip = s.substr(0, dot);
-  std::string_view fp = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
-  if (ip.empty() && fp.empty()) return false;
+  const char* p = s.data();
+  const char* const end = p + s.size();
   uint64_t sec = 0;
-  if (!ip.empty()) {
-    if (ip.size() > 10) return false;  // > 300 years: not a trace time
-    for (char c : ip) {
-      unsigned d = static_cast<unsigned>(c - '0');
-      if (d > 9) return false;
-      sec = sec * 10 + d;
-    }
+  size_t int_digits = 0;
+  for (; p != end && *p != '.'; ++p) {
+    unsigned d = static_cast<unsigned>(*p - '0');
+    if (d > 9) return false;
+    if (++int_digits > 10) return false;  // > 300 years: not a trace time
+    sec = sec * 10 + d;
   }
   uint64_t frac = 0;
   int nd = 0;
-  for (char c : fp) {
-    unsigned d = static_cast<unsigned>(c - '0');
-    if (d > 9) return false;
-    if (nd < 9) frac = frac * 10 + d;
-    ++nd;
+  if (p != end) {
+    for (++p; p != end; ++p) {
+      unsigned d = static_cast<unsigned>(*p - '0');
+      if (d > 9) return false;
+      if (nd < 9) frac = frac * 10 + d;
+      ++nd;
+    }
   }
-  if (dot != std::string_view::npos && fp.empty() && ip.empty()) return false;
+  if (int_digits == 0 && nd == 0) return false;  // "", "." or "-"
   for (int i = nd; i < 9; ++i) frac *= 10;
   uint64_t total = sec * 1000000000ull + frac;  // < 1e19: no wrap in 64 bits
   if (total > static_cast<uint64_t>(INT64_MAX)) return false;

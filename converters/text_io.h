@@ -22,11 +22,14 @@
 namespace blkrr {
 
 // Reads lines from a gzip-compressed or plain file ("-" is standard input).
+// A large compressed file is inflated on a second thread a few chunks ahead
+// of the parsing (bounded: kInflateAhead chunks of 256 KiB).
 class LineReader {
  public:
   static Result<LineReader> open(const std::string& path);
-  LineReader(LineReader&&) noexcept = default;
-  LineReader& operator=(LineReader&&) noexcept = default;
+  LineReader(LineReader&&) noexcept;
+  LineReader& operator=(LineReader&&) noexcept;
+  ~LineReader();
 
   // Next line without its '\n' (a trailing '\r' is removed too). The view is
   // valid until the next call. false at the end of the file; an Error for a
@@ -38,11 +41,15 @@ class LineReader {
   std::string where() const { return path_ + ":" + std::to_string(line_); }
 
  private:
-  LineReader() = default;
+  struct Inflater;  // the inflating thread and its queue
+  LineReader();
   Status fill();
+  Result<size_t> read_more(char* dst, size_t cap);
 
   std::string path_;
-  std::optional<GzSource> src_;
+  bool compressed_ = false;
+  std::optional<GzSource> src_;  // read here, or by inflater_ when there is one
+  std::unique_ptr<Inflater> inflater_;
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
@@ -114,7 +121,12 @@ char* fmt_sec9(char* p, int64_t ns, int width);
 char* fmt_usec3(char* p, uint64_t ns);
 
 // ---- strict parsing of fields (whitespace around the field is trimmed) ----
-std::string_view trim(std::string_view s);
+inline std::string_view trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
 bool parse_u64_field(std::string_view s, uint64_t& out);
 bool parse_i64_field(std::string_view s, int64_t& out);
 // Decimal seconds ("12.5", "3", "0.000000001", "-1.25") to nanoseconds;
