@@ -11,23 +11,20 @@ cd "$(dirname "$0")/.."
 FLOOR=${1:-build}/userspace/capture/bench_floor
 N=${N:-10}
 ROUNDS=${ROUNDS:-3}
-[ "$(id -u)" = 0 ] || { echo "bench-burn: needs root (BPF, loop devices)" >&2; exit 2; }
-[ -x "$FLOOR" ] || { echo "bench-burn: $FLOOR not built" >&2; exit 2; }
-for t in fio jq bpftool; do command -v $t > /dev/null || { echo "bench-burn: $t is needed" >&2; exit 2; }; done
-W=$(mktemp -d /dev/shm/blkrr-bench-burn.XXXXXX)
-LO=
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init burn
+[ -x "$FLOOR" ] || bench_die "$FLOOR not built"
+bench_need fio jq bpftool
+W=$BENCH_WORK
 FP=
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-  [ -n "$FP" ] && { kill -INT "$FP" 2> /dev/null || true; wait "$FP" 2> /dev/null || true; }
-  sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD" || true
-  [ -n "$LO" ] && losetup -d "$LO" 2> /dev/null || true
-  rm -rf "$W"
+restore() {
+  [ -n "$FP" ] && { kill -INT "$FP" 2> /dev/null; wait "$FP" 2> /dev/null; }
+  sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 }
-trap cleanup EXIT
-truncate -s 1G "$W/dev.img"
-LO=$(losetup -f --show "$W/dev.img")
-dd if=/dev/zero of="$LO" bs=1M count=1024 oflag=direct status=none
+bench_on_exit restore
+bench_loop LO 1G zero
 iops() {
   fio --name=r --filename="$LO" --direct=1 --rw=randread --bs=4k --iodepth=32 --ioengine=libaio \
     --runtime=3 --time_based --output-format=json 2> /dev/null | jq '.jobs[0].read.iops|floor'

@@ -9,26 +9,27 @@
 # Usage (root): scripts/bench-exporter.sh [BLKRR_BINARY]   env: SECONDS_TOTAL=60 LOAD=0 PORT=9119
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "bench-exporter.sh: run as root" >&2; exit 1; }
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init exporter
 BLKRR=${1:-$PWD/build/userspace/cli/blkrr}
 SECS=${SECONDS_TOTAL:-60}
 PORT=${PORT:-9119}
-[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
-command -v curl >/dev/null || { echo "missing curl" >&2; exit 1; }
-work=$(mktemp -d /dev/shm/blkrr-bench-exporter.XXXXXX)
+[ -x "$BLKRR" ] || bench_die "no blkrr binary at $BLKRR (build first)"
+bench_need curl
+work=$BENCH_WORK
 pid="" peer_pid="" fio_pid="" loop=""
-cleanup() {
-  [ -n "$fio_pid" ] && kill "$fio_pid" 2>/dev/null && wait "$fio_pid" 2>/dev/null || true
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  [ -n "$peer_pid" ] && kill "$peer_pid" 2>/dev/null && wait "$peer_pid" 2>/dev/null || true
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
-  rm -rf "$work"
+stop_all() {
+  local p
+  for p in "$fio_pid" "$pid" "$peer_pid"; do
+    if [ -n "$p" ]; then kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; fi
+  done
+  return 0
 }
-trap cleanup EXIT
+bench_on_exit stop_all
 
 if [ "${LOAD:-0}" = 1 ]; then
-  truncate -s 512M "$work/disk.img"
-  loop=$(losetup --find --show "$work/disk.img")
+  bench_loop loop 512M none
   fio --name=load --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
     --iodepth=4 --rate_iops=2000 --runtime=$((SECS + 10)) --time_based >/dev/null 2>&1 &
   fio_pid=$!

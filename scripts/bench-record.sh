@@ -16,45 +16,31 @@
 #   env: ROUNDS=3 SECONDS_PER_RUN=5; PER_REQUEST_ONLY=1 skips the IOPS runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "bench-record.sh: run as root" >&2; exit 1; }
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init record
 BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-5}
-for t in fio bpftrace bpftool jq; do command -v $t >/dev/null || { echo "missing $t" >&2; exit 1; }; done
-[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
+bench_need fio bpftrace bpftool jq
+[ -x "$BLKRR" ] || bench_die "no blkrr binary at $BLKRR (build first)"
 # The floor: empty tp_btf programs on io_start/issue/complete (built beside blkrr).
 FLOOR=${FLOOR:-$(dirname "$BLKRR")/../capture/bench_floor}
-[ -x "$FLOOR" ] || { echo "no bench_floor at $FLOOR (build first)" >&2; exit 1; }
+[ -x "$FLOOR" ] || bench_die "no bench_floor at $FLOOR (build first)"
 
-work=$(mktemp -d /dev/shm/blkrr-bench.XXXXXX)
-img=$work/disk.img
+work=$BENCH_WORK
 loop=""
 idle=""
 rec_pid=""
 idle_pid=""
-cleanup() {
-  [ -n "$rec_pid" ] && kill "$rec_pid" 2>/dev/null || true
-  [ -n "$idle_pid" ] && kill "$idle_pid" 2>/dev/null || true
-  [ -n "$idle" ] && losetup -d "$idle" 2>/dev/null || true
-  if [ -n "${T:-}" ] && [ -d "$T" ]; then
-    echo 0 >"$T/tracing_on" 2>/dev/null || true
-    [ -n "$loop" ] && echo 0 >/sys/block/$(basename "$loop")/trace/enable 2>/dev/null || true
-    echo nop >"$T/current_tracer" 2>/dev/null || true
-  fi
-  sysctl -q kernel.bpf_stats_enabled=0 || true
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
-  rm -rf "$work"
+stop_tracers() {
+  if [ -n "$rec_pid" ]; then kill "$rec_pid" 2> /dev/null; fi
+  if [ -n "$idle_pid" ]; then kill "$idle_pid" 2> /dev/null; fi
+  sysctl -q kernel.bpf_stats_enabled=0
 }
-trap cleanup EXIT
-
-truncate -s 1G "$img"
-dd if=/dev/urandom of="$img" bs=1M count=1024 conv=notrunc status=none
-loop=$(losetup --find --show "$img")
-name=$(basename "$loop")
-truncate -s 64M "$work/idle.img"
-idle=$(losetup --find --show "$work/idle.img")
-T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs nodev $T
+bench_on_exit stop_tracers
+bench_loop loop 1G urandom
+bench_loop idle 64M none
 
 fio_iops() {  # fio_iops [extra fio args] -> "iops clat_mean_us"
   fio --name=bench --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
@@ -97,18 +83,12 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
       # SIGTERM: background jobs of a non-interactive shell ignore SIGINT.
       kill -TERM $rec_pid; wait $rec_pid || true; rec_pid="" ;;
     blktracer)
-      echo 0 >$T/tracing_on; echo >$T/trace
-      echo blk >$T/current_tracer
-      echo 1 >/sys/block/$name/trace/enable
-      echo 1 >$T/tracing_on
+      bench_tracer_on "$loop"
       fio_iops "$@"
-      echo 0 >$T/tracing_on
-      echo 0 >/sys/block/$name/trace/enable
-      echo nop >$T/current_tracer; echo >$T/trace ;;
+      bench_tracer_off /dev/null ;;
   esac
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 if [ -z "${PER_REQUEST_ONLY:-}" ]; then
 modes=(none blkrr lean floor bpftrace blktracer)
@@ -122,12 +102,12 @@ for r in $(seq "$ROUNDS"); do
     echo "round $r $m: ${v%% *} IOPS" >&2
   done
 done
-base=$(printf "%s" "${res[none]}" | median)
+base=$(printf "%s" "${res[none]}" | bench_median)
 echo
 echo "| mode | median IOPS | vs no tracing | runs |"
 echo "|---|---|---|---|"
 for m in "${modes[@]}"; do
-  med=$(printf "%s" "${res[$m]}" | median)
+  med=$(printf "%s" "${res[$m]}" | bench_median)
   runs=$(printf "%s" "${res[$m]}" | awk '{printf "%s%d", (NR>1?" ":""), $1}')
   echo "| $m | $(printf %.0f "$med") | $(awk -v a="$med" -v b="$base" 'BEGIN{printf "%.3f", a/b}') | $runs |"
 done
@@ -138,7 +118,7 @@ fi
 # bytes per request (runs with kernel.bpf_stats_enabled=1), full and --lean.
 prog_stats() {  # prog_stats PID -> JSON [{name, t, n}] of that process's programs
   local ids
-  ids=$(cat /proc/$1/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u | jq -s -c .)
+  ids=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u | jq -s -c .)
   bpftool prog show --json | jq -c --argjson ids "$ids" \
     '[.[] | select(.id as $i | $ids | index($i)) | {name, t: (.run_time_ns // 0), n: (.run_cnt // 0)}]'
 }
@@ -192,5 +172,5 @@ done
 echo "| mode | IOPS | mean clat (us) |"
 echo "|---|---|---|"
 for m in none blkrr; do
-  echo "| $m | $(printf "%s" "${fixed_iops[$m]}" | median | xargs printf %.0f) | $(printf "%s" "${fixed_lat[$m]}" | median | xargs printf %.1f) |"
+  echo "| $m | $(printf "%s" "${fixed_iops[$m]}" | bench_median | xargs printf %.0f) | $(printf "%s" "${fixed_lat[$m]}" | bench_median | xargs printf %.1f) |"
 done

@@ -9,27 +9,23 @@
 # Usage (root): scripts/bench-top.sh [BLKRR_BINARY]   env: ROUNDS=5 SECONDS_PER_RUN=5
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "bench-top.sh: run as root" >&2; exit 1; }
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init top
 BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECONDS_PER_RUN:-5}
-for t in fio bpftrace bpftool jq; do command -v $t >/dev/null || { echo "missing $t" >&2; exit 1; }; done
-[ -x "$BLKRR" ] || { echo "no blkrr binary at $BLKRR (build first)" >&2; exit 1; }
-
-work=$(mktemp -d /dev/shm/blkrr-bench-top.XXXXXX)
-loop=""
+bench_need fio bpftrace bpftool jq
+[ -x "$BLKRR" ] || bench_die "no blkrr binary at $BLKRR (build first)"
+work=$BENCH_WORK
 bg=""
-cleanup() {
-  [ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null || true
-  sysctl -q kernel.bpf_stats_enabled=0 || true
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
-  rm -rf "$work"
+stop_bg() {
+  if [ -n "$bg" ]; then kill "$bg" 2> /dev/null && wait "$bg" 2> /dev/null; fi
+  sysctl -q kernel.bpf_stats_enabled=0
 }
-trap cleanup EXIT
-
-truncate -s 1G "$work/disk.img"
-dd if=/dev/urandom of="$work/disk.img" bs=1M count=1024 conv=notrunc status=none
-loop=$(losetup --find --show "$work/disk.img")
+bench_on_exit stop_bg
+loop=""
+bench_loop loop 1G urandom
 
 fio_iops() {
   fio --name=bench --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
@@ -38,6 +34,7 @@ fio_iops() {
 }
 
 # biotop's measure with bpftrace: bytes, requests and summed latency per comm.
+# shellcheck disable=SC2016  # bpftrace's own $variables
 peer_script='
 tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; @who[args->dev, args->sector] = comm; }
 tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
@@ -80,7 +77,7 @@ for r in $(seq "$ROUNDS"); do
   done
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() { tr ' ' '\n' | grep -v '^$' | bench_median; }
 base=$(echo "${res[none]}" | median)
 echo
 echo "medians over $ROUNDS rounds of ${SECS}s (fio 4k randread qd32 libaio on $loop over /dev/shm):"

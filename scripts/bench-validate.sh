@@ -21,38 +21,23 @@ ATTACH=${ATTACH:-$BUILD/userspace/validate/validate_attach}
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-3}
 N=${1:-300000}
-[ "$(id -u)" = 0 ] || { echo "bench-validate: needs root (BPF, loop devices)" >&2; exit 2; }
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init validate
 for b in "$BLKRR" "$ATTACH"; do
-  [ -x "$b" ] || { echo "bench-validate: $b not built (ninja -C $BUILD blkrr validate_attach)" >&2; exit 2; }
+  [ -x "$b" ] || bench_die "$b not built (ninja -C $BUILD blkrr validate_attach)"
 done
-for t in jq fio bpftool /usr/bin/time python3 gzip; do
-  command -v "$t" > /dev/null || { echo "bench-validate: $t is needed" >&2; exit 2; }
-done
-
-work=$(mktemp -d /dev/shm/blkrr-bench-validate.XXXXXX)
-truncate -s 1G "$work/dev.img"
+bench_need jq fio bpftool /usr/bin/time python3 gzip
+work=$BENCH_WORK
 APID=
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-  if [ -n "$APID" ]; then kill -INT "$APID" 2>/dev/null || true; wait "$APID" 2>/dev/null || true; fi
-  sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD" || true
-  # Detach only if the loop device is still backed by our file (other
-  # benchmarks may attach loop devices concurrently).
-  if [ -n "${LO:-}" ] && [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" = "$work/dev.img" ]; then
-    losetup -d "$LO" 2>/dev/null || true
-  fi
-  rm -rf "$work"
+stop_validator() {
+  if [ -n "$APID" ]; then kill -INT "$APID" 2> /dev/null; wait "$APID" 2> /dev/null; fi
+  sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 }
+bench_on_exit stop_validator
 LO=
-trap cleanup EXIT
-LO=$(losetup -f --show "$work/dev.img")
-if [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" != "$work/dev.img" ]; then
-  echo "bench-validate: $LO is not backed by $work/dev.img (attached concurrently?); retry" >&2
-  LO=; exit 1
-fi
-command -v udevadm > /dev/null && udevadm settle -t 5 || true
-# A loop device reused after a partitioned one may keep stale partitions.
-ls "/sys/block/${LO#/dev/}" | grep -q "^${LO#/dev/}p" && partx -d "$LO" 2>/dev/null || true
+bench_loop LO 1G none
 
 # Synthetic load: N random 4 KiB reads over the 1 GiB device, 10 us apart.
 python3 - "$N" > "$work/load" <<'PY'
@@ -76,8 +61,6 @@ detach() {
 }
 replay() {  # replay JSON [ARGS...]: fullspeed replay; replay process user+sys s -> JSON.cpu
   local js=$1; shift
-  [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" = "$work/dev.img" ] ||
-    { echo "bench-validate: $LO was detached behind our back" >&2; LO=; exit 1; }
   /usr/bin/time -f "%U %S" -o "$js.cpu" "$BLKRR" replay --timing fullspeed \
     "$work/synthetic.load.gz" "$LO" --json "$js" --quiet "$@" > "$work/replay.log" 2>&1 ||
     { echo "bench-validate: replay failed:" >&2; tail -5 "$work/replay.log" >&2; exit 1; }
@@ -86,7 +69,6 @@ fio_iops() {
   fio --name=r --filename="$LO" --direct=1 --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring \
     --runtime="$DURATION" --time_based --output-format=json 2>/dev/null | jq '.jobs[0].read.iops'
 }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # Sum of run_time_ns and run_cnt of the BPF programs held by process $1 (its
 # program fds name them in /proc/PID/fdinfo; bpftool here shows no pids).
 prog_stats() {
@@ -110,7 +92,7 @@ sysctl -qw kernel.bpf_stats_enabled=1
 : > "$work/k.lean"; : > "$work/k.full"; : > "$work/runs.lean"; : > "$work/runs.full"
 for round in $(seq "$RUNS"); do
   for mode in lean full; do
-    attach $([ $mode = full ] && echo --full)
+    if [ "$mode" = full ]; then attach --full; else attach; fi
     replay "$work/k.json"
     read -r ns cnt <<< "$(prog_stats "$APID")"
     detach
@@ -155,16 +137,16 @@ done
 echo "runs: $RUNS, load: $N 4 KiB random reads, fio: ${DURATION}s randread qd32 io_uring;" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf "%-52s %10s %10s %8s\n" "steady measures (median)" "lean" "full" "ratio"
-a=$(median < "$work/k.lean"); b=$(median < "$work/k.full")
+a=$(bench_median < "$work/k.lean"); b=$(bench_median < "$work/k.full")
 awk -v a="$a" -v b="$b" 'BEGIN {printf "%-52s %10.1f %10.1f %8.2f\n", "capture programs, kernel ns per request", a, b, a / b}'
 printf "%-52s %10s %10s %8s\n" "" "with" "without" "diff"
-a=$(median < "$work/cpu.val"); b=$(median < "$work/cpu.plain")
+a=$(bench_median < "$work/cpu.val"); b=$(bench_median < "$work/cpu.plain")
 awk -v a="$a" -v b="$b" 'BEGIN {printf "%-52s %10.2f %10.2f %8.2f\n", "replay process user+sys CPU, us per request", a, b, a - b}'
-printf "%-52s %10.1f\n" "validator consumer thread, ns CPU per record" "$(median < "$work/reader")"
-printf "%-52s %10.1f\n" "matching after the run, ms" "$(median < "$work/match")"
+printf "%-52s %10.1f\n" "validator consumer thread, ns CPU per record" "$(bench_median < "$work/reader")"
+printf "%-52s %10.1f\n" "matching after the run, ms" "$(bench_median < "$work/match")"
 printf "%-52s %10s %10s %8s\n" "fullspeed IOPS (median)" "without" "with" "loss"
 for k in r f; do
-  a=$(median < "$work/$k.plain"); b=$(median < "$work/$k.val")
+  a=$(bench_median < "$work/$k.plain"); b=$(bench_median < "$work/$k.val")
   name=$([ $k = r ] && echo "blkrr replay --timing fullspeed [--validate]" || echo "fio randread qd32 (io_uring) [validate_attach]")
   awk -v n="$name" -v a="$a" -v b="$b" 'BEGIN {printf "%-52s %10.0f %10.0f %7.2f%%\n", n, a, b, (1 - b / a) * 100}'
 done

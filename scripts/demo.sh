@@ -14,7 +14,7 @@ img=$(mktemp /dev/shm/blkrr-demo.XXXXXX.img)
 out=$(mktemp -d /tmp/blkrr-demo.XXXXXX)
 loop=""
 cleanup() {
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
+  if [ -n "$loop" ]; then losetup -d "$loop" 2>/dev/null || true; fi
   rm -f "$img"
 }
 trap cleanup EXIT

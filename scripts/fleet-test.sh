@@ -58,7 +58,9 @@ run_processes() {
   local dir=$1 tag=$2
   {
     grep -alsF -e "$dir/" -e "blkrr-fleet-$tag-" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
-    ls -l /proc/[0-9]*/exe 2>/dev/null | grep -F " -> $dir/"
+    for e in /proc/[0-9]*/exe; do
+      case $(readlink "$e" 2> /dev/null) in "$dir"/*) echo "$e" ;; esac
+    done
   } | sed -n 's|.*/proc/\([0-9][0-9]*\)/[a-z]*.*|\1|p' | sort -u | grep -vxF -e $$ -e "$BASHPID" |
     while read -r p; do [ -d "/proc/$p" ] && echo "$p"; done  # not the greps above
   return 0
@@ -256,7 +258,7 @@ play() {
 (cd "$playbooks" && exec ansible-lint -q --offline record.yml replay.yml report.yml roles/blkrr) \
   >"$tmp/lint.log" 2>&1 &
 lint_pid=$!
-pids+=($lint_pid)
+pids+=("$lint_pid")
 
 # --- record the production hosts while fio runs on each ---
 for h in "${prod[@]}"; do
@@ -279,7 +281,7 @@ done
 play replay.yml
 for i in 0 1 2; do
   j=$tmp/fleet/results/${lab[$i]}-${prod[$i]}.json
-  [ -s "$j" ] && [ -s "${j%.json}.replay.gz" ] || fail "the result of ${lab[$i]} did not arrive"
+  { [ -s "$j" ] && [ -s "${j%.json}.replay.gz" ]; } || fail "the result of ${lab[$i]} did not arrive"
   python3 - "$j" <<'EOF' || fail "the replay of ${lab[$i]} is not validated complete"
 import json, sys
 j = json.load(open(sys.argv[1]))

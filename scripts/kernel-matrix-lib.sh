@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Functions of scripts/kernel-matrix.sh (sourced; uses its ROOT, CACHE, BLKRR,
 # WORK, GUEST_TIMEOUT, log). Kernel packages, initramfs, qemu, the host run.
 
@@ -78,6 +79,7 @@ fetch_kernel() {
   log "downloading $pkg from $s"
   (cd "$CACHE/debs" && apt-get "${APT_OPTS[@]}" download "$pkg/$s" >"$dir/download.log" 2>&1) ||
     { echo "apt-get download $pkg/$s failed: $(tail -n 2 "$dir/download.log" | tr '\n' ' ')"; return 1; }
+  # shellcheck disable=SC2012  # the newest download; names have no odd characters
   dpkg-deb -x "$(ls -t "$CACHE/debs/${pkg}"_*.deb | head -n 1)" "$dir/root" ||
     { echo "dpkg-deb -x of $pkg failed"; return 1; }
   echo "$pkg ($s)" >"$dir/package"
@@ -198,6 +200,7 @@ run_kernel() {
   truncate -s 256M "$d/scratch.img"
   log "$k: booting $(cat "$CACHE/kernels/$k/package") under qemu (TCG)"
   t0=$(date +%s)
+  # shellcheck disable=SC2086  # MATRIX_QEMU_CPU holds several options
   timeout "$GUEST_TIMEOUT" qemu-system-x86_64 -accel tcg ${MATRIX_QEMU_CPU:--cpu max,la57=off,cx16=off -smp 2} -m 1024 \
     -nodefaults -no-reboot -display none -monitor none -serial "file:$d/console.log" \
     -kernel "$(ls "$kroot"/boot/vmlinuz-*)" -initrd "$d/initrd.cpio" \

@@ -60,7 +60,7 @@ comp=/usr/share/bash-completion/completions/blkrr
 got=$(bash -c 'source "$1"; COMP_WORDS=(blkrr rec); COMP_CWORD=1; _blkrr; echo "${COMPREPLY[*]}"' _ "$comp")
 [ "$got" = record ] || fail "completion of 'blkrr rec': '$got'"
 unit=/usr/lib/systemd/system/blkrr-exporter.service
-[ -f "$unit" ] && [ -f /etc/default/blkrr-exporter ] || fail "no $unit or /etc/default/blkrr-exporter"
+{ [ -f "$unit" ] && [ -f /etc/default/blkrr-exporter ]; } || fail "no $unit or /etc/default/blkrr-exporter"
 if command -v systemd-analyze >/dev/null; then
   systemd-analyze verify "$unit" 2>&1 | tee "$tmp/verify" >&2
   [ ! -s "$tmp/verify" ] || fail "systemd-analyze verify $unit has messages (above)"

@@ -18,7 +18,7 @@ ninja -C "$build" blkrr blkrr_packaging >/dev/null
 rm -rf "$build/package"
 (cd "$build" && cpack -G DEB -B "$PWD/package" >/dev/null)
 debs=("$build"/package/blkrr_*.deb)
-[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || { echo "package.sh: cpack made no single blkrr_*.deb in $build/package" >&2; exit 1; }
+{ [ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ]; } || { echo "package.sh: cpack made no single blkrr_*.deb in $build/package" >&2; exit 1; }
 deb=${debs[0]}
 if command -v lintian >/dev/null; then
   # Run as root here (CI): lintian refuses that without --allow-root.

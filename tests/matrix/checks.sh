@@ -50,14 +50,14 @@ tp_facts() {
   for tp in block_rq_issue block_rq_complete block_rq_requeue block_rq_insert \
     block_io_start block_io_done; do
     p=$(grep "btf_trace_${tp})(" "$W/tp.txt" | sed 's/.*)(void \*, *//; s/);$//')
-    [ -n "$p" ] && fact "tp:$tp" "$p" || fact "tp:$tp" absent
+    if [ -n "$p" ]; then fact "tp:$tp" "$p"; else fact "tp:$tp" absent; fi
   done
 }
 
 # Kernel facts: BTF, lockdown, BPF features (and the block tracepoint prototypes
 # unless MATRIX_TP_ON_HOST is set: the guest leaves them to the host, faster).
 probe_facts() {
-  [ -r /sys/kernel/btf/vmlinux ] && fact btf yes || fact btf no
+  if [ -r /sys/kernel/btf/vmlinux ]; then fact btf yes; else fact btf no; fi
   fact lockdown "$(cat /sys/kernel/security/lockdown 2>/dev/null || echo unknown)"
   if ! command -v bpftool >/dev/null 2>&1; then
     fact bpftool "absent: no tracepoint prototypes or BPF feature probe"
@@ -66,7 +66,7 @@ probe_facts() {
   [ -n "${MATRIX_TP_ON_HOST:-}" ] || [ ! -r /sys/kernel/btf/vmlinux ] || tp_facts /sys/kernel/btf/vmlinux
   bpftool feature probe kernel 2>/dev/null >"$W/feat.txt"
   for f in 'program_type tracing' 'program_type raw_tracepoint' 'map_type ringbuf'; do
-    grep -q "eBPF $f is available" "$W/feat.txt" && fact "$f" yes || fact "$f" no
+    if grep -q "eBPF $f is available" "$W/feat.txt"; then fact "$f" yes; else fact "$f" no; fi
   done
 }
 
@@ -151,6 +151,7 @@ check_top() {
       if (jf(o[i], "pid") == p) {
         req += jf(o[i], "requests"); t += jf(o[i], "disk_time_ns"); b += jf(o[i], "bytes") } }
       END { printf "%d %d %d\n", req, t, b }' p="$iopid" "$W/top.out")
+  # shellcheck disable=SC2086  # three numbers into $1 $2 $3
   set -- $sum
   want=$(awk '$1 != "pid" { b += $3; n++ } END { printf "%d %d\n", n, b }' "$W/top.io")
   detail="pid $iopid: $1 requests, $3 bytes, disk time $2 ns (issued: $want)"
@@ -165,8 +166,9 @@ check_snoop() {
   # snoop --json prints nothing until a request: ping until one shows up.
   i=0
   while ! grep -q '"mtx-ping"' "$W/snoop.out" 2>/dev/null; do
-    kill -0 $pid 2>/dev/null && [ $i -lt 120 ] ||
-      { stop $pid; result snoop FAIL "snoop did not start (exit $rc): $(tail_of "$W/snoop.err")"; return; }
+    if ! kill -0 $pid 2>/dev/null || [ $i -ge 120 ]; then
+      stop $pid; result snoop FAIL "snoop did not start (exit $rc): $(tail_of "$W/snoop.err")"; return
+    fi
     "$IO" "$DEV" mtx-ping 1 1024 >/dev/null 2>&1
     sleep 1
     i=$((i + 1))

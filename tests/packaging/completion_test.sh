@@ -24,8 +24,8 @@ expect() { # "WANT" WORD...
   [ "$got" = "$want" ] || fail "'$*<TAB>': want '$want', got '$got'"
 }
 
-devices=$(ls /sys/class/block | sort | tr '\n' ' ' | sed 's/ $//')
-dev_paths=$(ls /sys/class/block | sort | sed 's|^|/dev/|' | tr '\n' ' ' | sed 's/ $//')
+devices=$(find /sys/class/block -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ' | sed 's/ $//')
+dev_paths=$(find /sys/class/block -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | sed 's|^|/dev/|' | tr '\n' ' ' | sed 's/ $//')
 expect "record replay report" blkrr re
 expect "--prometheus --prometheus-pid" blkrr top --prom
 expect "cgroup comm pid" blkrr top --by ''
@@ -46,6 +46,7 @@ expect "sub" blkrr report -o ''
 expect "" blkrr top -t ''
 
 commands=$("$blkrr" --help | awk '/^Commands:/ { f = 1; next } f && NF == 0 { exit } f { print $1 }')
+# shellcheck disable=SC2086  # one word per command
 [ "$(candidates blkrr '')" = "$(printf '%s\n' $commands -h --help -V --version | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
   fail "'blkrr <TAB>' is not the commands of blkrr --help: $(candidates blkrr '')"
 for c in $commands; do
@@ -55,4 +56,4 @@ for c in $commands; do
   [ "$got" = "$want" ] || fail "blkrr $c -<TAB>: want '$want' (from --help), got '$got'"
 done
 [ $fails = 0 ] || exit 1
-echo "bash completion: commands, options of $(echo $commands | wc -w) commands, values, devices, files"
+echo "bash completion: commands, options of $(wc -w <<< "$commands") commands, values, devices, files"

@@ -48,4 +48,4 @@ for c in $commands; do
 done
 rm -f /tmp/man_test.$$
 [ $fails = 0 ] || exit 1
-echo "man pages: blkrr(1) and $(echo $commands | wc -w) command pages match --help"
+echo "man pages: blkrr(1) and $(wc -w <<< "$commands") command pages match --help"

@@ -17,7 +17,8 @@ grep -q '^CapabilityBoundingSet=.*CAP_BPF' "$unit" || fail "$unit: CAP_BPF not i
 # The options the service passes must exist in this blkrr.
 exec_line=$(sed -n 's/^ExecStart=//p' "$unit")
 help=$("$blkrr" top --help)
-for opt in $(grep -oE -- '--[a-z-]+' <<<"$exec_line"); do
+mapfile -t opts < <(grep -oE -- '--[a-z-]+' <<<"$exec_line")
+for opt in "${opts[@]}"; do
   grep -qE -- "^  (-., |    )$opt( |$)" <<<"$help" || fail "ExecStart uses $opt, which blkrr top does not have"
 done
 grep -q '^BLKRR_EXPORTER_LISTEN=[^ ]*:[0-9]\+$' "$defaults" || fail "$defaults: no BLKRR_EXPORTER_LISTEN=ADDR:PORT"
