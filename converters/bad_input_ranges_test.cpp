@@ -12,7 +12,7 @@
 #include "converters/blktrace.h"
 #include "converters/convert.h"
 #include "converters/source.h"
-#include "converters/bad_input_util.h"
+#include "converters/test_bad_input.h"
 #include "converters/test_util.h"
 #include "core/trace_format.h"
 

@@ -14,7 +14,7 @@
 #include "converters/convert.h"
 #include "converters/load_format.h"
 #include "converters/source.h"
-#include "converters/bad_input_util.h"
+#include "converters/test_bad_input.h"
 #include "converters/test_util.h"
 #include "converters/text_io.h"
 

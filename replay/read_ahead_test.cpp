@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include "replay/testing.h"
+#include "replay/test_doubles.h"
 
 namespace blkrr::replay {
 namespace {

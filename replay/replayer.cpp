@@ -13,6 +13,29 @@ IoKind kind_of(Op op) {
   if (op == Op::kFlush) return IoKind::kFlush;
   return IoKind::kRead;
 }
+
+// What a request that overlaps one in flight or waiting does under --cmode;
+// flags get the conflict and the mode's mark. earlier_pending: requests
+// before it are in flight or waiting (--cmode ordering waits for them all).
+enum class OnConflict { kStart, kDrop, kPushBack, kWait };
+
+OnConflict on_conflict(ConflictMode mode, bool earlier_pending, uint8_t& flags) {
+  flags |= kReplayConflict;
+  switch (mode) {
+    case ConflictMode::kConflicts:
+      return OnConflict::kStart;
+    case ConflictMode::kDrop:
+      flags |= kReplayDropped;
+      return OnConflict::kDrop;
+    case ConflictMode::kPartial:
+      flags |= kReplayPushedBack;
+      return OnConflict::kPushBack;
+    case ConflictMode::kOrdering:
+      flags |= kReplayWaited;
+      return earlier_pending ? OnConflict::kWait : OnConflict::kStart;
+  }
+  return OnConflict::kStart;
+}
 }  // namespace
 
 Replayer::Replayer(const ReplayConfig& cfg, Clock& clock, Engine& engine, BufferPool& buffers,
@@ -72,22 +95,17 @@ Result<Replayer::Admit> Replayer::admit_head() {
   if (has_extent(r) &&
       (inflight_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong) ||
        parked_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong))) {
-    f |= kReplayConflict;
-    switch (cfg_.cmode) {
-      case ConflictMode::kConflicts:
+    switch (on_conflict(cfg_.cmode, in_flight_ > 0 || !parked_.empty(), f)) {
+      case OnConflict::kStart:
         break;
-      case ConflictMode::kDrop:
-        f |= kReplayDropped;
+      case OnConflict::kDrop:
         emit_unstarted(r, f);
         return Admit::kDropped;
-      case ConflictMode::kPartial:
-        f |= kReplayPushedBack;
+      case OnConflict::kPushBack:
         park(r, f);
         return Admit::kParked;
-      case ConflictMode::kOrdering:
-        f |= kReplayWaited;
-        if (in_flight_ > 0 || !parked_.empty()) return Admit::kHeld;
-        break;
+      case OnConflict::kWait:
+        return Admit::kHeld;
     }
   } else if ((f & kReplayConflict) && cfg_.cmode == ConflictMode::kOrdering &&
              (in_flight_ > 0 || !parked_.empty())) {
@@ -162,26 +180,14 @@ Status Replayer::release_parked() {
     if (!blocked && has_extent(r) &&
         (inflight_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong) ||
          scan_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong))) {
-      p.flags |= kReplayConflict;
-      switch (cfg_.cmode) {
-        case ConflictMode::kConflicts:
-          break;
-        case ConflictMode::kDrop: {
-          p.flags |= kReplayDropped;
-          unpark_bookkeeping(p);
-          emit_unstarted(r, p.flags);
-          it = parked_.erase(it);
-          continue;
-        }
-        case ConflictMode::kPartial:
-          p.flags |= kReplayPushedBack;
-          blocked = true;
-          break;
-        case ConflictMode::kOrdering:
-          p.flags |= kReplayWaited;
-          blocked = in_flight_ > 0 || earlier_blocked;
-          break;
+      const OnConflict act = on_conflict(cfg_.cmode, in_flight_ > 0 || earlier_blocked, p.flags);
+      if (act == OnConflict::kDrop) {
+        unpark_bookkeeping(p);
+        emit_unstarted(r, p.flags);
+        it = parked_.erase(it);
+        continue;
       }
+      blocked = act != OnConflict::kStart;
     }
     if (blocked) {
       earlier_blocked = true;

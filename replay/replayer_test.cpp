@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "replay/read_ahead.h"
-#include "replay/testing.h"
+#include "replay/test_doubles.h"
 
 namespace blkrr::replay {
 namespace {

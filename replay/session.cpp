@@ -163,31 +163,27 @@ void print_final_progress(const Result<ReplayResult>& res) {
   }
 }
 
-}  // namespace
-
-Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks& hooks,
-                                   const std::atomic<bool>* stop) {
-  SessionOptions o = requested;
+// The load, checked against the options that depend on its format.
+Result<std::unique_ptr<RequestSource>> open_load(const SessionOptions& o) {
   BLKRR_TRY(validate(o.schedule));
   if (o.queue_depth == 0) return Error("--queue-depth must be at least 1", 2);
   auto src = open_source({o.load}, o.source);
   if (!src) return src.error().context("opening load " + o.load);
-  const SourceInfo& info = (*src)->info();
-  if (o.order == OrderMode::kPerProcess && info.format != InputFormat::kNative)
+  const InputFormat format = (*src)->info().format;
+  if (o.order == OrderMode::kPerProcess && format != InputFormat::kNative)
     return Error("--order per-process needs process ids, which only a native trace (.blkrr) has; " +
-                     o.load + " is a " + std::string(input_format_name(info.format)) + " input",
+                     o.load + " is a " + std::string(input_format_name(format)) + " input",
                  2);
+  return src;
+}
 
-  TargetOptions to{o.allow_file, o.force, o.direct, o.dry_run};
-  auto tgt = open_target(o.device, to);
-  if (!tgt) return tgt.error();
-  o.queue_depth = fit_queue_depth(o.queue_depth, *tgt);
-
+// How the load's positions land on the target (--scale or wrap, --align).
+Result<DeviceMap> device_map_for(const SessionOptions& o, const Target& tgt) {
   MapOptions mo;
   mo.mode = o.scale ? MapMode::kScale : MapMode::kWrap;
   mo.align = o.align;
-  mo.device_sectors = tgt->size_bytes / 512;
-  mo.logical_block = tgt->logical_block;
+  mo.device_sectors = tgt.size_bytes / 512;
+  mo.logical_block = tgt.logical_block;
   if (o.scale) {
     auto end = load_end_sector(o);
     if (!end) return end.error().context("reading " + o.load + " for --scale");
@@ -195,6 +191,194 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   }
   auto dm = DeviceMap::create(mo);
   if (!dm) return dm.error().context(o.device);
+  return dm;
+}
+
+Result<std::unique_ptr<Engine>> make_engine(const SessionOptions& o, Clock& clock,
+                                            const Target& tgt, BufferPool& pool) {
+  if (o.dry_run) return make_dry_engine(clock);
+  EngineOptions eo;
+  eo.fd = tgt.fd.get();
+  eo.queue_depth = o.queue_depth;
+  eo.threads = o.threads;
+  eo.fake_io = o.fake_io;
+  eo.fixed_buffers = pool.fixed_buffers();
+  return o.engine == EngineKind::kUring ? make_uring_engine(clock, eo)
+                                        : make_threads_engine(clock, eo);
+}
+
+// Why the results are not those of a real replay (empty: they are).
+std::vector<std::string> fake_reasons(const SessionOptions& o) {
+  std::vector<std::string> fake;
+  if (o.dry_run) fake.push_back("--dry-run: no I/O was done");
+  if (o.fake_io) fake.push_back("--fake-io: operations were not read/write");
+  if (!o.direct) fake.push_back("--no-direct: the page cache was in the way");
+  return fake;
+}
+
+// The result file (-o), opened with its header lines: what ran where, how.
+Result<std::optional<OutputSink>> open_output(const SessionOptions& o, const Target& tgt,
+                                              const std::vector<std::string>& fake,
+                                              const nlohmann::json& settings) {
+  if (o.output.empty()) return std::optional<OutputSink>();
+  std::vector<std::string> preamble = {std::string("blkrr ") + version() + " replay of " + o.load +
+                                       " on " + tgt.description};
+  if (!fake.empty()) preamble.push_back("FAKE RESULTS: " + fake.front());
+  std::vector<std::string> info_lines = {"INFO: device " + tgt.description,
+                                         "INFO: command " + o.command_line,
+                                         "INFO: settings " + settings.dump()};
+  struct utsname un {};
+  if (::uname(&un) == 0)  // for reports: where the replay ran
+    info_lines.push_back(std::string("INFO: host ") + un.nodename + " kernel " + un.release);
+  for (const auto& w : tgt.warnings) info_lines.push_back("WARN: " + w);
+  auto s = OutputSink::create(o.output, preamble, info_lines);
+  if (!s) return s.error();
+  return std::optional<OutputSink>(std::move(*s));
+}
+
+ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t run_id,
+                           uint64_t window_ns) {
+  ReplayConfig cfg;
+  cfg.order = o.order;
+  cfg.cmode = o.cmode;
+  cfg.strong = o.strong;
+  cfg.vmode = o.vmode;
+  cfg.run_id = run_id;
+  cfg.queue_depth = o.queue_depth;
+  cfg.logical_block = tgt.logical_block;
+  cfg.spin_ns = o.spin_ns;
+  // Not under --realtime: a SCHED_FIFO thread that spins through its gaps
+  // never sleeps, and the kernel then stalls it for up to 50 ms a second
+  // to let other work run (RT throttling / the fair server).
+  cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
+  if (o.progress)
+    cfg.on_progress = [window_ns, last_completed = uint64_t{0},
+                       last_elapsed = uint64_t{0}](const Progress& p) mutable {
+      print_progress(p, window_ns, last_completed, last_elapsed);
+    };
+  return cfg;
+}
+
+// What build_summary needs to know before the run: options, device, load.
+SummaryInput summary_input(const SessionOptions& o, const nlohmann::json& settings,
+                           const Target& tgt, InputFormat format,
+                           const std::vector<std::string>& fake) {
+  SummaryInput si;
+  si.settings = settings;
+  si.device = {{"path", tgt.path},
+               {"description", tgt.description},
+               {"size_bytes", tgt.size_bytes},
+               {"logical_block", tgt.logical_block},
+               {"regular_file", tgt.is_file}};
+  si.load_path = o.load;
+  si.load_format = std::string(input_format_name(format));
+  si.fake_reasons = fake;
+  si.warnings = tgt.warnings;
+  return si;
+}
+
+// What the replay loop returns and how the record bus between it and the
+// sinks fared (bounded memory, spilled to disk beyond).
+struct RunOutput {
+  Result<ReplayResult> result = Error("not run");
+  nlohmann::json results_queue;
+};
+
+RunOutput run_replay(const ReplayConfig& cfg, Clock& clock, Engine& engine, BufferPool& pool,
+                     PlannedSource& reader, const std::vector<RecordSink*>& sinks,
+                     const std::atomic<bool>* stop) {
+  RunOutput run;
+  RecordBus bus(true);
+  for (RecordSink* s : sinks) bus.add_sink(s);
+  Replayer rp(cfg, clock, engine, pool, reader, bus);
+  run.result = rp.run(stop);
+  bus.finish();
+  run.results_queue = {{"spilled_batches", bus.spilled_batches()},
+                       {"spill_peak_mb", static_cast<double>(bus.spill_peak_bytes()) / 1e6},
+                       {"replay_thread_waits", bus.waits()},
+                       {"replay_thread_waited_s", static_cast<double>(bus.waited_ns()) / 1e9},
+                       {"lost_records", bus.lost()}};
+  return run;
+}
+
+// The summary's parts that build_summary does not know: the threads' CPU,
+// the results queue, the timer, the start instant.
+void add_run_details(nlohmann::json& summary, const ReplayResult& res, const ReadAhead& reader,
+                     const nlohmann::json& results_queue, Clock& clock) {
+  summary["start_instant_monotonic_ns"] = res.start_instant_ns;
+  const double started = static_cast<double>(std::max<uint64_t>(res.completed, 1));
+  summary["cpu"] = {
+      {"replay_thread_s", static_cast<double>(res.thread_cpu_ns) / 1e9},
+      {"replay_thread_ns_per_request", static_cast<double>(res.thread_cpu_ns) / started},
+      {"reader_thread_s", static_cast<double>(reader.reader_cpu_ns()) / 1e9},
+      {"reader_thread_ns_per_request", static_cast<double>(reader.reader_cpu_ns()) / started},
+      {"replay_thread_waited_for_reader", reader.consumer_waits()}};
+  summary["results_queue"] = results_queue;
+  if (results_queue["lost_records"].get<uint64_t>() > 0)
+    summary["warnings"].push_back(results_queue["lost_records"].dump() +
+                                  " results could not be read back from the spill file "
+                                  "(I/O error in $TMPDIR or /var/tmp): missing from -o");
+  summary["timing"] = {{"sleeps", res.sleeps},
+                       {"wake_late_max_us", static_cast<double>(res.wake_late_max_ns) / 1e3},
+                       {"spin_max_us", static_cast<double>(res.spin_max_ns) / 1e3}};
+  summary["start_unix"] =
+      static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res.start_instant_ns)) / 1e9;
+}
+
+// The result file's end: verify errors, the summary line, the statistics.
+Status finish_output(OutputSink& out, const ReplayResult& res, const nlohmann::json& summary,
+                     const std::vector<std::string>& tail) {
+  std::vector<std::string> lines;
+  for (const auto& e : res.verify_error_list) lines.push_back(e.to_line());
+  if (res.verify_errors > res.verify_error_list.size())
+    lines.push_back(
+        "VERIFY ERROR: " + std::to_string(res.verify_errors - res.verify_error_list.size()) +
+        " more not listed");
+  lines.push_back("SUMMARY: " + summary.dump());
+  lines.insert(lines.end(), tail.begin(), tail.end());
+  return out.finish(lines);
+}
+
+Status write_json_summary(const std::string& path, const nlohmann::json& summary) {
+  auto st = write_file_atomic(
+      path, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!st) return st.error().context("the --json summary");
+  return {};
+}
+
+// The end-of-run block for stderr.
+std::vector<std::string> end_report(const SessionOptions& o, const Target& tgt,
+                                    const std::vector<std::string>& fake, const ReplayResult& res,
+                                    const std::vector<std::string>& tail) {
+  std::vector<std::string> report;
+  report.push_back("blkrr replay: " + o.load + " on " + tgt.description);
+  for (const auto& f : fake) report.push_back("FAKE RESULTS: " + f);
+  for (const auto& w : tgt.warnings) report.push_back("WARN: " + w);
+  const size_t shown = std::min<size_t>(res.verify_error_list.size(), 20);
+  for (size_t i = 0; i < shown; ++i) report.push_back(res.verify_error_list[i].to_line());
+  if (!res.first_error.empty()) report.push_back("first I/O error: " + res.first_error);
+  report.insert(report.end(), tail.begin(), tail.end());
+  return report;
+}
+
+int exit_status(const ReplayResult& res) {
+  if (res.interrupted) return 130;
+  if (res.errors > 0 || res.verify_errors > 0 || res.verify_read_errors > 0) return 1;
+  return 0;
+}
+
+}  // namespace
+
+Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks& hooks,
+                                   const std::atomic<bool>* stop) {
+  SessionOptions o = requested;
+  auto src = open_load(o);
+  if (!src) return src.error();
+  auto tgt = open_target(o.device, {o.allow_file, o.force, o.direct, o.dry_run});
+  if (!tgt) return tgt.error();
+  o.queue_depth = fit_queue_depth(o.queue_depth, *tgt);
+  auto dm = device_map_for(o, *tgt);
+  if (!dm) return dm.error();
   Schedule sched(o.schedule);
   Planner planner(**src, sched, *dm);
   // The load is parsed (and decompressed) ahead on its own thread; the
@@ -207,66 +391,21 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   RealtimeGuard rt;
   BLKRR_TRY(rt.enable(o.rt_priority));
   MonotonicClock clock;
-  EngineOptions eo;
-  eo.fd = tgt->fd.get();
-  eo.queue_depth = o.queue_depth;
-  eo.threads = o.threads;
-  eo.fake_io = o.fake_io;
-  eo.fixed_buffers = pool->fixed_buffers();
-  std::unique_ptr<Engine> engine;
-  if (o.dry_run) {
-    engine = make_dry_engine(clock);
-  } else {
-    auto e = o.engine == EngineKind::kUring ? make_uring_engine(clock, eo)
-                                            : make_threads_engine(clock, eo);
-    if (!e) return e.error();
-    engine = std::move(*e);
-  }
+  auto made = make_engine(o, clock, *tgt, *pool);
+  if (!made) return made.error();
+  std::unique_ptr<Engine> engine = std::move(*made);
 
   const uint64_t run_id = random_run_id();
-  std::vector<std::string> fake;
-  if (o.dry_run) fake.push_back("--dry-run: no I/O was done");
-  if (o.fake_io) fake.push_back("--fake-io: operations were not read/write");
-  if (!o.direct) fake.push_back("--no-direct: the page cache was in the way");
-
-  std::vector<std::string> preamble = {std::string("blkrr ") + version() + " replay of " + o.load +
-                                       " on " + tgt->description};
-  if (!fake.empty()) preamble.push_back("FAKE RESULTS: " + fake.front());
-  std::vector<std::string> info_lines = {
-      "INFO: device " + tgt->description, "INFO: command " + o.command_line,
-      "INFO: settings " + settings_json(o, run_id, engine->name()).dump()};
-  struct utsname un {};
-  if (::uname(&un) == 0)  // for reports: where the replay ran
-    info_lines.push_back(std::string("INFO: host ") + un.nodename + " kernel " + un.release);
-  for (const auto& w : tgt->warnings) info_lines.push_back("WARN: " + w);
-
+  const std::vector<std::string> fake = fake_reasons(o);
+  const nlohmann::json settings = settings_json(o, run_id, engine->name());
   StatsSink stats;
-  std::optional<OutputSink> out;
-  if (!o.output.empty()) {
-    auto s = OutputSink::create(o.output, preamble, info_lines);
-    if (!s) return s.error();
-    out.emplace(std::move(*s));
-  }
+  auto out = open_output(o, *tgt, fake, settings);
+  if (!out) return out.error();
+  std::vector<RecordSink*> sinks = {&stats};
+  if (*out) sinks.push_back(&**out);
+  sinks.insert(sinks.end(), hooks.sinks.begin(), hooks.sinks.end());
 
-  ReplayConfig cfg;
-  cfg.order = o.order;
-  cfg.cmode = o.cmode;
-  cfg.strong = o.strong;
-  cfg.vmode = o.vmode;
-  cfg.run_id = run_id;
-  cfg.queue_depth = o.queue_depth;
-  cfg.logical_block = tgt->logical_block;
-  cfg.spin_ns = o.spin_ns;
-  // Not under --realtime: a SCHED_FIFO thread that spins through its gaps
-  // never sleeps, and the kernel then stalls it for up to 50 ms a second
-  // to let other work run (RT throttling / the fair server).
-  cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
-  uint64_t last_completed = 0, last_elapsed = 0;
-  const uint64_t window = sched.window_span_ns();
-  if (o.progress)
-    cfg.on_progress = [&](const Progress& p) {
-      print_progress(p, window, last_completed, last_elapsed);
-    };
+  ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns());
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
   if (o.start_at_unix) {
     auto at =
@@ -280,97 +419,29 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   // buffers, queued requests) may delay a submission.
   MemoryLock mlock;
   if (o.rt_priority > 0) mlock.lock();
-  Result<ReplayResult> res = Error("not run");
-  nlohmann::json results_queue;  // the record bus: bounded memory, spilled to disk beyond
-  {
-    RecordBus bus(true);
-    bus.add_sink(&stats);
-    if (out) bus.add_sink(&*out);
-    for (RecordSink* s : hooks.sinks) bus.add_sink(s);
-    Replayer rp(cfg, clock, *engine, *pool, reader, bus);
-    res = rp.run(stop);
-    bus.finish();
-    results_queue = {{"spilled_batches", bus.spilled_batches()},
-                     {"spill_peak_mb", static_cast<double>(bus.spill_peak_bytes()) / 1e6},
-                     {"replay_thread_waits", bus.waits()},
-                     {"replay_thread_waited_s", static_cast<double>(bus.waited_ns()) / 1e9},
-                     {"lost_records", bus.lost()}};
-  }
+  RunOutput run = run_replay(cfg, clock, *engine, *pool, reader, sinks, stop);
   reader.stop();  // an early end (Ctrl-C, error) leaves it waiting for room
   const PlanCounters plan = reader.taken_counters(planner.counters());
-  if (o.progress) print_final_progress(res);
-  if (!res) return res.error();
+  if (o.progress) print_final_progress(run.result);
+  if (!run.result) return run.result.error();
   engine.reset();
+  const ReplayResult& res = *run.result;
 
-  SummaryInput si;
-  si.settings = settings_json(
-      o, run_id, o.dry_run ? "dry-run" : (o.engine == EngineKind::kUring ? "uring" : "threads"));
-  si.device = {{"path", tgt->path},
-               {"description", tgt->description},
-               {"size_bytes", tgt->size_bytes},
-               {"logical_block", tgt->logical_block},
-               {"regular_file", tgt->is_file}};
-  si.load_path = o.load;
-  si.load_format = std::string(input_format_name(info.format));
-  si.fake_reasons = fake;
-  si.warnings = tgt->warnings;
+  SummaryInput si = summary_input(o, settings, *tgt, (*src)->info().format, fake);
   si.plan = &plan;
   si.map = &dm->counters();
   si.wraparound_factor = dm->wraparound_factor();
-  si.result = &*res;
+  si.result = &res;
   si.stats = &stats;
   SessionOutcome oc;
   oc.summary = build_summary(si);
-  oc.summary["start_instant_monotonic_ns"] = res->start_instant_ns;
-  const double started = static_cast<double>(std::max<uint64_t>(res->completed, 1));
-  oc.summary["cpu"] = {
-      {"replay_thread_s", static_cast<double>(res->thread_cpu_ns) / 1e9},
-      {"replay_thread_ns_per_request", static_cast<double>(res->thread_cpu_ns) / started},
-      {"reader_thread_s", static_cast<double>(reader.reader_cpu_ns()) / 1e9},
-      {"reader_thread_ns_per_request", static_cast<double>(reader.reader_cpu_ns()) / started},
-      {"replay_thread_waited_for_reader", reader.consumer_waits()}};
-  oc.summary["results_queue"] = results_queue;
-  if (results_queue["lost_records"].get<uint64_t>() > 0)
-    oc.summary["warnings"].push_back(results_queue["lost_records"].dump() +
-                                     " results could not be read back from the spill file "
-                                     "(I/O error in $TMPDIR or /var/tmp): missing from -o");
-  oc.summary["timing"] = {{"sleeps", res->sleeps},
-                          {"wake_late_max_us", static_cast<double>(res->wake_late_max_ns) / 1e3},
-                          {"spin_max_us", static_cast<double>(res->spin_max_ns) / 1e3}};
-  oc.summary["start_unix"] =
-      static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res->start_instant_ns)) / 1e9;
-  if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res->start_instant_ns));
-  std::vector<std::string> tail = summary_lines(oc.summary);
-
-  if (out) {
-    std::vector<std::string> lines;
-    for (const auto& e : res->verify_error_list) lines.push_back(e.to_line());
-    if (res->verify_errors > res->verify_error_list.size())
-      lines.push_back(
-          "VERIFY ERROR: " + std::to_string(res->verify_errors - res->verify_error_list.size()) +
-          " more not listed");
-    lines.push_back("SUMMARY: " + oc.summary.dump());
-    lines.insert(lines.end(), tail.begin(), tail.end());
-    BLKRR_TRY(out->finish(lines));
-  }
-  if (!o.json_path.empty()) {
-    auto st = write_file_atomic(
-        o.json_path,
-        oc.summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (!st) return st.error().context("the --json summary");
-  }
-
-  oc.report.push_back("blkrr replay: " + o.load + " on " + tgt->description);
-  for (const auto& f : fake) oc.report.push_back("FAKE RESULTS: " + f);
-  for (const auto& w : tgt->warnings) oc.report.push_back("WARN: " + w);
-  const size_t shown = std::min<size_t>(res->verify_error_list.size(), 20);
-  for (size_t i = 0; i < shown; ++i) oc.report.push_back(res->verify_error_list[i].to_line());
-  if (!res->first_error.empty()) oc.report.push_back("first I/O error: " + res->first_error);
-  oc.report.insert(oc.report.end(), tail.begin(), tail.end());
-  if (res->interrupted)
-    oc.exit_status = 130;
-  else if (res->errors > 0 || res->verify_errors > 0 || res->verify_read_errors > 0)
-    oc.exit_status = 1;
+  add_run_details(oc.summary, res, reader, run.results_queue, clock);
+  if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
+  const std::vector<std::string> tail = summary_lines(oc.summary);
+  if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));
+  if (!o.json_path.empty()) BLKRR_TRY(write_json_summary(o.json_path, oc.summary));
+  oc.report = end_report(o, *tgt, fake, res, tail);
+  oc.exit_status = exit_status(res);
   return oc;
 }
 

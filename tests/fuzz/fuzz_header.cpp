@@ -4,7 +4,7 @@
 #include <zlib.h>
 
 #include "core/trace_format.h"
-#include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/test_fuzz.h"
 
 namespace {
 void put32(std::string& s, uint32_t v) {

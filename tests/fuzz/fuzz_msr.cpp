@@ -1,5 +1,5 @@
-// libFuzzer harness: the msr reader (tests/fuzz/fuzz_common.h).
-#include "tests/fuzz/fuzz_common.h"
+// libFuzzer harness: the msr reader (tests/fuzz/test_fuzz.h).
+#include "tests/fuzz/test_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The first byte picks strict or --skip-bad reading (both paths count).

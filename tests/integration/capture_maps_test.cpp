@@ -12,7 +12,7 @@
 #include "capture/features.h"
 #include "capture/load_plan.h"
 #include "capture/sweeper.h"
-#include "capture_skip.h"
+#include "tests/integration/test_capture_skip.h"
 #include "core/fd.h"
 
 namespace blkrr::testing {

@@ -16,7 +16,7 @@
 #include "capture/bpf_types.h"
 #include "capture/capture.h"
 #include "capture/features.h"
-#include "capture_fixture.h"
+#include "tests/integration/test_capture_fixture.h"
 #include "core/disktime.h"
 
 namespace blkrr::testing {

@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <string>
 
-#include "capture_skip.h"
+#include "tests/integration/test_capture_skip.h"
 #include "core/trace_format.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr::testing {
 namespace {

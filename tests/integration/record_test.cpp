@@ -17,12 +17,12 @@
 #include <thread>
 #include <tuple>
 
-#include "capture_skip.h"
+#include "tests/integration/test_capture_skip.h"
 #include "capture/capture.h"
 #include "core/disktime.h"
 #include "core/trace_format.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr::testing {
 namespace {

@@ -25,8 +25,8 @@
 
 #include "converters/load_format.h"
 #include "core/trace_format.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr {
 namespace {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "converters/load_format.h"
-#include "loopdev.h"
+#include "tests/integration/test_loop_device.h"
 
 namespace blkrr {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "loopdev.h"
-#include "proc_helpers.h"
-#include "top_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
+#include "tests/integration/test_top.h"
 
 namespace blkrr::testing {
 namespace {

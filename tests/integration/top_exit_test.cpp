@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "loopdev.h"
-#include "top_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_top.h"
 
 namespace blkrr::testing {
 namespace {

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "loopdev.h"
-#include "top_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_top.h"
 
 namespace blkrr::testing {
 namespace {

@@ -20,9 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "capture_skip.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_capture_skip.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr::testing {
 namespace {

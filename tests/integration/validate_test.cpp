@@ -22,10 +22,10 @@
 #include <random>
 #include <thread>
 
-#include "capture_skip.h"
+#include "tests/integration/test_capture_skip.h"
 #include "capture/capture.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 #include "validate/live.h"
 #include "validate/report_io.h"
 

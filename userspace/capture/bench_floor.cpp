@@ -3,7 +3,6 @@
 // block_rq_complete, prints "ready", and stays attached until SIGINT/SIGTERM;
 // then prints the per-CPU-summed counts (with --count). The IOPS cost of this
 // is the floor of any tp_btf tracer of these three events on this kernel.
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/signals.h"
 #include "floor.skel.h"
 
 namespace {
@@ -41,11 +41,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigprocmask(SIG_BLOCK, &set, nullptr);
+  blkrr::StopSignals signals({.mode = blkrr::StopSignals::Mode::kBlock});
 
   std::unique_ptr<floor_bpf, SkelDestroy> skel(floor_bpf__open());
   if (!skel) {
@@ -65,8 +61,7 @@ int main(int argc, char** argv) {
   }
   std::printf("ready\n");
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&set, &sig);
+  signals.wait(blkrr::StopSignals::kForever);
   if (count) {
     int ncpu = libbpf_num_possible_cpus();
     std::vector<unsigned long long> v(ncpu > 0 ? ncpu : 1);

@@ -32,6 +32,7 @@
 #include "capture/check_policy.h"
 #include "capture/features.h"
 #include "capture/load_plan.h"
+#include "capture/map_walk.h"
 #include "capture/sweeper.h"
 #include "core/args.h"
 
@@ -139,6 +140,7 @@ class CaptureImpl final : public Capture {
   void stop_sweeper();
   void check_pass();
   void iter_pass();
+  Status load_programs();
   Status configure();
   Status select_devices();
   Status set_autoload();
@@ -202,6 +204,14 @@ Status apply_fault_env(CaptureConfig* cfg) {
   return {};
 }
 
+void print_fault_note(const CaptureConfig& cfg) {
+  if (!cfg.fault_skip_completion_every) return;
+  std::fprintf(stderr,
+               "blkrr: fault injection: every %u%s completion on the selected devices is "
+               "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
+               cfg.fault_skip_completion_every, cfg.fault_skip_completion_every == 1 ? "st" : "th");
+}
+
 // Each degrade line once per process (the validator may start several
 // captures).
 void print_notes_once(const std::vector<std::string>& notes) {
@@ -220,15 +230,23 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
   features_ = *feat;
   BLKRR_TRY(capture::check_required(features_));
   libbpf_set_print(libbpf_print);
-  if (cfg_.fault_skip_completion_every)
-    std::fprintf(stderr,
-                 "blkrr: fault injection: every %u%s completion on the selected devices is "
-                 "ignored (BLKRR_FAULT_SKIP_COMPLETION)\n",
-                 cfg_.fault_skip_completion_every,
-                 cfg_.fault_skip_completion_every == 1 ? "st" : "th");
+  print_fault_note(cfg_);
+  BLKRR_TRY(load_programs());
+  print_notes_once(plan_.notes);
+  BLKRR_TRY(init_device_slots());
+  BLKRR_TRY(attach());
+  sweeper_obj_ = std::make_unique<capture::Sweeper>(
+      bpf_map__fd(skel_->maps.inflight), devstate_fd(), bpf_map__fd(skel_->maps.sweep_req),
+      &skel_->bss->sweep_gen);
+  sweeper_ = std::thread([this] { sweeper_loop(); });
+  return {};
+}
+
+// The planned programs; if that fails and some are optional, once more with
+// the required ones only. A load that can be retried keeps libbpf's messages
+// until it is known whether the retry is needed and succeeds.
+Status CaptureImpl::load_programs() {
   plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback);
-  // A load that can be retried keeps libbpf's messages until it is known
-  // whether the retry is needed and succeeds.
   hold_libbpf_log(plan_.has_optional(), false);
   Status loaded = open_and_load();
   if (!loaded && plan_.has_optional()) {
@@ -238,15 +256,7 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
     if (loaded) plan_.notes.back() += " [" + first + "]";
   }
   hold_libbpf_log(false, !loaded);
-  if (!loaded) return loaded;
-  print_notes_once(plan_.notes);
-  BLKRR_TRY(init_device_slots());
-  BLKRR_TRY(attach());
-  sweeper_obj_ = std::make_unique<capture::Sweeper>(
-      bpf_map__fd(skel_->maps.inflight), devstate_fd(), bpf_map__fd(skel_->maps.sweep_req),
-      &skel_->bss->sweep_gen);
-  sweeper_ = std::thread([this] { sweeper_loop(); });
-  return {};
+  return loaded;
 }
 
 // Filters, modes and sizes into the skeleton's read-only data and maps.
@@ -473,19 +483,13 @@ Status CaptureImpl::stop(const EventFn& fn) {
   deliver_swept();
   // Whatever is still in flight is a request of the load whose completion we
   // will never see.
-  int fd = bpf_map__fd(skel_->maps.inflight);
-  uint64_t key = 0, next = 0;
-  uint64_t* prev = nullptr;
   std::vector<blkrr_inflight> left;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    blkrr_inflight e{};
-    if (bpf_map_lookup_elem(fd, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT) {
-      inflight_at_stop_++;
-      if (e.emit) left.push_back(e);
-    }
-    key = next;
-    prev = &key;
-  }
+  capture::for_each_map_entry<uint64_t, blkrr_inflight>(bpf_map__fd(skel_->maps.inflight),
+                                                        [&](uint64_t, const blkrr_inflight& e) {
+                                                          if (e.state != BLKRR_RQ_INFLIGHT) return;
+                                                          inflight_at_stop_++;
+                                                          if (e.emit) left.push_back(e);
+                                                        });
   std::sort(left.begin(), left.end(), [](const blkrr_inflight& a, const blkrr_inflight& b) {
     return a.issue_ns < b.issue_ns;
   });
@@ -598,26 +602,21 @@ uint64_t CaptureImpl::counter_sum(uint32_t index) const {
 void CaptureImpl::for_each_disk_state(
     const std::function<void(DevT, const blkrr_devstate_pub&)>& fn) const {
   if (devstate_off()) return;
-  int fd = devstate_fd();
-  uint32_t key = 0, next = 0;
-  uint32_t* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    DevStateValue v{};
-    // Slots of the selection array beyond the selected disks have no disk.
-    if (bpf_map_lookup_elem_flags(fd, &next, &v, BPF_F_LOCK) == 0 &&
-        (cfg_.devices.empty() || v.s.disk != 0)) {
-      const uint32_t disk = v.s.disk ? v.s.disk : next;
-      uint64_t target = 0;
-      if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.sweep_req), &disk, &target) == 0 &&
-          target > v.s.sweep_applied) {
-        uint64_t d = target - v.s.sweep_applied;
-        v.s.pending = v.s.pending > d ? v.s.pending - d : 0;
-      }
-      fn(static_cast<DevT>(disk), v.s);
-    }
-    key = next;
-    prev = &key;
-  }
+  const int sweep_req = bpf_map__fd(skel_->maps.sweep_req);
+  capture::for_each_map_entry<uint32_t, DevStateValue>(
+      devstate_fd(),
+      [&](uint32_t key, DevStateValue& v) {
+        // Slots of the selection array beyond the selected disks have no disk.
+        if (!cfg_.devices.empty() && v.s.disk == 0) return;
+        const uint32_t disk = v.s.disk ? v.s.disk : key;
+        uint64_t target = 0;
+        if (bpf_map_lookup_elem(sweep_req, &disk, &target) == 0 && target > v.s.sweep_applied) {
+          uint64_t d = target - v.s.sweep_applied;
+          v.s.pending = v.s.pending > d ? v.s.pending - d : 0;
+        }
+        fn(static_cast<DevT>(disk), v.s);
+      },
+      BPF_F_LOCK);
 }
 
 // Pending requests and latest event time of every disk (check policy).
@@ -669,15 +668,10 @@ Counters CaptureImpl::counters() const {
 
 Result<std::vector<AggEntry>> CaptureImpl::aggregates() const {
   std::vector<AggEntry> out;
-  int fd = bpf_map__fd(skel_->maps.agg);
-  blkrr_agg_key key{}, next{};
-  blkrr_agg_key* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    blkrr_agg_val v{};
-    if (bpf_map_lookup_elem(fd, &next, &v) == 0) out.push_back(capture::agg_entry(next, v));
-    key = next;
-    prev = &key;
-  }
+  capture::for_each_map_entry<blkrr_agg_key, blkrr_agg_val>(
+      bpf_map__fd(skel_->maps.agg), [&](const blkrr_agg_key& k, const blkrr_agg_val& v) {
+        out.push_back(capture::agg_entry(k, v));
+      });
   return out;
 }
 

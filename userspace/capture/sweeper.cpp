@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "capture/map_walk.h"
+
 namespace blkrr::capture {
 
 uint64_t stale_after_ns(uint64_t max_latency_ns) {
@@ -17,15 +19,12 @@ SweepResult Sweeper::sweep(uint64_t now_ns) {
   SweepResult res;
   // Longest latency seen per disk.
   std::map<uint32_t, uint64_t> max_lat;
-  uint32_t dkey = 0, dnext = 0;
-  uint32_t* dprev = nullptr;
-  while (bpf_map_get_next_key(devstate_fd_, dprev, &dnext) == 0) {
-    DevStateValue v{};
-    if (bpf_map_lookup_elem_flags(devstate_fd_, &dnext, &v, BPF_F_LOCK) == 0)
-      max_lat[v.s.disk ? static_cast<uint32_t>(v.s.disk) : dnext] = v.s.max_latency_ns;
-    dkey = dnext;
-    dprev = &dkey;
-  }
+  for_each_map_entry<uint32_t, DevStateValue>(
+      devstate_fd_,
+      [&](uint32_t key, const DevStateValue& v) {
+        max_lat[v.s.disk ? static_cast<uint32_t>(v.s.disk) : key] = v.s.max_latency_ns;
+      },
+      BPF_F_LOCK);
   // Collect stale keys first, then delete (deleting while walking a hash map
   // restarts the walk).
   std::vector<Entry> stale;
@@ -41,15 +40,11 @@ SweepResult Sweeper::sweep(uint64_t now_ns) {
 
 std::vector<Sweeper::Entry> Sweeper::inflight_entries() const {
   std::vector<Entry> out;
-  uint64_t key = 0, next = 0;
-  uint64_t* prev = nullptr;
-  while (bpf_map_get_next_key(inflight_fd_, prev, &next) == 0) {
-    blkrr_inflight e{};
-    if (bpf_map_lookup_elem(inflight_fd_, &next, &e) == 0 && e.state == BLKRR_RQ_INFLIGHT)
-      out.emplace_back(next, e);
-    key = next;
-    prev = &key;
-  }
+  for_each_map_entry<uint64_t, blkrr_inflight>(inflight_fd_,
+                                               [&](uint64_t key, const blkrr_inflight& e) {
+                                                 if (e.state == BLKRR_RQ_INFLIGHT)
+                                                   out.emplace_back(key, e);
+                                               });
   return out;
 }
 

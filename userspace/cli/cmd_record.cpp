@@ -3,7 +3,6 @@
 // trailer with every counter and prints a summary. A block is flushed at
 // least every second, so a kill -9 or a full disk loses at most ~1 s.
 #include <linux/magic.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -12,7 +11,6 @@
 
 #include <cerrno>
 #include <cinttypes>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -25,17 +23,13 @@
 #include "core/args.h"
 #include "core/device.h"
 #include "core/disktime_stream.h"
+#include "core/signals.h"
 #include "core/start_at.h"
 #include "core/trace_format.h"
 #include "core/version.h"
 
 namespace blkrr::cli {
 namespace {
-
-volatile sig_atomic_t g_stop = 0;
-void on_signal(int) {
-  g_stop = 1;
-}
 
 std::string hostname() {
   char buf[256] = {};
@@ -166,7 +160,6 @@ Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped
     int timeout = static_cast<int>(std::min<uint64_t>(200, (*at - mono - kMargin) / 1'000'000));
     auto n = cap.poll(std::max(timeout, 1), drop);
     if (!n) return n.error();
-    if (g_stop) return Error("interrupted before --start-at", 130);
   }
   sleep_until_monotonic(*at);
   return *at;
@@ -332,12 +325,8 @@ Result<int> cmd_record(int argc, char** argv) {
   auto w = TraceWriter::create(out, h, wopts);
   if (!w) return w.error().context("output not writable");
 
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  g_stop = 0;
+  // Ctrl-C or SIGTERM ends the recording (until then, they kill).
+  StopSignals signals({});
 
   if (!quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
@@ -366,7 +355,7 @@ Result<int> cmd_record(int argc, char** argv) {
   };
   const uint64_t t0 = start_at != 0 ? h.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
   uint64_t last_flush = t0;
-  while (!g_stop && !write_err) {
+  while (!signals.pending() && !write_err) {
     uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (duration_ns && now - t0 >= duration_ns) break;
     int timeout = 200;

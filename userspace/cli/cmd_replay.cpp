@@ -1,8 +1,6 @@
 // blkrr replay LOAD DEVICE: replay a load with its original timing.
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,6 +8,7 @@
 #include "cli/commands.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
+#include "core/signals.h"
 #include "core/args.h"
 #include "core/start_at.h"
 #include "replay/session.h"
@@ -23,33 +22,6 @@ namespace {
 // --spin-us when none is given (see --realtime below).
 constexpr uint64_t kDefaultSpinUs = 100;
 constexpr uint64_t kSpinNotGiven = ~uint64_t{0};
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void on_sigint(int) {
-  g_stop.store(true);
-  signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills
-}
-
-// Installs the Ctrl-C handler for the lifetime of the replay.
-class SigintGuard {
- public:
-  SigintGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SigintGuard() {
-    sigaction(SIGINT, &old_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_ {
-  }, old_term_{};
-};
 
 template <class T, class F>
 ArgParser::Setter set_with(T* out, F parse) {
@@ -216,8 +188,9 @@ Result<int> cmd_replay(int argc, char** argv) {
       return {};
     };
   }
-  SigintGuard guard;
-  auto oc = replay::run_session(o, hooks, &g_stop);
+  // Ctrl-C or SIGTERM ends the replay early; a second Ctrl-C kills.
+  StopSignals signals({.second_ctrl_c_kills = true});
+  auto oc = replay::run_session(o, hooks, &signals.flag());
   if (!oc) return oc.error();
   if (!quiet)
     for (const auto& l : oc->report) std::fprintf(stderr, "%s\n", l.c_str());

@@ -11,8 +11,8 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/signals.h"
 #include "live/model.h"
-#include "live/signals.h"
 #include "live/snoop_format.h"
 
 namespace blkrr::cli {
@@ -107,7 +107,8 @@ Result<int> cmd_snoop(int argc, char** argv) {
   cfg.emit_events = true;
   cfg.queue_time = a.queue;
 
-  StopSignals signals;  // before the capture starts its thread
+  // Before the capture starts its thread.
+  StopSignals signals({.mode = StopSignals::Mode::kBlock, .hangup = true});
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
   Capture& capture = **cap;

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/signals.h"
 #include "live/exited.h"
 #include "live/http_server.h"
 #include "live/json_out.h"
@@ -21,7 +22,6 @@
 #include "live/procinfo.h"
 #include "live/prometheus.h"
 #include "live/screen.h"
-#include "live/signals.h"
 
 namespace blkrr::cli {
 namespace {
@@ -148,7 +148,7 @@ Result<int> cmd_top(int argc, char** argv) {
   cfg.aggregate = true;
 
   // Block the stop signals before any thread starts (capture sweeper, server).
-  StopSignals signals;
+  StopSignals signals({.mode = StopSignals::Mode::kBlock, .hangup = true});
   auto cap = Capture::start(cfg);
   if (!cap) return cap.error();
   Capture& capture = **cap;

@@ -2,13 +2,12 @@
 // the live validator to DEVICE, prints "ready", waits for SIGINT/SIGTERM,
 // then stops and, given a replay result, validates it against what it
 // captured and prints the report and how long each step took.
-#include <signal.h>
-
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
 
+#include "core/signals.h"
 #include "validate/live.h"
 #include "validate/offline.h"
 #include "validate/report_io.h"
@@ -34,11 +33,8 @@ int run(int argc, char** argv) {
                  "(with the per-device disk-time state) instead of the validator's lean one.\n");
     return 2;
   }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // threads started below inherit the mask
+  // Blocked: the threads started below inherit the mask.
+  StopSignals signals({.mode = StopSignals::Mode::kBlock});
 
   auto v = LiveValidator::start(argv[1], lo);
   if (!v) {
@@ -47,8 +43,7 @@ int run(int argc, char** argv) {
   }
   std::printf("ready\n");
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&set, &sig);
+  signals.wait(StopSignals::kForever);
 
   auto t0 = std::chrono::steady_clock::now();
   auto obs = (*v)->stop();

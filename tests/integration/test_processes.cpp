@@ -1,4 +1,4 @@
-#include "proc_helpers.h"
+#include "tests/integration/test_processes.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "capture/capture.h"
-#include "capture_skip.h"
-#include "loopdev.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_capture_skip.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr::testing {
 

@@ -1,4 +1,4 @@
-#include "replay/testing.h"
+#include "replay/test_doubles.h"
 
 #include <algorithm>
 #include <cstring>

@@ -20,10 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "capture_skip.h"
+#include "tests/integration/test_capture_skip.h"
 #include "capture/capture.h"
 #include "core/disktime.h"
-#include "proc_helpers.h"
+#include "tests/integration/test_processes.h"
 
 namespace blkrr::testing {
 

@@ -1,4 +1,4 @@
-#include "loopdev.h"
+#include "tests/integration/test_loop_device.h"
 
 #include <fcntl.h>
 #include <linux/loop.h>
