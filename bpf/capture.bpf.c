@@ -36,7 +36,10 @@ const volatile __u8 cfg_no_devstate = 0;
 #define DEVSTATE_ON (!cfg_lean && !cfg_no_devstate)
 /* No block_io_start: block_rq_insert attributes the requests it sees. */
 const volatile __u8 cfg_attr_insert = 0;
-const volatile __u64 cfg_wake_bytes = 0; /* wake the consumer once this much is waiting */
+/* Wake the consumer on every Nth record of a CPU (a power of two; 0: on
+ * every record). Counted with the per-CPU record counter, so no ring-buffer
+ * query per record; the consumer drains the rest on its poll timeout. */
+const volatile __u64 cfg_wake_every = 0;
 /* Fault injection for tests (BLKRR_FAULT_SKIP_COMPLETION): ignore every Nth
  * completion on the selected devices, as the kernel sometimes does by not
  * running the program at all. 0 (always, outside tests): the verifier drops
@@ -121,6 +124,14 @@ struct hd_struct___old {
 static __always_inline void count(__u32 idx) {
   __u64* v = bpf_map_lookup_elem(&counters, &idx);
   if (v) *v += 1;
+}
+
+/* count() returning this CPU's new value of the counter. */
+static __always_inline __u64 count_ret(__u32 idx) {
+  __u64* v = bpf_map_lookup_elem(&counters, &idx);
+  if (!v) return 0;
+  *v += 1;
+  return *v;
 }
 
 static __always_inline __u32 mkdev(int major, int minor) {
@@ -386,10 +397,9 @@ static __always_inline void drop_pending(__u32 disk, __u32 idx) {
   dev_unlock(ds);
 }
 
-static __always_inline __u64 wake_flags(void) {
-  if (!cfg_wake_bytes) return 0;
-  return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg_wake_bytes ? BPF_RB_FORCE_WAKEUP
-                                                                         : BPF_RB_NO_WAKEUP;
+static __always_inline __u64 wake_flags(__u64 nth) {
+  if (!cfg_wake_every) return 0;
+  return (nth & (cfg_wake_every - 1)) == 0 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_ns, __u64 dt,
@@ -416,8 +426,7 @@ static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_
   ev->rec_flags = c->rec_flags | rec_flags;
   __builtin_memcpy(ev->comm, c->task.comm, BLKRR_COMM_LEN);
   ev->pad = 0;
-  bpf_ringbuf_submit(ev, wake_flags());
-  count(BLKRR_CNT_EVENTS);
+  bpf_ringbuf_submit(ev, wake_flags(count_ret(BLKRR_CNT_EVENTS)));
 }
 
 /* The histogram slot of a latency (capture.h): floor(log2(us)) + 1, without

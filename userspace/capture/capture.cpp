@@ -291,9 +291,12 @@ Status CaptureImpl::configure() {
   bpf_map__set_max_entries(cfg.devices.empty() ? skel_->maps.devstate_sel : skel_->maps.devstate,
                            1);
   uint32_t rb_bytes = cfg.emit_events ? round_pow2(uint64_t{cfg.ringbuf_mb} << 20) : 4096;
-  // Wake the consumer once 1/16 of the buffer (at most 2 MiB) is waiting;
-  // otherwise it drains on its poll timeout. One wake-up per ~20k records.
-  ro->cfg_wake_bytes = std::min<uint64_t>(rb_bytes / 16, 2u << 20);
+  // Wake the consumer after each CPU wrote 1/16 of the buffer (at most 2 MiB
+  // in all) since its last wake-up; otherwise it drains on its poll timeout.
+  // A power of two: the programs test it with a mask.
+  const uint64_t per_cpu = std::min<uint64_t>(rb_bytes / 16, 2u << 20) / sizeof(blkrr_event) /
+                           std::max(1, libbpf_num_possible_cpus());
+  ro->cfg_wake_every = per_cpu == 0 ? 1 : uint64_t{1} << (63 - __builtin_clzll(per_cpu));
   if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
     return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
   return {};
