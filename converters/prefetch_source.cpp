@@ -1,11 +1,10 @@
 #include "converters/prefetch_source.h"
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
+
+#include "core/bounded_queue.h"
 
 namespace blkrr {
 
@@ -18,11 +17,7 @@ class PrefetchSource final : public RequestSource {
     th_ = std::thread([this] { run(); });
   }
   ~PrefetchSource() override {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
+    ready_.stop();
     th_.join();
   }
   PrefetchSource(const PrefetchSource&) = delete;
@@ -32,7 +27,7 @@ class PrefetchSource final : public RequestSource {
     while (pos_ >= cur_.reqs.size()) {
       if (cur_.error) return *cur_.error;
       if (cur_.end) return false;
-      take_batch();
+      BLKRR_TRY(take_batch());
     }
     out = cur_.reqs[pos_++];
     return true;
@@ -52,23 +47,13 @@ class PrefetchSource final : public RequestSource {
     for (bool end = false; !end;) {
       Batch b = fill_batch();
       end = b.end;
-      std::unique_lock<std::mutex> lk(m_);
-      cv_.wait(lk, [&] { return stop_ || ready_.size() < kPrefetchBatches; });
-      if (stop_) return;
-      ready_.push_back(std::move(b));
-      cv_.notify_all();
+      if (!ready_.push(std::move(b))) return;  // stopped
     }
   }
 
   Batch fill_batch() {
     Batch b;
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      if (!spare_.empty()) {
-        b.reqs = std::move(spare_.back());
-        spare_.pop_back();
-      }
-    }
+    if (auto v = spare_.try_pop()) b.reqs = std::move(*v);
     b.reqs.clear();
     b.reqs.reserve(kPrefetchBatch);
     Request r;
@@ -89,24 +74,20 @@ class PrefetchSource final : public RequestSource {
     return b;
   }
 
-  void take_batch() {
-    std::unique_lock<std::mutex> lk(m_);
-    cv_.wait(lk, [&] { return !ready_.empty(); });
-    if (cur_.reqs.capacity() > 0) spare_.push_back(std::move(cur_.reqs));
-    cur_ = std::move(ready_.front());
-    ready_.pop_front();
+  Status take_batch() {
+    auto b = ready_.pop();
+    if (!b) return Error("the reading thread was stopped");
+    if (cur_.reqs.capacity() > 0) spare_.try_push(std::move(cur_.reqs));
+    cur_ = std::move(*b);
     pos_ = 0;
     counters_ = cur_.counters;
-    cv_.notify_all();
+    return {};
   }
 
   std::unique_ptr<RequestSource> inner_;  // used by the thread only
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<Batch> ready_;
-  std::vector<std::vector<Request>> spare_;
-  bool stop_ = false;
-  Batch cur_;  // the consumer's
+  BoundedQueue<Batch> ready_{kPrefetchBatches};
+  BoundedQueue<std::vector<Request>> spare_{kPrefetchBatches + 2};  // vectors to reuse
+  Batch cur_;                                                       // the consumer's
   size_t pos_ = 0;
   Counters counters_;
   std::thread th_;

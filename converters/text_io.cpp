@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/bounded_queue.h"
 #include "core/io_guard.h"
 
 namespace blkrr {
@@ -40,11 +41,7 @@ struct LineReader::Inflater {
     th = std::thread([this] { run(); });
   }
   ~Inflater() {
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      stop = true;
-    }
-    cv.notify_all();
+    ready.stop();
     th.join();
   }
   Inflater(const Inflater&) = delete;
@@ -53,13 +50,7 @@ struct LineReader::Inflater {
   void run() {
     for (bool last = false; !last;) {
       Chunk c;
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        if (!spare.empty()) {
-          c.data = std::move(spare.back());
-          spare.pop_back();
-        }
-      }
+      if (auto v = spare.try_pop()) c.data = std::move(*v);
       c.data.resize(kReadChunk);
       auto n = src.read(c.data.data(), c.data.size());
       if (!n) {
@@ -69,35 +60,23 @@ struct LineReader::Inflater {
         c.data.resize(*n);
       }
       last = !n || *n == 0;
-      std::unique_lock<std::mutex> lk(mu);
-      cv.wait(lk, [&] { return stop || ready.size() < kInflateAhead; });
-      if (stop) return;
-      ready.push_back(std::move(c));
-      cv.notify_all();
+      if (!ready.push(std::move(c))) return;  // stopped
     }
   }
-  // Copies the next chunk behind dst (room for cap >= kReadChunk bytes).
+  // Copies the next chunk to dst (room for cap >= kReadChunk bytes).
   Result<size_t> take(char* dst, size_t cap) {
-    std::unique_lock<std::mutex> lk(mu);
-    cv.wait(lk, [&] { return !ready.empty(); });
-    Chunk c = std::move(ready.front());
-    ready.pop_front();
-    cv.notify_all();
-    lk.unlock();
-    if (c.error) return *c.error;
-    const size_t n = std::min(cap, c.data.size());
-    std::memcpy(dst, c.data.data(), n);
-    lk.lock();
-    spare.push_back(std::move(c.data));
+    auto c = ready.pop();
+    if (!c) return Error("the inflating thread was stopped");
+    if (c->error) return *c->error;
+    const size_t n = std::min(cap, c->data.size());
+    std::memcpy(dst, c->data.data(), n);
+    spare.try_push(std::move(c->data));
     return n;
   }
 
   GzSource src;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Chunk> ready;
-  std::vector<std::vector<char>> spare;
-  bool stop = false;
+  BoundedQueue<Chunk> ready{kInflateAhead};
+  BoundedQueue<std::vector<char>> spare{kInflateAhead + 2};  // buffers to reuse
   std::thread th;
 };
 
