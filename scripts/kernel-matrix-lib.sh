@@ -186,6 +186,18 @@ build_initramfs() {
   (cd "$st" && find . | cpio -o -H newc --quiet) >"$out"
 }
 
+# boot_guest LABEL KERNEL_ROOT DIR: one boot under qemu; its console in DIR/console.log.
+boot_guest() {
+  local k=$1 kroot=$2 d=$3
+  log "$k: booting $(cat "$CACHE/kernels/$k/package") under qemu (TCG)"
+  # shellcheck disable=SC2086  # MATRIX_QEMU_CPU holds several options
+  timeout "$GUEST_TIMEOUT" qemu-system-x86_64 -accel tcg ${MATRIX_QEMU_CPU:--cpu max,la57=off,cx16=off -smp 2} -m 1024 \
+    -nodefaults -no-reboot -display none -monitor none -serial "file:$d/console.log" \
+    -kernel "$(ls "$kroot"/boot/vmlinuz-*)" -initrd "$d/initrd.cpio" \
+    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
+    -drive "file=$d/scratch.img,if=virtio,format=raw,cache=unsafe"
+}
+
 # run_kernel LABEL DIR: result lines of one guest on stdout.
 run_kernel() {
   local k=$1 d=$2 why kroot t0 rc=0
@@ -198,14 +210,17 @@ run_kernel() {
   kroot=$CACHE/kernels/$k/root
   build_initramfs "$k" "$kroot" "$d/stage" "$d/initrd.cpio"
   truncate -s 256M "$d/scratch.img"
-  log "$k: booting $(cat "$CACHE/kernels/$k/package") under qemu (TCG)"
   t0=$(date +%s)
-  # shellcheck disable=SC2086  # MATRIX_QEMU_CPU holds several options
-  timeout "$GUEST_TIMEOUT" qemu-system-x86_64 -accel tcg ${MATRIX_QEMU_CPU:--cpu max,la57=off,cx16=off -smp 2} -m 1024 \
-    -nodefaults -no-reboot -display none -monitor none -serial "file:$d/console.log" \
-    -kernel "$(ls "$kroot"/boot/vmlinuz-*)" -initrd "$d/initrd.cpio" \
-    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
-    -drive "file=$d/scratch.img,if=virtio,format=raw,cache=unsafe" || rc=$?
+  boot_guest "$k" "$kroot" "$d" || rc=$?
+  # A guest that died before its init ran (seen once: a panic in start_kernel
+  # under TCG on a loaded host) is booted once more; the first console is kept.
+  if [ "$rc" != 124 ] && ! grep -q "^MATRIX $k boot" "$d/console.log"; then
+    mv "$d/console.log" "$d/console.first.log"
+    echo "FACT $k boot-retry $(tr -d '\r' <"$d/console.first.log" | tail -n 3 | tr '\n' ' ' | cut -c1-200)"
+    log "$k: the guest died before its init; booting it once more"
+    rc=0
+    boot_guest "$k" "$kroot" "$d" || rc=$?
+  fi
   tr -d '\r' <"$d/console.log" | grep -E '^(MATRIX|FACT|FEATURES) ' | grep -v '^MATRIX-' || true
   guest_tp_facts "$k" "$d"
   echo "FACT $k package $(cat "$CACHE/kernels/$k/package")"
