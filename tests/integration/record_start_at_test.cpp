@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -73,6 +74,26 @@ TEST(RecordStartAt, RecordsFromTheAgreedInstantOnly) {
   auto dropped = rd->trailer()->find("before_start_at_dropped");
   ASSERT_NE(dropped, rd->trailer()->end());
   EXPECT_GT(dropped->second, 0u) << "the workload ran before the instant";
+  unlink(out.c_str());
+}
+
+// Ctrl-C while the capture waits for the instant ends the command with 130
+// and a reason; nothing is written (it used to kill the process outright).
+TEST(RecordStartAt, CtrlCWhileWaitingEndsCleanlyWithNothingRecorded) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  const double at = std::floor(realtime_s()) + 60;
+  const std::string out = "/tmp/blkrr-start-at-int-" + std::to_string(getpid()) + ".blkrr";
+  auto rec =
+      BlkrrProcess::start({"record", "-d", a->path(), "--start-at", seconds_text(at), "-o", out},
+                          "waiting for --start-at");
+  ASSERT_TRUE(rec) << rec.error().message;
+  rec->signal(SIGINT);
+  EXPECT_EQ(rec->wait(), 130) << rec->output();
+  EXPECT_NE(rec->output().find("interrupted while waiting for --start-at"), std::string::npos)
+      << rec->output();
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << "a trace was written before the instant";
   unlink(out.c_str());
 }
 

@@ -145,8 +145,10 @@ void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBu
 
 // --start-at: the capture is loaded before the agreed instant (loading takes
 // time that would differ between hosts); until then its records are drained
-// and dropped, then the thread sleeps to the instant itself.
-Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped) {
+// and dropped, then the thread sleeps to the instant itself. Ctrl-C (or
+// SIGTERM) while waiting ends the command: nothing was recorded.
+Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped,
+                                StopSignals& signals) {
   ClockPair now = read_clock_pair();
   auto at = start_instant_for_unix(start_at, now.mono_ns, now.real_ns, 1'000'000);
   if (!at)
@@ -155,6 +157,8 @@ Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped
   auto drop = [&](const Request&) { dropped++; };
   constexpr uint64_t kMargin = 5'000'000;  // poll's millisecond timeouts end before this
   for (;;) {
+    if (signals.pending())
+      return Error("interrupted while waiting for --start-at: nothing was recorded", 130);
     uint64_t mono = read_clock_pair().mono_ns;
     if (mono + kMargin >= *at) break;
     int timeout = static_cast<int>(std::min<uint64_t>(200, (*at - mono - kMargin) / 1'000'000));
@@ -302,13 +306,16 @@ Result<int> cmd_record(int argc, char** argv) {
   for (const auto& [k, v] : (*cap)->features()) h.settings["capture." + k] = v;
   h.settings["attribution"] = h.settings["capture.attribution"];
   uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
+  // Ctrl-C or SIGTERM ends the recording, or the wait for --start-at (until
+  // then, they kill).
+  StopSignals signals({});
   if (start_at != 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", start_at);
     h.settings["start_at"] = buf;
     if (!quiet)
       std::fprintf(stderr, "blkrr record: capture loaded; waiting for --start-at %s\n", buf);
-    auto at = wait_for_start(**cap, start_at, before_start);
+    auto at = wait_for_start(**cap, start_at, before_start, signals);
     if (!at) return at.error();
   }
   // The anchors: the recording starts here (at --start-at, as late as the wake-up was).
@@ -324,9 +331,6 @@ Result<int> cmd_record(int argc, char** argv) {
   wopts.atomic = false;
   auto w = TraceWriter::create(out, h, wopts);
   if (!w) return w.error().context("output not writable");
-
-  // Ctrl-C or SIGTERM ends the recording (until then, they kill).
-  StopSignals signals({});
 
   if (!quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
