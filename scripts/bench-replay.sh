@@ -109,13 +109,13 @@ RT=${RT_PRIO:-10}
 for R in $RATES; do
   gen "$R" "$SECS"
   trace_on
-  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --json "$WORK/u-$R.json"
+  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --json-file "$WORK/u-$R.json"
   trace_off "$WORK/q.txt"; analyse "$R" "$WORK/q.txt" "blkrr uring" "$COMM"
   trace_on
-  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --realtime "$RT" --spin-us 20 --json "$WORK/ur-$R.json"
+  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --realtime "$RT" --spin-us 20 --json-file "$WORK/ur-$R.json"
   trace_off "$WORK/q.txt"; analyse "$R" "$WORK/q.txt" "blkrr uring --realtime $RT --spin-us 20" "$COMM"
   trace_on
-  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --engine threads --threads 32 --realtime "$RT" --spin-us 20 --json "$WORK/t-$R.json"
+  "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --cmode conflicts --queue-depth 256 --engine threads --threads 32 --realtime "$RT" --spin-us 20 --json-file "$WORK/t-$R.json"
   trace_off "$WORK/q.txt"; analyse "$R" "$WORK/q.txt" "blkrr threads 32 --realtime $RT" "$COMM"
   trace_on
   fio --name=replay --read_iolog="$WORK/load-$R.iolog" --ioengine=io_uring --iodepth=256 --direct=1 --output=/dev/null
@@ -133,8 +133,8 @@ cputime() {  # output-file command...: user+sys seconds of the command into the 
   local out=$1; shift
   /usr/bin/time -f "%U %S" -o "$out" "$@"
 }
-cputime "$WORK/fs-u.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --json "$WORK/fs-u.json"
-cputime "$WORK/fs-t.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --engine threads --threads 32 --json "$WORK/fs-t.json"
+cputime "$WORK/fs-u.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --json-file "$WORK/fs-u.json"
+cputime "$WORK/fs-t.time" "$BLKRR" replay "$WORK/load-$R.load.gz" "$LOOP" --quiet --timing fullspeed --queue-depth 32 --cmode conflicts --engine threads --threads 32 --json-file "$WORK/fs-t.json"
 fio --name=nostall --read_iolog="$WORK/load-$R.iolog" --replay_no_stall=1 --ioengine=io_uring --iodepth=32 --direct=1 --output-format=json --output="$WORK/fs-fio.json"
 fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --time_based --runtime="$SECS" --output-format=json --output="$WORK/fs-fio-rr.json"
 python3 - "$WORK" <<'PY'

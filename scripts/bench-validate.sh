@@ -79,7 +79,7 @@ replay() {  # replay JSON [ARGS...]: fullspeed replay; replay process user+sys s
   [ "$(cat "/sys/block/${LO#/dev/}/loop/backing_file" 2>/dev/null)" = "$work/dev.img" ] ||
     { echo "bench-validate: $LO was detached behind our back" >&2; LO=; exit 1; }
   /usr/bin/time -f "%U %S" -o "$js.cpu" "$BLKRR" replay --timing fullspeed \
-    "$work/synthetic.load.gz" "$LO" --json "$js" --quiet "$@" > "$work/replay.log" 2>&1 ||
+    "$work/synthetic.load.gz" "$LO" --json-file "$js" --quiet "$@" > "$work/replay.log" 2>&1 ||
     { echo "bench-validate: replay failed:" >&2; tail -5 "$work/replay.log" >&2; exit 1; }
 }
 fio_iops() {

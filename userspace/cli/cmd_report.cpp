@@ -31,20 +31,22 @@ Result<int> cmd_report(int argc, char** argv) {
                "latency and delay plots, histograms, demanded vs achieved throughput, requests\n"
                "in flight. --compare adds replay fidelity and uncertainty. Without FILEs,\n"
                "DIR is re-reported from the data saved there (e.g. with other --bins).");
-  ap.opt_string('o', "output", "DIR", "report directory (created; files in it are replaced)",
-                &out_dir);
-  ap.flag('s', "static", &want_static, "only the static analyses (also of replay results)");
-  ap.flag('d', "dynamic", &want_dynamic, "only the dynamic analyses");
-  ap.opt_string('c', "compare", "ORIGINAL",
+  ap.common_string(CommonOpt::kOutput, "report directory (created; files in it are replaced)",
+                   &out_dir, "DIR");
+  ap.flag(0, "static", &want_static, "only the static analyses (also of replay results)");
+  ap.flag(0, "dynamic", &want_dynamic, "only the dynamic analyses");
+  ap.opt_string(0, "compare", "ORIGINAL",
                 "fidelity of the replay results FILE... against the original load or trace",
                 &original);
-  ap.opt_u64('b', "bins", "N", "histogram buckets (default 50)", &bins);
+  ap.opt_u64(0, "bins", "N", "histogram buckets (default 50)", &bins);
+  for (char c : {'s', 'c', 'b'}) ap.removed(c, "its long form (see --help)");
+  ap.removed('d', "--dynamic");
   ap.opt_strings('l', "label", "NAME",
                  "name of the next input in plots and file names (repeatable, in input order; "
                  "with --compare the original comes first)",
                  &labels);
   ap.opt_string(0, "gnuplot", "PROG", "gnuplot program to run (default gnuplot)", &gnuplot);
-  ap.flag('q', "quiet", &quiet, "no progress messages");
+  ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress messages");
   bool exact_pct = false;
   ap.flag(0, "exact-percentiles", &exact_pct,
           "exact latency percentiles however many requests (memory grows with them); by default "

@@ -161,17 +161,17 @@ TEST(Report, SummaryStatisticsMatchHandComputedValues) {
   auto lat = js["dynamic"]["ten"]["latency_ms"]["all"];
   EXPECT_EQ(lat["count"], 10);
   EXPECT_DOUBLE_EQ(lat["min"].get<double>(), 1.0);
-  EXPECT_DOUBLE_EQ(lat["median"].get<double>(), 5.5);
+  EXPECT_DOUBLE_EQ(lat["p50"].get<double>(), 5.5);
   EXPECT_DOUBLE_EQ(lat["mean"].get<double>(), 5.5);
   EXPECT_NEAR(lat["p75"].get<double>(), 7.75, 1e-12);
   EXPECT_NEAR(lat["p90"].get<double>(), 9.1, 1e-12);
   EXPECT_NEAR(lat["p95"].get<double>(), 9.55, 1e-12);
   EXPECT_NEAR(lat["p99"].get<double>(), 9.91, 1e-12);
-  EXPECT_NEAR(lat["p99.9"].get<double>(), 9.991, 1e-12);
+  EXPECT_NEAR(lat["p999"].get<double>(), 9.991, 1e-12);
   EXPECT_DOUBLE_EQ(lat["max"].get<double>(), 10.0);
   EXPECT_NEAR(lat["stddev"].get<double>(), 3.0276503540974917, 1e-12);
   auto rd = js["dynamic"]["ten"]["latency_ms"]["reads"];  // 1,3,5,7,9
-  EXPECT_DOUBLE_EQ(rd["median"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(rd["p50"].get<double>(), 5.0);
   // Data and scripts are there even without gnuplot; the page says why no plots.
   EXPECT_TRUE(exists(dir.path() + "/plots/sonar.gp"));
   EXPECT_TRUE(exists(dir.path() + "/data/dyn-ten-sonar-reads.csv"));
@@ -376,7 +376,7 @@ TEST(Report, PerProcessViewsFromANativeTrace) {
   EXPECT_EQ(dist.find("9,backup,seek"), std::string::npos) << dist;  // first request: no seek
   auto js = read_json(out.path() + "/report.json");
   EXPECT_EQ(js["static"]["t"]["processes"][0]["comm"], "mysqld");
-  EXPECT_EQ(js["dynamic"]["t"]["latency_ms"]["all"]["median"], 0.5);
+  EXPECT_EQ(js["dynamic"]["t"]["latency_ms"]["all"]["p50"], 0.5);
 }
 
 }  // namespace
