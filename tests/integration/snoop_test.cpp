@@ -173,14 +173,15 @@ TEST(SnoopIntegration, QueueColumnOnTheScreen) {
   std::istringstream in(snoop->output());
   int rows = 0, no_latency = 0;
   for (std::string l; std::getline(in, l);) {
-    if (l.rfind("blkrr-qscr", 0) != 0) continue;
+    if (l.find(" blkrr-qscr ") == std::string::npos) continue;
     ++rows;
-    // COMM PID DEVICE D SECTOR BYTES QUE LAT DTIME
+    // TIME(s) COMM PID DEVICE D SECTOR BYTES QUE(ms) LAT(ms) DTIME(ms)
     std::istringstream ls(l);
-    std::string f[9];
+    std::string f[10];
     for (auto& x : f) ls >> x;
-    EXPECT_EQ(f[6], "-") << l;
-    if (f[7] == "-") ++no_latency;
+    EXPECT_EQ(f[1], "blkrr-qscr") << l;
+    EXPECT_EQ(f[7], "-") << l;
+    if (f[8] == "-") ++no_latency;
   }
   EXPECT_EQ(rows, 5) << snoop->output();
   // "-" latency only for a completion the kernel skipped, and then said so.
