@@ -188,6 +188,31 @@ TEST_F(JsonSchema, ReplayAndValidateSummaries) {
   expect_valid("validate.json", parse(v.out));
 }
 
+// report.json of static, dynamic and --compare reports, and fleet.json.
+TEST_F(JsonSchema, ReportAndFleetSummaries) {
+  ASSERT_EQ(blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("w.load"), "-q"}).status, 0);
+  make_image();
+  fs::create_directories(path("fleet"));
+  auto r = blkrr_run({"replay", path("w.load"), path("img"), "--allow-file", "--dry-run",
+                      "--timing", "fullspeed", "-q", "--json-file", path("fleet/lab1.json"), "-o",
+                      path("fleet/lab1.replay.gz")});
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto rep = blkrr_run({"report", "-q", "--gnuplot", "/nonexistent", "--compare", path("w.load"),
+                        path("fleet/lab1.replay.gz"), "-o", path("rep")});
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  json j = parse(slurp(path("rep/report.json")));
+  expect_valid("report.json", j);
+  EXPECT_TRUE(j.contains("fidelity")) << j.dump().substr(0, 400);
+  auto st =
+      blkrr_run({"report", "-q", "--gnuplot", "/nonexistent", path("w.load"), "-o", path("rep2")});
+  ASSERT_EQ(st.status, 0) << st.out;
+  expect_valid("report.json", parse(slurp(path("rep2/report.json"))));
+  auto fl = blkrr_run(
+      {"report", "--fleet", "-q", "--gnuplot", "/nonexistent", path("fleet"), "-o", path("frep")});
+  ASSERT_EQ(fl.status, 0) << fl.out;
+  expect_valid("fleet.json", parse(slurp(path("frep/fleet.json"))));
+}
+
 TEST_F(JsonSchema, DevicesAndFeatures) {
   auto d = blkrr_run({"devices", "-j"}, false);
   ASSERT_EQ(d.status, 0) << d.out;
@@ -206,7 +231,7 @@ TEST_F(JsonSchema, SchemaFilesAreComplete) {
     EXPECT_NE(s.value("title", "").find("version 1"), std::string::npos) << e.path();
     ++n;
   }
-  EXPECT_EQ(n, 6u);
+  EXPECT_EQ(n, 8u);
 }
 
 }  // namespace

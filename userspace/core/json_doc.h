@@ -31,6 +31,8 @@ inline constexpr SchemaId kSchemaReplay{"blkrr.replay", 1};
 inline constexpr SchemaId kSchemaValidate{"blkrr.validate", 1};
 inline constexpr SchemaId kSchemaDevices{"blkrr.devices", 1};
 inline constexpr SchemaId kSchemaFeatures{"blkrr.features", 1};
+inline constexpr SchemaId kSchemaReport{"blkrr.report", 1};  // DIR/report.json
+inline constexpr SchemaId kSchemaFleet{"blkrr.fleet", 1};    // DIR/fleet.json
 
 inline nlohmann::json schema_tag(SchemaId id) {
   return {{"name", std::string(id.name)}, {"version", id.version}};
