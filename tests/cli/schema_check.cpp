@@ -106,14 +106,16 @@ class Checker {
           fail(path, "lacks the required key " + k.get<std::string>());
     const json props = s.value("properties", json::object());
     for (const auto& [k, val] : v.items()) {
+      std::string sub = path;
+      sub.append("/").append(k);
       if (props.contains(k)) {
-        check(props[k], val, path + "/" + k);
+        check(props[k], val, sub);
       } else if (s.contains("additionalProperties")) {
         const json& ap = s["additionalProperties"];
         if (ap.is_boolean() && !ap.get<bool>())
           fail(path, "has the key " + k + " that the schema does not list");
         else if (ap.is_object())
-          check(ap, val, path + "/" + k);
+          check(ap, val, sub);
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/units.h"
 #include "core/version.h"
 
 namespace blkrr {
@@ -87,10 +88,10 @@ void ArgParser::removed(char short_name, std::string instead) {
 Error ArgParser::unknown_short(char c) const {
   std::string msg = std::string("unknown option -") + c;
   for (const auto& [letter, instead] : removed_)
-    if (letter == c) return usage_error(msg + ": write " + instead);
+    if (letter == c) return usage_error(msg.append(": write ").append(instead));
   if (const CommonOptionSpec* s = common_option_by_short(c))
-    msg += " (in blkrr -" + std::string(1, c) + " is always --" + std::string(s->long_name) +
-           ", which this command does not take)";
+    msg += strfmt(" (in blkrr -%c is always --%s, which this command does not take)", c,
+                  std::string(s->long_name).c_str());
   return usage_error(msg);
 }
 
