@@ -48,7 +48,7 @@ Result<int> cmd_convert(int argc, char** argv) {
                    "keep one device: sda, /dev/sda2, 8:16; MSR: DISK or HOST:DISK; fio: FILE",
                    &o.source.device);
   ap.common(
-      CommonOpt::kPid, "keep requests of these processes (comma-separated)",
+      CommonOpt::kPid, "keep requests of these processes or threads (comma-separated pids)",
       [&](std::string_view v) { return parse_pid_list(v, o.select.pids); }, "LIST");
   ap.common_strings(CommonOpt::kComm, "keep requests of this task name (repeatable)",
                     &o.select.comms);
