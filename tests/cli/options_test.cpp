@@ -117,6 +117,8 @@ TEST(Options, OldSpellingsFailWithAHint) {
       {{"top", "-o"}, "write --disktime"},
       {{"top", "-P"}, "write --by pid"},
       {{"top", "-t", "5"}, "write -r N"},
+      {{"top", "-n", "5"}, "write the count as the second argument"},    // iotop's -n NUM
+      {{"top", "-d", "5"}, "the interval is an argument: blkrr top 5"},  // iotop's -d SEC
       {{"snoop", "-s"}, "write --start"},
       {{"report", "-d", "x"}, "write --dynamic"},
       {{"validate", "-F", "a", "b"}, "its long form"},

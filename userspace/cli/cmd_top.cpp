@@ -82,6 +82,7 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   p.removed('b', "-C (iotop -b: no screen clearing) or --bytes");
   p.removed('P', "--by pid, the default (iotop -P: processes), or --percent");
   p.removed('t', "-r N (at most N rows)");
+  p.removed('n', "the count as the second argument (blkrr top 1 10), as biotop; -n is --comm");
   p.removed('o', "--disktime (top lists only processes that did I/O, as iotop -o does)");
   std::vector<std::string> pos;
   p.positionals("[interval [count]]", &pos, 0, 2);
@@ -109,6 +110,14 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
       return Error(std::string("bad count '") + pos[1] + "' (a positive integer)", 2);
     a.count = *c;
   }
+  // iotop's -d SEC: a number that names no device was meant as the interval.
+  for (const auto& d : a.devices)
+    if (parse_double(d) && !resolve_device(d))
+      return Error("-d " + d +
+                       ": no such device; -d names a device (as biosnoop's), the interval is an "
+                       "argument: blkrr top " +
+                       d,
+                   2);
   if (a.quiet && a.prometheus.empty())
     return Error("-q without --prometheus would show nothing", 2);
   return true;
