@@ -181,6 +181,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   // writable, before the replay starts (io_guard.h).
   BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, {o.load, o.device}));
   if (json_stdout && !o.json_path.empty()) return Error("give --json or --json-file, not both", 2);
+  if (json_stdout && o.output == "-")
+    return Error("-o - and -j both write to standard output; give --json-file FILE", 2);
   if (json_stdout) o.json_path = "-";
 
   replay::SessionHooks hooks;
