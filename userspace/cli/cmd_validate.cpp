@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
+#include "core/progress.h"
 #include "core/args.h"
 #include "validate/offline.h"
 #include "validate/report_io.h"
@@ -92,12 +93,19 @@ Result<int> cmd_validate(int argc, char** argv) {
   BLKRR_TRY(check_outputs({{json_path, "--json-file"}}, pos));
   if (json_stdout && !json_path.empty()) return Error("give --json or --json-file, not both", 2);
   if (json_stdout) json_path = "-";
+  // On a terminal, what is being done and for how long (large traces take
+  // seconds to read and match).
+  ProgressTicker progress(ProgressLine::wanted(quiet));
+  progress.phase("validate: reading " + pos[0]);
   auto replay = validate::read_replay_input(pos[0]);
   if (!replay) return replay.error();
   std::vector<std::string> traces(pos.begin() + 1, pos.end());
+  progress.phase("validate: reading " + traces[0] + (traces.size() > 1 ? " ..." : ""));
   auto trace = validate::read_trace_input(traces, device);
   if (!trace) return trace.error();
+  progress.phase("validate: matching");
   validate::Report rep = validate::validate_offline(std::move(*replay), *trace, o);
+  progress.stop();
 
   if (!json_path.empty()) {
     std::string text = validate::to_json(rep).dump(2) + "\n";
