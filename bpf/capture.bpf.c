@@ -435,11 +435,26 @@ static __always_inline __u32 lat_slot(__u64 lat_ns) {
   __u64 us = lat_ns / 1000;
   __u32 s = 0;
   if (!us) return 0;
-  if (us >> 32) { s += 32; us >>= 32; }
-  if (us >> 16) { s += 16; us >>= 16; }
-  if (us >> 8) { s += 8; us >>= 8; }
-  if (us >> 4) { s += 4; us >>= 4; }
-  if (us >> 2) { s += 2; us >>= 2; }
+  if (us >> 32) {
+    s += 32;
+    us >>= 32;
+  }
+  if (us >> 16) {
+    s += 16;
+    us >>= 16;
+  }
+  if (us >> 8) {
+    s += 8;
+    us >>= 8;
+  }
+  if (us >> 4) {
+    s += 4;
+    us >>= 4;
+  }
+  if (us >> 2) {
+    s += 2;
+    us >>= 2;
+  }
   if (us >> 1) s += 1;
   s += 1;
   return s < BLKRR_LAT_SLOTS ? s : BLKRR_LAT_SLOTS - 1;

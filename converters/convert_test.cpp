@@ -260,13 +260,18 @@ TEST(Convert, CsvAndJsonCarryEveryNativeField) {
   ConvertOptions o = opts(in, t.file("a.jsonl"));
   ASSERT_TRUE(convert(o).ok());
   auto js = testing::lines_of(testing::slurp(t.file("a.jsonl")));
-  ASSERT_EQ(js.size(), 5u);
-  EXPECT_EQ(js[2],
-            "{\"start\":0.002000000,\"sector\":0,\"sectors\":0,\"bytes\":0,\"op\":\"flush\","
-            "\"latency_us\":50.000,\"disk_time_us\":25.000,\"pid\":10,\"tgid\":10,\"comm\":"
-            "\"mysqld\",\"dev\":\"8:0\",\"part\":\"8:0\",\"flags\":\"\",\"cgroup\":7,\"error\":0,"
-            "\"issue_ns\":5002000000,\"complete_ns\":5002050000,\"record_flags\":\"\"}");
-  EXPECT_NE(js[4].find("\"latency_us\":null"), std::string::npos);
+  ASSERT_EQ(js.size(), 6u);  // a blkrr.requests header, then one line per request
+  EXPECT_EQ(js[0].rfind("{\"blkrr_version\":", 0), 0u) << js[0];
+  EXPECT_NE(js[0].find("\"schema\":{\"name\":\"blkrr.requests\",\"version\":1}"), std::string::npos)
+      << js[0];
+  EXPECT_EQ(js[3],
+            "{\"type\":\"request\",\"start_ns\":2000000,\"issue_ns\":5002000000,"
+            "\"complete_ns\":5002050000,\"latency_ns\":50000,\"disk_time_ns\":25000,"
+            "\"dev\":\"8:0\",\"part\":\"8:0\",\"sector\":0,\"bytes\":0,\"op\":\"flush\","
+            "\"flags\":\"\",\"pid\":10,\"tid\":10,\"comm\":\"mysqld\",\"cgroup_id\":\"7\","
+            "\"error\":0}");
+  EXPECT_NE(js[5].find("\"latency_ns\":null"), std::string::npos);
+  EXPECT_NE(js[5].find("\"record_flags\":\"completion-not-seen\""), std::string::npos);
 }
 
 TEST(Convert, FioIologV3ThatTheReaderReadsBack) {

@@ -68,8 +68,9 @@ Status OutputSink::finish(const std::vector<std::string>& tail_lines) {
 
 namespace {
 
+// Delays and latencies are kept in microseconds; JSON has integer ns.
 nlohmann::json dist(const Distribution& d) {
-  return to_json(d.summary());
+  return to_json_ns(d.summary(), 1000);
 }
 
 double rate(double n, double span_ns) {
@@ -115,10 +116,10 @@ nlohmann::json build_summary(const SummaryInput& in) {
                    {"iops", rate(static_cast<double>(r.completed), span)},
                    {"mb_per_s", rate(bytes, span) / 1e6}};
   StatsSink& s = *in.stats;
-  j["delay_us"] = {{"all", dist(s.all.delay_us)},
+  j["delay_ns"] = {{"all", dist(s.all.delay_us)},
                    {"read", dist(s.reads.delay_us)},
                    {"write", dist(s.writes.delay_us)}};
-  j["latency_us"] = {{"all", dist(s.all.latency_us)},
+  j["latency_ns"] = {{"all", dist(s.all.latency_us)},
                      {"read", dist(s.reads.latency_us)},
                      {"write", dist(s.writes.latency_us)}};
   j["max_in_flight"] = r.max_in_flight;
@@ -167,19 +168,19 @@ std::vector<std::string> summary_lines(const nlohmann::json& j) {
   line("achieved MB/s", num(j["achieved"]["mb_per_s"]));
   line("max in flight", num(j["max_in_flight"]));
   line("wraparound factor", num(j["mapping"]["wraparound_factor"]));
-  for (const char* what : {"delay_us", "latency_us"}) {
+  for (const char* what : {"delay", "latency"}) {
     for (const char* dir : {"all", "read", "write"}) {
-      const auto& d = j[what][dir];
+      const auto& d = j[std::string(what) + "_ns"][dir];
       if (d["count"].get<uint64_t>() == 0) continue;
+      auto us = [&](const char* k) { return d[k].get<double>() / 1e3; };
       std::snprintf(buf, sizeof buf,
                     "min %.1f median %.1f mean %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f sd %.1f",
-                    d["min"].get<double>(), d["median"].get<double>(), d["mean"].get<double>(),
-                    d["p90"].get<double>(), d["p99"].get<double>(), d["p99.9"].get<double>(),
-                    d["max"].get<double>(), d["stddev"].get<double>());
-      line((std::string(what) + " " + dir).c_str(), buf);
+                    us("min"), us("p50"), us("mean"), us("p90"), us("p99"), us("p999"), us("max"),
+                    us("stddev"));
+      line((std::string(what) + "_us " + dir).c_str(), buf);
     }
   }
-  const auto& la = j["latency_us"]["all"];
+  const auto& la = j["latency_ns"]["all"];
   if (la.value("count", uint64_t{0}) > 0) {
     const double e = la.value("percentile_rel_error", 0.0);
     std::snprintf(buf, sizeof buf, "histogram, within %.2f %% relative error", e * 100);

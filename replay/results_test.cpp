@@ -90,10 +90,10 @@ TEST(Summary, CountsRatesAndDistributions) {
   EXPECT_EQ(j["requests"]["dropped"], 1);
   EXPECT_DOUBLE_EQ(j["demanded"]["iops"].get<double>(), 4 / 0.003);
   EXPECT_DOUBLE_EQ(j["achieved"]["iops"].get<double>(), 3 / 0.00204);
-  EXPECT_EQ(j["delay_us"]["all"]["count"], 3);
-  EXPECT_DOUBLE_EQ(j["delay_us"]["all"]["max"].get<double>(), 30.0);
-  EXPECT_DOUBLE_EQ(j["delay_us"]["read"]["median"].get<double>(), 5.0);
-  EXPECT_DOUBLE_EQ(j["latency_us"]["write"]["max"].get<double>(), 200.0);
+  EXPECT_EQ(j["delay_ns"]["all"]["count"], 3);
+  EXPECT_EQ(j["delay_ns"]["all"]["max"], 30000);
+  EXPECT_EQ(j["delay_ns"]["read"]["p50"], 5000);
+  EXPECT_EQ(j["latency_ns"]["write"]["max"], 200000);
   EXPECT_EQ(j["max_in_flight"], 2);
   EXPECT_DOUBLE_EQ(j["mapping"]["wraparound_factor"].get<double>(), 1.5);
   EXPECT_TRUE(j["fake"].get<bool>());

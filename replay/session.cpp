@@ -1,4 +1,5 @@
 #include "replay/session.h"
+#include "core/json_doc.h"
 #include "core/io_guard.h"
 
 #include <sched.h>
@@ -115,9 +116,9 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       {"fake_io", o.fake_io},
       {"direct", o.direct},
       {"force", o.force},
-      {"spin_us", static_cast<double>(o.spin_ns) / 1e3},
+      {"spin_ns", o.spin_ns},
       {"adaptive_spin", o.adaptive_spin && o.rt_priority == 0},
-      {"run_id", run_id},
+      {"run_id", id_string(run_id)},
       // The replayer's process: `blkrr validate` names its own probe of the
       // device (safety checks) by it.
       {"pid", static_cast<uint32_t>(getpid())},
@@ -319,8 +320,8 @@ void add_run_details(nlohmann::json& summary, const ReplayResult& res, const Rea
                                   " results could not be read back from the spill file "
                                   "(I/O error in $TMPDIR or /var/tmp): missing from -o");
   summary["timing"] = {{"sleeps", res.sleeps},
-                       {"wake_late_max_us", static_cast<double>(res.wake_late_max_ns) / 1e3},
-                       {"spin_max_us", static_cast<double>(res.spin_max_ns) / 1e3}};
+                       {"wake_late_max_ns", res.wake_late_max_ns},
+                       {"spin_max_ns", res.spin_max_ns}};
   summary["start_unix"] =
       static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res.start_instant_ns)) / 1e9;
 }
@@ -435,6 +436,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   si.stats = &stats;
   SessionOutcome oc;
   oc.summary = build_summary(si);
+  oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);

@@ -315,9 +315,9 @@ assert g["replay"]["verdicts"] == {"complete": 3}, g["replay"]["verdicts"]
 for kind in ("trace", "replay"):
     s = g[kind]["start"]
     assert s and s["hosts"] == 3 and s["requested_unix"] is not None, (kind, s)
-    assert isinstance(s["spread_ms"], (int, float)), s
-    print(f"{kind}: start spread {s['spread_ms']:.3f} ms, worst offset "
-          f"{s['worst_offset_ms']:.3f} ms from {s['requested_unix']}", file=sys.stderr)
+    assert isinstance(s["spread_ns"], int), s
+    print(f"{kind}: start spread {s['spread_ns'] / 1e6:.3f} ms, worst offset "
+          f"{s['worst_offset_ns'] / 1e6:.3f} ms from {s['requested_unix']}", file=sys.stderr)
 EOF
 cat "$rep/fleet.txt"
 

@@ -269,7 +269,8 @@ TEST(ReplayIntegration, CtrlCStopsCleanlyAndWritesResults) {
   const std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   const std::string out = "/dev/shm/blkrr-itest-int.replay.gz";
   const std::string json = "/dev/shm/blkrr-itest-int.json";
-  auto p = BlkrrProcess::start({"replay", load, dev->path(), "-o", out, "--json", json}, "", 10000);
+  auto p =
+      BlkrrProcess::start({"replay", load, dev->path(), "-o", out, "--json-file", json}, "", 10000);
   ASSERT_TRUE(p.ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   p->signal(SIGINT);

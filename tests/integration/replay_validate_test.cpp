@@ -42,7 +42,7 @@ TEST(ReplayValidate, RealLoadWindowIsComplete) {
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   std::string js = tmp("complete.json");
   int rc = run(kBlkrr + " replay " + BLKRR_TEST_DATA + "/linux-mysql.load.gz " + dev->path() +
-               " --start 5 --duration 4 --validate --fail-incomplete --quiet --json " + js);
+               " --start 5 --duration 4 --validate --fail-incomplete --quiet --json-file " + js);
   ASSERT_EQ(rc, 0) << "exit status of blkrr replay --validate --fail-incomplete";
   auto j = read_json(js);
   ASSERT_FALSE(j.is_discarded());
@@ -78,7 +78,7 @@ TEST(ReplayValidate, DroppedRequestsAreExactlyTheExpectedMissing) {
   }
   std::string js = tmp("drop.json");
   int rc = run(kBlkrr + " replay " + load + " " + dev->path() +
-               " --cmode drop --strong 0 --validate --fail-incomplete --quiet --json " + js);
+               " --cmode drop --strong 0 --validate --fail-incomplete --quiet --json-file " + js);
   ASSERT_EQ(rc, 0) << "dropped requests must not make the replay incomplete";
   auto j = read_json(js);
   ASSERT_FALSE(j.is_discarded());

@@ -362,8 +362,8 @@ TEST(OfflineValidate, RecordedReplayIsComplete) {
     (void)std::system(("rm -rf " + dir).c_str());
     GTEST_SKIP() << "blkrr replay does not work in this build: " << rp->output();
   }
-  auto v =
-      BlkrrProcess::start({"validate", result, trace, "--json", json, "--fail-incomplete"}, "");
+  auto v = BlkrrProcess::start(
+      {"validate", result, trace, "--json-file", json, "--fail-incomplete"}, "");
   ASSERT_TRUE(v) << v.error().message;
   int vrc = v->wait();
   std::fprintf(stderr, "%s", v->output().c_str());

@@ -123,8 +123,8 @@ check_record() {
     { result record FAIL "dump --json: $(tail_of "$W/rec.dumperr")"; return; }
   expected "$W/rec.io" mtx-rec >"$W/rec.want"
   iopid=$(awk '$1 == "pid" { print $2 }' "$W/rec.io")
-  awk "$JF"' index($0, "\"sector\":") && (jf($0, "comm") == "mtx-rec" || jf($0, "tgid") == p) {
-      print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes"), jf($0, "tgid"), jf($0, "comm") }' \
+  awk "$JF"' index($0, "\"sector\":") && (jf($0, "comm") == "mtx-rec" || jf($0, "pid") == p) {
+      print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes"), jf($0, "pid"), jf($0, "comm") }' \
     p="$iopid" "$W/rec.json" >"$W/rec.got"
   if sum=$(compare "$W/rec.want" "$W/rec.got"); then
     result record PASS "$sum (sector, bytes, op, pid, comm)"
@@ -179,7 +179,7 @@ check_snoop() {
   stop $pid
   expected "$W/snoop.io" mtx-snoop >"$W/snoop.want"
   awk "$JF"' jf($0, "comm") == "mtx-snoop" {
-      print jf($0, "dir"), jf($0, "sector"), jf($0, "bytes"), jf($0, "pid"), jf($0, "comm") }' \
+      print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes"), jf($0, "pid"), jf($0, "comm") }' \
     "$W/snoop.out" >"$W/snoop.got"
   if sum=$(compare "$W/snoop.want" "$W/snoop.got"); then
     result snoop PASS "$sum"
@@ -198,7 +198,7 @@ make_load() {
 
 check_replay() {
   make_load "$W/small.load.gz"
-  "$BLKRR" replay "$W/small.load.gz" "$DEV" --force --validate --quiet --json "$W/replay.json" \
+  "$BLKRR" replay "$W/small.load.gz" "$DEV" --force --validate --quiet --json-file "$W/replay.json" \
     >"$W/replay.out" 2>"$W/replay.err"
   rc=$?
   pct=$(awk "$JF"' { v = jf($0, "completeness_pct"); if (v != "") { print v; exit } }' \

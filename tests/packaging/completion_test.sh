@@ -43,7 +43,8 @@ expect "d.replay.gz sub" blkrr validate ''
 expect "a.blkrr sub" blkrr validate d.replay.gz ''
 expect "a.blkrr b.load.gz c.txt d.replay.gz sub" blkrr convert -o ''
 expect "sub" blkrr report -o ''
-expect "" blkrr top -t ''
+expect "" blkrr top -r ''
+expect "record replay report" blkrr help re
 
 commands=$("$blkrr" --help | awk '/^Commands:/ { f = 1; next } f && NF == 0 { exit } f { print $1 }')
 # shellcheck disable=SC2086  # one word per command

@@ -36,7 +36,7 @@ Result<int> cmd_convert(int argc, char** argv) {
       "are read one after the other (blktrace files are merged). The output format\n"
       "follows the name of OUT (*.blkrr native, *.iolog fio v3, *.csv, *.json/*.jsonl,\n"
       "anything else a blkreplay load; .gz compresses) or --to. A summary goes to stderr.");
-  ap.opt_string('o', "output", "OUT", "output file ('-' = standard output)", &o.output);
+  ap.common_string(CommonOpt::kOutput, "output file ('-' = standard output)", &o.output, "OUT");
   ap.opt_string(0, "from", "FMT", "input format: native, load, blktrace, blkparse, fio, msr",
                 &from);
   ap.opt_string(0, "to", "FMT", "output format: load, fio, csv, json, native", &to);
@@ -44,15 +44,18 @@ Result<int> cmd_convert(int argc, char** argv) {
                 "blktrace/blkparse: requests as queued (Q) or issued (D, default)", &action);
   ap.flag(0, "skip-bad", &o.source.skip_bad,
           "skip malformed lines/events and report how many and why, instead of stopping");
-  ap.opt_string('d', "device", "DEV",
-                "keep one device: sda, /dev/sda2, 8:16; MSR: DISK or HOST:DISK; fio: FILE",
-                &o.source.device);
-  ap.option('p', "pid", "LIST", "keep requests of these pids/tids (comma-separated)",
-            [&](std::string_view v) { return parse_pid_list(v, o.select.pids); });
-  ap.opt_strings('c', "comm", "NAME", "keep requests of this task name (repeatable)",
-                 &o.select.comms);
-  ap.option(0, "cgroup", "LIST", "keep requests of these cgroup ids",
-            [&](std::string_view v) { return parse_u64_list(v, o.select.cgroups); });
+  ap.common_string(CommonOpt::kDevice,
+                   "keep one device: sda, /dev/sda2, 8:16; MSR: DISK or HOST:DISK; fio: FILE",
+                   &o.source.device);
+  ap.common(
+      CommonOpt::kPid, "keep requests of these processes or threads (comma-separated pids)",
+      [&](std::string_view v) { return parse_pid_list(v, o.select.pids); }, "LIST");
+  ap.common_strings(CommonOpt::kComm, "keep requests of this task name (repeatable)",
+                    &o.select.comms);
+  ap.common(
+      CommonOpt::kCgroup, "keep requests of these cgroup ids (comma-separated)",
+      [&](std::string_view v) { return parse_u64_list(v, o.select.cgroups); }, "LIST");
+  ap.removed('c', "-n COMM (task name) or --cgroup LIST");
   ap.option(0, "ops", "LIST", "keep these operations: R,W,F,D or read,write,flush,discard",
             [&](std::string_view v) { return parse_op_list(v, o.select.op_mask); });
   ap.option(0, "window", "START:DUR",
@@ -92,7 +95,7 @@ Result<int> cmd_convert(int argc, char** argv) {
                 "unsorted inputs (native traces, replay results) are sorted within this much "
                 "trace time (default 10)",
                 &reorder);
-  ap.flag('q', "quiet", &quiet, "no summary on stderr");
+  ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary on stderr");
   ap.positionals("IN", &o.inputs, 1, 100000);
   ap.examples(
       "  blkrr convert prod.blkrr -o prod.load.gz              native trace to blkreplay load\n"

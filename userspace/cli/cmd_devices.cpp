@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/json_doc.h"
 
 namespace blkrr::cli {
 
@@ -17,7 +18,7 @@ Result<int> cmd_devices(int argc, char** argv) {
   ArgParser p("blkrr devices", "[--json] [DEV...]",
               "List whole-disk block devices with their partitions, or describe the named ones.\n"
               "DEV is /dev/NAME, NAME or MAJ:MIN, as accepted by every blkrr command.");
-  p.flag('j', "json", &json, "print JSON");
+  p.common_flag(CommonOpt::kJson, &json, "print JSON");
   p.positionals("DEV", &pos, 0, 64);
   p.examples("  blkrr devices\n  blkrr devices sda2 7:0");
   auto pr = p.parse(argc, argv);
@@ -54,7 +55,8 @@ Result<int> cmd_devices(int argc, char** argv) {
                      {"scheduler", d.scheduler},
                      {"partitions", parts}});
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    nlohmann::json doc = {{"schema", schema_tag(kSchemaDevices)}, {"devices", out}};
+    std::printf("%s\n", doc.dump(2).c_str());
     return 0;
   }
   std::printf("%-12s %-8s %14s %5s %5s %-12s %s\n", "NAME", "MAJ:MIN", "SIZE(bytes)", "LBS", "PBS",

@@ -10,6 +10,8 @@
 
 #include "cli/commands.h"
 #include "core/args.h"
+#include "core/json_doc.h"
+#include "core/request_json.h"
 #include "core/trace_format.h"
 
 namespace blkrr::cli {
@@ -34,28 +36,6 @@ class HeaderNames {
   std::map<DevT, std::string> names_;
 };
 
-nlohmann::json request_json(const Request& r, const HeaderNames& names) {
-  nlohmann::json j = {
-      {"issue_ns", r.issue_ns},
-      {"complete_ns", r.completed() ? nlohmann::json(r.complete_ns) : nlohmann::json()},
-      {"latency_ns", r.completed() ? nlohmann::json(r.latency_ns()) : nlohmann::json()},
-      {"disk_time_ns", r.disk_time_ns},
-      {"dev", dev_to_string(r.dev)},
-      {"part", dev_to_string(r.part)},
-      {"device", names(r.part)},
-      {"sector", r.sector},
-      {"bytes", r.bytes},
-      {"op", op_name(r.op)},
-      {"flags", flags_to_string(r.flags)},
-      {"pid", r.pid},
-      {"tgid", r.tgid},
-      {"comm", utf8_or_replace(r.comm_view())},
-      {"cgroup_id", r.cgroup_id},
-      {"error", r.error}};
-  if (r.rec_flags) j["record_flags"] = rec_flags_to_string(r.rec_flags);
-  return j;
-}
-
 }  // namespace
 
 Result<int> cmd_dump(int argc, char** argv) {
@@ -64,9 +44,11 @@ Result<int> cmd_dump(int argc, char** argv) {
   ArgParser p(
       "blkrr dump", "[--json] [--no-header] FILE.blkrr",
       "Print a native trace: the header, one request per line, and the capture counters.\n"
-      "Times are seconds since the first record's issue (text) or raw CLOCK_MONOTONIC ns (JSON).");
-  p.flag('j', "json", &json,
-         "JSON lines: a header object, one object per request, a counters object");
+      "Times are seconds since the first record's issue (text), or nanoseconds (JSON: start_ns\n"
+      "since the first record's issue, issue_ns and complete_ns on the recording host's\n"
+      "CLOCK_MONOTONIC; the blkrr.requests schema of docs/json.md).");
+  p.common_flag(CommonOpt::kJson, &json,
+                "JSON lines: a header object, one object per request, a counters object");
   p.flag('H', "no-header", &no_header, "records only (text mode)");
   p.positionals("FILE", &pos, 1, 1);
   p.examples(
@@ -81,14 +63,14 @@ Result<int> cmd_dump(int argc, char** argv) {
   const TraceHeader& h = rd->header();
   const HeaderNames names(h);
   if (json) {
-    nlohmann::json hj = {{"type", "header"},
-                         {"host", h.host},
-                         {"kernel_release", h.kernel_release},
-                         {"tool_version", h.tool_version},
-                         {"command_line", h.command_line},
-                         {"mono_anchor_ns", h.mono_anchor_ns},
-                         {"real_anchor_ns", h.real_anchor_ns},
-                         {"settings", h.settings}};
+    nlohmann::json hj = requests_header("blkrr dump");
+    hj.update({{"host", h.host},
+               {"kernel_release", h.kernel_release},
+               {"tool_version", h.tool_version},
+               {"command_line", h.command_line},
+               {"mono_anchor_ns", h.mono_anchor_ns},
+               {"real_anchor_ns", h.real_anchor_ns},
+               {"settings", h.settings}});
     for (const auto& d : h.devices)
       hj["devices"].push_back({{"dev", dev_to_string(d.dev)},
                                {"name", d.name},
@@ -97,7 +79,7 @@ Result<int> cmd_dump(int argc, char** argv) {
                                {"physical_block_size", d.physical_block_size},
                                {"model", d.model},
                                {"scheduler", d.scheduler}});
-    std::printf("%s\n", hj.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", json_line(hj).c_str());
   } else if (!no_header) {
     std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(),
                 h.kernel_release.c_str(), h.tool_version.c_str(), h.command_line.c_str());
@@ -107,7 +89,7 @@ Result<int> cmd_dump(int argc, char** argv) {
                   d.physical_block_size, d.model.c_str(), d.scheduler.c_str());
     for (const auto& [k, v] : h.settings) std::printf("# setting %s = %s\n", k.c_str(), v.c_str());
     std::printf("%-14s %-14s %-16s %7s %7s %-9s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
-                "COMPLETE(s)", "COMM", "PID", "TGID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
+                "COMPLETE(s)", "COMM", "PID", "TID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
                 "DTIME(us)", "NOTE");
   }
   Request r;
@@ -117,13 +99,14 @@ Result<int> cmd_dump(int argc, char** argv) {
     auto n = rd->next(r);
     if (!n) return n.error();
     if (!*n) break;
+    if (first) t0 = r.issue_ns, first = false;
     if (json) {
-      std::printf("%s\n", request_json(r, names)
-                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                              .c_str());
+      RequestJsonContext c;
+      c.origin_ns = t0;
+      c.device = names(r.part ? r.part : r.dev);
+      std::printf("%s\n", json_line(request_json(r, c)).c_str());
       continue;
     }
-    if (first) t0 = r.issue_ns, first = false;
     auto rel = [&](uint64_t t) { return static_cast<double>(static_cast<int64_t>(t - t0)) / 1e9; };
     char comp[32] = "-";
     if (r.completed()) std::snprintf(comp, sizeof comp, "%.9f", rel(r.complete_ns));
@@ -132,15 +115,16 @@ Result<int> cmd_dump(int argc, char** argv) {
       note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
     std::printf("%-14.9f %-14s %-16.*s %7u %7u %-9s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
                 rel(r.issue_ns), comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(),
-                r.pid, r.tgid, names(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
+                r.tgid, r.pid, names(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
                 r.bytes, static_cast<double>(r.latency_ns()) / 1e3,
                 static_cast<double>(r.disk_time_ns) / 1e3, note.c_str());
   }
   if (!rd->warning().empty()) std::fprintf(stderr, "warning: %s\n", rd->warning().c_str());
   if (rd->trailer()) {
     if (json) {
-      std::printf("%s\n", nlohmann::json({{"type", "counters"}, {"counters", *rd->trailer()}})
-                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+      std::printf("%s\n", json_line({{"type", "counters"},
+                                     {"requests", rd->records_read()},
+                                     {"counters", *rd->trailer()}})
                               .c_str());
     } else {
       std::printf("# %" PRIu64 " requests\n", rd->records_read());

@@ -10,6 +10,7 @@
 #include "capture/load_plan.h"
 #include "cli/commands.h"
 #include "core/args.h"
+#include "core/json_doc.h"
 
 namespace blkrr::cli {
 namespace {
@@ -32,7 +33,7 @@ nlohmann::json to_json(const capture::FeatureSet& f, const Status& usable) {
                     {"available", r.available},
                     {"detail", r.detail},
                     {"without", r.without}});
-  nlohmann::json out = {{"schema", "blkrr.features/1"},
+  nlohmann::json out = {{"schema", schema_tag(kSchemaFeatures)},
                         {"kernel_release", kernel_release()},
                         {"capture_possible", usable.ok()},
                         {"features", rows},
@@ -73,7 +74,7 @@ Result<int> cmd_features(int argc, char** argv) {
       "capabilities) and say what blkrr does without each optional feature.\n"
       "BLKRR_DENY=iter,io_start,io_done,insert,atomics (or all) switches features off, for tests.\n"
       "Exit status: 0 when capture can run here, 1 when it cannot.");
-  p.flag('j', "json", &json, "print JSON");
+  p.common_flag(CommonOpt::kJson, &json, "print JSON");
   p.examples("  blkrr features\n  BLKRR_DENY=iter blkrr features --json | jq .capture_features");
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();

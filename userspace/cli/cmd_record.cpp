@@ -23,7 +23,10 @@
 #include "core/args.h"
 #include "core/device.h"
 #include "core/disktime_stream.h"
+#include "core/progress.h"
 #include "core/signals.h"
+#include "core/units.h"
+#include "live/model.h"
 #include "core/start_at.h"
 #include "core/trace_format.h"
 #include "core/version.h"
@@ -76,7 +79,7 @@ struct DevStats {
 struct Tally {
   std::map<DevT, DevStats> by_dev;  // by partition (== disk when none)
   std::map<Op, uint64_t> by_op;
-  uint64_t requests = 0;
+  uint64_t requests = 0, bytes = 0;
   uint64_t first_issue = UINT64_MAX, last_complete = 0;
   void add(const Request& r) {
     auto& d = by_dev[r.part ? r.part : r.dev];
@@ -85,6 +88,7 @@ struct Tally {
     if (!r.completed()) d.not_seen++;
     by_op[r.op]++;
     requests++;
+    bytes += r.bytes;
     first_issue = std::min(first_issue, r.issue_ns);
     if (r.completed()) last_complete = std::max(last_complete, r.complete_ns);
   }
@@ -106,6 +110,17 @@ constexpr const char* kDropCounters[] = {
     "pending_clamped",
     "devstate_map_full",
 };
+
+// The progress line on a terminal: time so far, requests and bytes written,
+// and every request lost so far (the capture's loss counters).
+std::string progress_text(const Tally& t, const Counters& c, double seconds) {
+  uint64_t lost = 0;
+  for (const auto& [name, n] : c)
+    if (live::is_loss_counter(name)) lost += n;
+  return strfmt("recording: %s, %" PRIu64 " requests, %s, %" PRIu64 " lost",
+                fmt_elapsed(seconds).c_str(), t.requests,
+                fmt_bytes(static_cast<double>(t.bytes)).c_str(), lost);
+}
 
 void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
                    double seconds, const std::string& path, uint64_t file_bytes) {
@@ -196,16 +211,16 @@ Result<int> cmd_record(int argc, char** argv) {
   double start_at = 0;
   ArgParser p(
       "blkrr record",
-      "[-d DEV]... [-p PID] [-c COMM] [--cgroup PATH] [-D SECONDS] [-o FILE] "
+      "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE] "
       "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
       "Record every block request of the selected devices (all devices by default) into a\n"
       "native trace: issue and completion time, device and partition, sector, size, operation\n"
       "and flags, the process that created the request, and its adaptive disk time.\n"
       "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
       "every drop counter, the file size and bytes per request. Needs root.");
-  p.opt_strings('d', "device", "DEV",
-                "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &devs);
-  p.option('p', "pid", "PID", "only requests created by this process (tgid)",
+  p.common_strings(CommonOpt::kDevice,
+                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &devs);
+  p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
            [&](std::string_view v) -> Status {
              auto n = parse_pid(v);
              if (!n) return n.error();
@@ -213,10 +228,12 @@ Result<int> cmd_record(int argc, char** argv) {
              have_pid = true;
              return {};
            });
-  p.opt_string('c', "comm", "COMM", "only requests created by tasks of this name (15 chars max)",
-               &comm);
-  p.opt_string(0, "cgroup", "PATH", "only requests created in this cgroup v2 directory", &cgroup);
-  p.option('D', "duration", "SECONDS", "stop after this time (e.g. 60, 1.5s, 5m)",
+  p.common_string(CommonOpt::kComm, "only requests created by tasks of this name (15 chars max)",
+                  &comm);
+  p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory", &cgroup,
+                  "PATH");
+  p.removed('c', "-n COMM (task name) or --cgroup PATH");
+  p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
            [&](std::string_view v) -> Status {
              auto d = parse_duration_ns(v);
              if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
@@ -232,13 +249,13 @@ Result<int> cmd_record(int argc, char** argv) {
              start_at = *t;
              return {};
            });
-  p.opt_string('o', "output", "FILE", "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
+  p.common_string(CommonOpt::kOutput, "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
   p.opt_u64(0, "ringbuf-mb", "N",
             "ring buffer size in MiB (default 64, rounded up to a power of 2)", &ringbuf_mb);
   p.flag(0, "lean", &lean,
          "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
          "replaying and validating a load needs");
-  p.flag('q', "quiet", &quiet, "no progress line and no summary");
+  p.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary");
   p.examples(
       "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
       "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
@@ -359,6 +376,7 @@ Result<int> cmd_record(int argc, char** argv) {
   };
   const uint64_t t0 = start_at != 0 ? h.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
   uint64_t last_flush = t0;
+  ProgressLine progress(ProgressLine::wanted(quiet));
   while (!signals.pending() && !write_err) {
     uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (duration_ns && now - t0 >= duration_ns) break;
@@ -376,7 +394,10 @@ Result<int> cmd_record(int argc, char** argv) {
       if (auto st = w->flush(); !st) write_err = st.error();
       last_flush = now;
     }
+    if (progress.due())
+      progress.show(progress_text(tally, (*cap)->counters(), static_cast<double>(now - t0) / 1e9));
   }
+  progress.finish();
   const double seconds = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
   Status stopped = (*cap)->stop(on_req);
   dts.finish(write_req);

@@ -56,7 +56,7 @@ Result<int> cmd_replay(int argc, char** argv) {
                &o.schedule.speedup);
   p.option(0, "start", "TIME", "begin at this load time (e.g. 60, 1.5s, 2m)",
            set_with(&o.schedule.window_start_ns, parse_duration_ns));
-  p.option(0, "duration", "TIME", "replay this much load time only",
+  p.common(CommonOpt::kDuration, "replay this much load time only",
            set_with(&o.schedule.window_duration_ns, parse_duration_ns));
   p.option(0, "start-at", "UNIX_TIME", "start at this wall-clock instant (several hosts in step)",
            set_with(&start_at, parse_start_at));
@@ -66,7 +66,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.option('e', "engine", "ENGINE", "uring (io_uring, default) or threads",
            set_with(&o.engine, replay::parse_engine));
   p.opt_u64(0, "threads", "N", "workers of the threads engine (default 16)", &threads);
-  p.opt_u64('q', "queue-depth", "N", "at most N requests in flight (default 128)", &qd);
+  p.opt_u64(0, "queue-depth", "N", "at most N requests in flight (default 128)", &qd);
   p.opt_u64(0, "bottleneck", "N", "same as --queue-depth", &qd);
   p.option(
       0, "cmode", "MODE",
@@ -81,7 +81,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.option(0, "align", "MODE",
            "requests not aligned to the logical block: round (default), skip, fail",
            set_with(&o.align, blkrr::parse_align));
-  p.flag('n', "dry-run", &o.dry_run, "do everything but the reads and writes (results are FAKE)");
+  p.flag(0, "dry-run", &o.dry_run, "do everything but the reads and writes (results are FAKE)");
   p.flag(0, "fake-io", &o.fake_io, "submit no-op operations through the engine (results are FAKE)");
   bool no_direct = false;
   p.flag(0, "no-direct", &no_direct, "do not use O_DIRECT (results are FAKE)");
@@ -99,9 +99,11 @@ Result<int> cmd_replay(int argc, char** argv) {
             "run the replay threads SCHED_FIFO at PRIO (1-99) so that other load on the host "
             "cannot delay submissions; they then sleep to each deadline instead of spinning",
             &rt_prio);
-  p.opt_string('o', "output", "OUT.replay.gz", "per-request results in blkreplay's format",
-               &o.output);
-  p.opt_string(0, "json", "FILE", "summary as JSON", &o.json_path);
+  p.common_string(CommonOpt::kOutput, "per-request results in blkreplay's format", &o.output,
+                  "OUT.replay.gz");
+  bool json_stdout = false;
+  p.common_flag(CommonOpt::kJson, &json_stdout, "the summary as JSON on standard output");
+  p.common_string(CommonOpt::kJsonFile, "the summary as JSON into FILE", &o.json_path);
   bool do_validate = false, fail_incomplete = false;
   p.flag(0, "validate", &do_validate,
          "watch the device's block layer with eBPF during the replay and check that every "
@@ -109,17 +111,18 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "fail-incomplete", &fail_incomplete,
          "with --validate: exit 3 when a request is missing, 4 when the verdict is unknown "
          "(the validator lost events)");
-  p.flag(0, "quiet", &quiet, "no progress line and no end-of-run block");
+  p.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no end-of-run block");
+  p.removed('n', "--dry-run");
   bool exact_pct = false;
   p.flag(0, "exact-percentiles", &exact_pct,
          "keep every latency and delay for exact percentiles (memory grows with the load); by "
          "default past 1 M requests they come from a histogram within 0.39 %");
   p.positionals("LOAD DEVICE", &pos, 2, 2);
   p.examples(
-      "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz --json run.json\n"
-      "  blkrr replay prod.load.gz /dev/sdX --validate --fail-incomplete --json run.json\n"
+      "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz --json-file run.json\n"
+      "  blkrr replay prod.load.gz /dev/sdX --validate --fail-incomplete -j | jq .validation\n"
       "  blkrr replay prod.blkrr /dev/sdX --order per-process --vmode verify\n"
-      "  blkrr replay prod.load.gz /dev/sdX --start 10m --duration 60 --speedup 2\n"
+      "  blkrr replay prod.load.gz /dev/sdX --start 10m -D 60 --speedup 2\n"
       "  blkrr replay prod.load.gz /dev/sdX --timing fullspeed --engine threads --threads 64\n"
       "  blkrr replay prod.load.gz /dev/sdX --start-at $(date +%s -d '+30 sec')   # on every host");
   auto pr = p.parse(argc, argv);
@@ -160,7 +163,11 @@ Result<int> cmd_replay(int argc, char** argv) {
 
   // -o and --json must not name the load or the device, and must be
   // writable, before the replay starts (io_guard.h).
-  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json"}}, {o.load, o.device}));
+  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, {o.load, o.device}));
+  if (json_stdout && !o.json_path.empty()) return Error("give --json or --json-file, not both", 2);
+  if (json_stdout && o.output == "-")
+    return Error("-o - and -j both write to standard output; give --json-file FILE", 2);
+  if (json_stdout) o.json_path = "-";
 
   replay::SessionHooks hooks;
   std::unique_ptr<validate::LiveValidator> validator;

@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "core/distribution.h"
+#include "core/progress.h"
+#include "core/units.h"
 #include "core/args.h"
 #include "report/report.h"
 
@@ -31,20 +33,22 @@ Result<int> cmd_report(int argc, char** argv) {
                "latency and delay plots, histograms, demanded vs achieved throughput, requests\n"
                "in flight. --compare adds replay fidelity and uncertainty. Without FILEs,\n"
                "DIR is re-reported from the data saved there (e.g. with other --bins).");
-  ap.opt_string('o', "output", "DIR", "report directory (created; files in it are replaced)",
-                &out_dir);
-  ap.flag('s', "static", &want_static, "only the static analyses (also of replay results)");
-  ap.flag('d', "dynamic", &want_dynamic, "only the dynamic analyses");
-  ap.opt_string('c', "compare", "ORIGINAL",
+  ap.common_string(CommonOpt::kOutput, "report directory (created; files in it are replaced)",
+                   &out_dir, "DIR");
+  ap.flag(0, "static", &want_static, "only the static analyses (also of replay results)");
+  ap.flag(0, "dynamic", &want_dynamic, "only the dynamic analyses");
+  ap.opt_string(0, "compare", "ORIGINAL",
                 "fidelity of the replay results FILE... against the original load or trace",
                 &original);
-  ap.opt_u64('b', "bins", "N", "histogram buckets (default 50)", &bins);
+  ap.opt_u64(0, "bins", "N", "histogram buckets (default 50)", &bins);
+  for (char c : {'s', 'c', 'b'}) ap.removed(c, "its long form (see --help)");
+  ap.removed('d', "--dynamic");
   ap.opt_strings('l', "label", "NAME",
                  "name of the next input in plots and file names (repeatable, in input order; "
                  "with --compare the original comes first)",
                  &labels);
   ap.opt_string(0, "gnuplot", "PROG", "gnuplot program to run (default gnuplot)", &gnuplot);
-  ap.flag('q', "quiet", &quiet, "no progress messages");
+  ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress messages");
   bool exact_pct = false;
   ap.flag(0, "exact-percentiles", &exact_pct,
           "exact latency percentiles however many requests (memory grows with them); by default "
@@ -78,9 +82,16 @@ Result<int> cmd_report(int argc, char** argv) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
+  // On a terminal, a line says what is being done and for how long (reading
+  // a large input or drawing the plots takes seconds).
+  ProgressTicker progress(ProgressLine::wanted(quiet));
+  auto say = [&](const std::string& line) {
+    if (!quiet) progress.say(line);
+  };
   Result<report::ReportOutcome> res = Error("");
   if (inputs.empty() && original.empty()) {
-    if (!quiet) std::fprintf(stderr, "re-reporting %s from its saved data\n", o.out_dir.c_str());
+    say("re-reporting " + o.out_dir + " from its saved data");
+    progress.phase("report: re-reporting " + o.out_dir);
     res = report::rereport(o);
   } else {
     std::vector<std::string> files;
@@ -101,16 +112,18 @@ Result<int> cmd_report(int argc, char** argv) {
     }
     std::vector<report::Dataset> data;
     for (size_t i = 0; i < files.size(); ++i) {
+      progress.phase("report: reading " + files[i]);
       auto d = report::load_dataset(files[i], i < labels.size() ? labels[i] : "");
       if (!d) return d.error().context("reading " + files[i]);
-      if (!quiet)
-        std::fprintf(stderr, "read %s: %zu requests (%s%s) in %.2f s\n", files[i].c_str(),
-                     d->samples.size(), report::kind_name(d->kind), d->fake ? ", FAKE RESULT" : "",
-                     elapsed());
+      say(strfmt("read %s: %zu requests (%s%s) in %.2f s", files[i].c_str(), d->samples.size(),
+                 report::kind_name(d->kind), d->fake ? ", FAKE RESULT" : "", elapsed()));
       data.push_back(std::move(*d));
     }
+    progress.phase(strfmt("report: analysing and plotting %zu input%s", data.size(),
+                          data.size() == 1 ? "" : "s"));
     res = report::make_report(data, o);
   }
+  progress.stop();
   if (!res) return res.error();
   if (!res->render.message.empty())
     std::fprintf(stderr, "warning: %s\n", res->render.message.c_str());

@@ -46,11 +46,11 @@ Result<int> cmd_report_fleet(int argc, char** argv) {
                "verdicts, and the start instants achieved (the inputs' wall-clock anchors)\n"
                "against the requested --start-at, with their spread across hosts.");
   ap.flag(0, "fleet", &fleet, "report over a fleet (this mode)");
-  ap.opt_string('o', "output", "DIR", "report directory (created; files in it are replaced)",
-                &out_dir);
-  ap.opt_u64('b', "bins", "N", "histogram buckets (default 50)", &bins);
+  ap.common_string(CommonOpt::kOutput, "report directory (created; files in it are replaced)",
+                   &out_dir, "DIR");
+  ap.opt_u64(0, "bins", "N", "histogram buckets (default 50)", &bins);
   ap.opt_string(0, "gnuplot", "PROG", "gnuplot program to run (default gnuplot)", &gnuplot);
-  ap.flag('q', "quiet", &quiet, "no progress messages and no summary on stdout");
+  ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress messages and no summary on stdout");
   ap.positionals("DIR_OR_FILE", &inputs, 1, 100000);
   ap.examples(
       "  blkrr report --fleet fleet/traces fleet/results -o fleet/report\n"

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/request_json.h"
 #include "core/signals.h"
 #include "live/model.h"
 #include "live/snoop_format.h"
@@ -25,18 +26,19 @@ struct SnoopArgs {
   uint32_t pid = 0;
   bool has_pid = false;
   std::string comm;
-  bool start = false, end = false, majmin = false, queue = false, json = false;
+  bool start = false, majmin = false, queue = false, json = false;
   uint64_t duration_ns = 0;  // 0: until a signal
 };
 
 Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
-  ArgParser p(argv[0], "[-d DEV]... [-p PID] [-n COMM] [-s] [-t] [-N] [-Q] [--json] [duration]",
+  ArgParser p(argv[0],
+              "[-d DEV]... [-p PID] [-n COMM] [--start] [--majmin] [-Q] [-j] [-D TIME | duration]",
               "One line per completed block request: who created it, where, how big, its\n"
               "latency (issue to completion) and its adaptive disk time (DTIME: the part of\n"
               "the device's busy time charged to it; summed over requests it is the busy\n"
               "time). Runs for `duration` (e.g. 10, 1.5s, 2m) or until Ctrl-C. Needs root.");
-  p.opt_strings('d', "device", "DEV", "only this disk or partition (repeatable)", &a.devices);
-  p.option('p', "pid", "PID", "only requests created by this process",
+  p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
+  p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
            [&a](std::string_view v) -> Status {
              auto r = parse_pid(v);
              if (!r) return r.error();
@@ -44,18 +46,28 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
              a.has_pid = true;
              return {};
            });
-  p.opt_string('n', "name", "COMM", "only requests created by tasks named COMM (exact)", &a.comm);
-  p.flag('s', "start", &a.start, "add START, the issue time (s since snoop started)");
-  p.flag('t', "end", &a.end, "add END, the completion time (s since snoop started)");
-  p.flag('N', "majmin", &a.majmin, "add MAJ and MIN of the device");
+  p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
+  p.flag(0, "start", &a.start, "add START(s), the issue time (s since snoop started)");
+  p.flag(0, "majmin", &a.majmin, "add MAJ and MIN of the device");
   p.flag('Q', "queue", &a.queue, "add QUE(ms), I/O scheduler insert to issue (- if not queued)");
-  p.flag(0, "json", &a.json, "one JSON object per request (JSON lines)");
+  p.common_flag(CommonOpt::kJson, &a.json,
+                "JSON lines: a header object, then one object per request (docs/json.md)");
+  p.common(CommonOpt::kDuration, "stop after this time (e.g. 10, 1.5s, 2m; or as `duration`)",
+           [&a](std::string_view v) -> Status {
+             auto d = parse_duration_ns(v);
+             if (!d || *d == 0) return Error("not a duration (e.g. 10, 1.5s, 2m)");
+             a.duration_ns = *d;
+             return {};
+           });
+  p.removed('s', "--start (the issue time column)");
+  p.removed('t', "nothing: TIME(s), the completion time, is always shown");
+  p.removed('N', "--majmin");
   std::vector<std::string> pos;
   p.positionals("[duration]", &pos, 0, 1);
   p.examples(
       "  blkrr snoop                      every request on every disk\n"
-      "  blkrr snoop -d sda2 -st 10       partition sda2 with times, for 10 s\n"
-      "  blkrr snoop -n postgres --json   one JSON line per request of postgres\n"
+      "  blkrr snoop -d sda2 --start 10   partition sda2 with issue times, for 10 s\n"
+      "  blkrr snoop -n postgres -j       one JSON line per request of postgres\n"
       "  blkrr snoop -Q -d sda            with the time spent in sda's I/O scheduler\n");
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
@@ -113,7 +125,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!cap) return cap.error();
   Capture& capture = **cap;
   // Without queue time the capture said why (one line); QUE shows "-".
-  SnoopOptions opt{a.start, a.end, a.majmin, a.queue, mono_ns()};
+  SnoopOptions opt{a.start, a.majmin, a.queue, mono_ns()};
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 
   DeviceNamer namer;
@@ -141,7 +153,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
     if (a.json) {
       nlohmann::json j = snoop_json(r, dev, opt, queue_ns);
       if (insert_ns != kNoTime) j["insert_ns"] = insert_ns;
-      line = j.dump();
+      line = json_line(j);
     } else {
       line = snoop_line(r, dev, opt, queue_ns);
     }
@@ -151,11 +163,12 @@ Result<int> cmd_snoop(int argc, char** argv) {
   };
   if (!a.json)
     std::printf("%s\n", snoop_header(opt).c_str());
-  else  // like `dump --json`: a header object first (what the capture runs with)
-    std::printf("%s\n",
-                nlohmann::json({{"type", "header"}, {"capture_features", capture.features()}})
-                    .dump()
-                    .c_str());
+  else {  // like `dump -j`: a header object first (what the capture runs with)
+    nlohmann::json h = requests_header("blkrr snoop");
+    h["origin_ns"] = opt.base_ns;
+    h["capture_features"] = capture.features();
+    std::printf("%s\n", json_line(h).c_str());
+  }
 
   LossReporter losses;
   uint64_t last_report = opt.base_ns;
@@ -181,9 +194,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   losses.report(c, true);
   if (a.json)  // ... and a counters object last
     std::printf("%s\n",
-                nlohmann::json({{"type", "counters"}, {"requests_shown", shown}, {"counters", c}})
-                    .dump()
-                    .c_str());
+                json_line({{"type", "counters"}, {"requests", shown}, {"counters", c}}).c_str());
   if (lost)
     std::fprintf(stderr,
                  "blkrr snoop: %" PRIu64

@@ -42,51 +42,60 @@ struct TopArgs {
 
 Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   ArgParser p(argv[0],
-              "[-d DEV]... [-p PID] [-C] [-o | -P | -b] [-t N] [-s io|bytes|time] "
-              "[--by pid|comm|cgroup] [--json] [--prometheus ADDR:PORT] [interval [count]]",
+              "[-d DEV]... [-p PID] [-C] [--bytes | --disktime | --percent] [-r N] "
+              "[-s io|bytes|time] [--by pid|comm|cgroup] [-j] [--prometheus ADDR:PORT] "
+              "[interval [count]]",
               "Per-process disk utilisation, refreshed every interval (default 1 s). The disk\n"
               "time of a request is Brendan Gregg's adaptive disk I/O time: the device's busy\n"
               "time split between the requests in flight, so the values of all processes add\n"
               "up to the device's busy time (%I/O is per single disk: two disks fully busy\n"
               "are 200 %). Counters are kept in the kernel; processes that exit during an\n"
               "interval still appear for it. Needs root (eBPF).");
-  p.opt_strings('d', "device", "DEV", "only this disk or partition (repeatable)", &a.devices);
-  p.option('p', "pid", "PID", "only this process", [&a](std::string_view v) -> Status {
+  p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
+  p.common(CommonOpt::kPid, "only this process", [&a](std::string_view v) -> Status {
     auto r = parse_pid(v);
     if (!r) return r.error();
     a.pid = *r;
     a.has_pid = true;
     return {};
   });
-  p.flag('C', "rolling", &a.rolling, "rolling output: do not clear the screen");
-  p.flag('b', "bytes", &a.bytes, "show BYTES (the default)");
-  p.flag('o', "disktime", &a.disktime, "show DISKTIME, the adaptive disk time in microseconds");
-  p.flag('P', "percent", &a.percent, "show %I/O, disk time as a percentage of one disk");
-  p.opt_u64('t', "top", "N", "show at most N rows", &a.top_n);
+  p.flag('C', "rolling", &a.rolling,
+         "rolling output: do not clear the screen (biotop -C, iotop -b)");
+  p.flag(0, "bytes", &a.bytes, "show BYTES/s, bytes per second in binary units (the default)");
+  p.flag(0, "disktime", &a.disktime, "show DISKTIME, the adaptive disk time of the interval");
+  p.flag(0, "percent", &a.percent, "show %I/O, disk time as a percentage of one disk");
+  p.opt_u64('r', "maxrows", "N", "show at most N rows (biotop -r)", &a.top_n);
   p.opt_string('s', "sort", "KEY",
                "sort by io (requests), bytes or time (disk time); default: "
                "the shown value",
                &a.sort);
   p.opt_string(0, "by", "WHAT", "one row per pid (default), comm or cgroup", &a.by);
-  p.flag(0, "json", &a.json, "one JSON object per interval (one per line) instead of the screen");
+  p.common_flag(CommonOpt::kJson, &a.json,
+                "one JSON object per interval (one per line) instead of the screen");
   p.opt_string(0, "prometheus", "ADDR:PORT",
                "serve /metrics (Prometheus text format) on ADDR:PORT until SIGTERM", &a.prometheus);
   p.flag(0, "prometheus-pid", &a.prometheus_pid,
          "add a pid label to the metrics (one series per process: high cardinality)");
-  p.flag('q', "quiet", &a.quiet, "print nothing (with --prometheus)");
+  p.common_flag(CommonOpt::kQuiet, &a.quiet, "print nothing (with --prometheus)");
   p.flag(0, "utc", &a.utc, "header time in UTC");
+  // iotop's letters that blkrr spells otherwise, and blkrr top's old ones.
+  p.removed('b', "-C (iotop -b: no screen clearing) or --bytes");
+  p.removed('P', "--by pid, the default (iotop -P: processes), or --percent");
+  p.removed('t', "-r N (at most N rows)");
+  p.removed('n', "the count as the second argument (blkrr top 1 10), as biotop; -n is --comm");
+  p.removed('o', "--disktime (top lists only processes that did I/O, as iotop -o does)");
   std::vector<std::string> pos;
   p.positionals("[interval [count]]", &pos, 0, 2);
   p.examples(
       "  blkrr top                          bytes per process, every second\n"
-      "  blkrr top -P -d sda 5              %I/O on sda every 5 seconds\n"
-      "  blkrr top -o -C -t 10 1 60         disk time, top 10, rolling, one minute\n"
-      "  blkrr top --by cgroup --json 10    per cgroup, JSON lines every 10 s\n"
+      "  blkrr top --percent -d sda 5       %I/O on sda every 5 seconds\n"
+      "  blkrr top --disktime -C -r 10 1 60 disk time, top 10, rolling, one minute\n"
+      "  blkrr top --by cgroup -j 10        per cgroup, JSON lines every 10 s\n"
       "  blkrr top -q --prometheus :9111    only serve /metrics on port 9111\n");
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
   if (int(a.disktime) + int(a.percent) + int(a.bytes) > 1)
-    return Error("-o, -P and -b are exclusive", 2);
+    return Error("--bytes, --disktime and --percent are exclusive", 2);
   if (!pos.empty()) {
     auto iv = parse_duration_ns(pos[0]);
     if (!iv || *iv < 10'000'000)
@@ -101,6 +110,14 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
       return Error(std::string("bad count '") + pos[1] + "' (a positive integer)", 2);
     a.count = *c;
   }
+  // iotop's -d SEC: a number that names no device was meant as the interval.
+  for (const auto& d : a.devices)
+    if (parse_double(d) && !resolve_device(d))
+      return Error("-d " + d +
+                       ": no such device; -d names a device (as biosnoop's), the interval is an "
+                       "argument: blkrr top " +
+                       d,
+                   2);
   if (a.quiet && a.prometheus.empty())
     return Error("-q without --prometheus would show nothing", 2);
   return true;

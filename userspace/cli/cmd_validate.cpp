@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
+#include "core/progress.h"
 #include "core/args.h"
 #include "validate/offline.h"
 #include "validate/report_io.h"
@@ -31,12 +32,14 @@ Result<int> cmd_validate(int argc, char** argv) {
       "the offset most of the first requests agree on, or, when no offset fits, requests are\n"
       "paired by order and sector (see docs/validate.md). Prints a report on stderr.\n"
       "Exit status with --fail-incomplete: 0 complete, 3 incomplete, 4 unknown (lost events).");
-  p.opt_string('j', "json", "FILE", "write the report as JSON to FILE ('-': stdout)", &json_path);
-  p.flag('F', "fail-incomplete", &fail_incomplete, "exit non-zero unless the verdict is complete");
-  p.opt_string('d', "device", "DEV",
-               "device of the trace to compare with (name, /dev/name or MAJ:MIN); default: all",
-               &device);
-  p.option('s', "slack", "DURATION",
+  bool json_stdout = false;
+  p.common_flag(CommonOpt::kJson, &json_stdout, "the report as JSON on standard output");
+  p.common_string(CommonOpt::kJsonFile, "the report as JSON into FILE", &json_path);
+  p.flag(0, "fail-incomplete", &fail_incomplete, "exit non-zero unless the verdict is complete");
+  p.common_string(CommonOpt::kDevice,
+                  "device of the trace to compare with (name, /dev/name or MAJ:MIN); default: all",
+                  &device);
+  p.option(0, "slack", "DURATION",
            "time tolerance around each request's window (default 5ms; e.g. 500us, 20ms)",
            [&](std::string_view v) -> Status {
              auto d = parse_duration_ns(v);
@@ -44,19 +47,20 @@ Result<int> cmd_validate(int argc, char** argv) {
              slack_ns = *d;
              return {};
            });
-  p.opt_string('O', "offset", "SECONDS",
+  p.opt_string(0, "offset", "SECONDS",
                "trace time minus replay time, instead of finding it (may be negative)",
                &offset_str);
-  p.opt_u64('S', "sector-offset", "N",
+  p.opt_u64(0, "sector-offset", "N",
             "add N sectors to replayed sectors (the replay ran on a partition starting at N)",
             &sector_offset);
-  p.flag('x', "strict", &strict, "completions the trace missed also make the verdict unknown");
-  p.flag('r', "per-request", &per_request,
+  p.flag(0, "strict", &strict, "completions the trace missed also make the verdict unknown");
+  p.flag(0, "per-request", &per_request,
          "JSON: replay and block-layer latency of every covered request");
-  p.opt_u64('l', "list", "N", "requests shown per list on stderr (default 10)", &list);
-  p.opt_u64('L', "max-listed", "N", "requests kept per list in the JSON (default 1000)",
-            &max_listed);
-  p.flag('q', "quiet", &quiet, "no report on stderr");
+  p.opt_u64(0, "list", "N", "requests shown per list on stderr (default 10)", &list);
+  p.opt_u64(0, "max-listed", "N", "requests kept per list in the JSON (default 1000)", &max_listed);
+  p.common_flag(CommonOpt::kQuiet, &quiet, "no report on stderr");
+  for (char c : {'F', 's', 'O', 'S', 'x', 'r', 'l', 'L'})
+    p.removed(c, "its long form (see --help)");
   bool exact_pct = false;
   p.flag(0, "exact-percentiles", &exact_pct,
          "exact latency percentiles however many requests (memory grows with them); by default "
@@ -65,7 +69,7 @@ Result<int> cmd_validate(int argc, char** argv) {
   p.examples(
       "  blkrr record -d sdX -o run.blkrr &   # trace the device while the replay runs\n"
       "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz; kill %1\n"
-      "  blkrr validate run.replay.gz run.blkrr --json run.validate.json --fail-incomplete\n"
+      "  blkrr validate run.replay.gz run.blkrr --json-file run.validate.json --fail-incomplete\n"
       "  blkrr validate run.replay.gz capture -d sdb   # blktrace files capture.blktrace.N");
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();
@@ -84,15 +88,24 @@ Result<int> cmd_validate(int argc, char** argv) {
     if (!v) return Error("--offset '" + offset_str + "': " + v.error().message, 2);
     o.offset_ns = static_cast<int64_t>(*v * 1e9);
   }
-  // -j must name neither the replay result nor a trace, and be writable,
+  // --json-file must name neither the replay result nor a trace, and be writable,
   // before any work (io_guard.h).
-  BLKRR_TRY(check_outputs({{json_path, "--json"}}, pos));
+  BLKRR_TRY(check_outputs({{json_path, "--json-file"}}, pos));
+  if (json_stdout && !json_path.empty()) return Error("give --json or --json-file, not both", 2);
+  if (json_stdout) json_path = "-";
+  // On a terminal, what is being done and for how long (large traces take
+  // seconds to read and match).
+  ProgressTicker progress(ProgressLine::wanted(quiet));
+  progress.phase("validate: reading " + pos[0]);
   auto replay = validate::read_replay_input(pos[0]);
   if (!replay) return replay.error();
   std::vector<std::string> traces(pos.begin() + 1, pos.end());
+  progress.phase("validate: reading " + traces[0] + (traces.size() > 1 ? " ..." : ""));
   auto trace = validate::read_trace_input(traces, device);
   if (!trace) return trace.error();
+  progress.phase("validate: matching");
   validate::Report rep = validate::validate_offline(std::move(*replay), *trace, o);
+  progress.stop();
 
   if (!json_path.empty()) {
     std::string text = validate::to_json(rep).dump(2) + "\n";

@@ -38,10 +38,12 @@ void usage(FILE* out) {
                "Block-I/O record and replay for Linux (eBPF capture).\n\nCommands:\n");
   for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
   std::fprintf(out,
-               "\nRun 'blkrr <command> --help' for the options of a command.\n\n"
+               "\nRun 'blkrr <command> --help' or 'blkrr help <command>' for the options of a\n"
+               "command. -d DEV, -p PID, -n COMM, -o OUT, -j (JSON), -q, -D TIME, -h and -V\n"
+               "mean the same in every command.\n\n"
                "Examples:\n"
                "  blkrr record -d sda -D 60 -o prod.blkrr    record sda for a minute\n"
-               "  blkrr top -o 1                              disk time per process every second\n"
+               "  blkrr top --disktime 1                      disk time per process every second\n"
                "  blkrr convert prod.blkrr -o prod.load.gz    make a blkreplay load\n"
                "  blkrr replay prod.load.gz /dev/sdX --validate -o run.replay.gz\n");
 }
@@ -52,6 +54,11 @@ int run(int argc, char** argv) {
     return 2;
   }
   std::string_view name = argv[1];
+  if (name == "help" && argc >= 3) {  // blkrr help CMD = blkrr CMD --help
+    static char help_flag[] = "--help";
+    char* args[] = {argv[0], argv[2], help_flag, nullptr};
+    return run(3, args);
+  }
   if (name == "-h" || name == "--help" || name == "help") {
     usage(stdout);
     return 0;

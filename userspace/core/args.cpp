@@ -8,22 +8,91 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/units.h"
 #include "core/version.h"
 
 namespace blkrr {
 
 ArgParser::ArgParser(std::string prog, std::string synopsis, std::string description)
     : prog_(std::move(prog)), synopsis_(std::move(synopsis)), description_(std::move(description)) {
-  opts_.push_back({'h', "help", "", "show this help", nullptr, nullptr});
-  opts_.push_back({'V', "version", "", "print the blkrr version", nullptr, nullptr});
+  add({'h', "help", "", "show this help", nullptr, nullptr}, true);
+  add({'V', "version", "", "print the blkrr version", nullptr, nullptr}, true);
+}
+
+void ArgParser::add(Opt o, bool common) {
+  if (!common) {
+    const CommonOptionSpec* by_short = common_option_by_short(o.short_name);
+    const CommonOptionSpec* by_long = common_option_by_long(o.long_name);
+    if ((by_short || by_long) && bad_registration_.empty())
+      bad_registration_ = "option -" + std::string(1, o.short_name ? o.short_name : '?') + "/--" +
+                          o.long_name +
+                          " uses a spelling of the shared option table "
+                          "(core/common_options.h); register it with ArgParser::common";
+  }
+  for (const auto& e : opts_)
+    if ((o.short_name && e.short_name == o.short_name) || e.long_name == o.long_name)
+      if (bad_registration_.empty())
+        bad_registration_ = "option --" + o.long_name + " registered twice";
+  opts_.push_back(std::move(o));
 }
 
 void ArgParser::flag(char s, std::string l, bool* out, std::string help) {
-  opts_.push_back({s, std::move(l), "", std::move(help), nullptr, out});
+  add({s, std::move(l), "", std::move(help), nullptr, out}, false);
 }
 
 void ArgParser::option(char s, std::string l, std::string metavar, std::string help, Setter set) {
-  opts_.push_back({s, std::move(l), std::move(metavar), std::move(help), std::move(set), nullptr});
+  add({s, std::move(l), std::move(metavar), std::move(help), std::move(set), nullptr}, false);
+}
+
+void ArgParser::common_flag(CommonOpt id, bool* out, std::string help) {
+  const CommonOptionSpec& c = common_option(id);
+  add({c.short_name, std::string(c.long_name), "",
+       help.empty() ? std::string(c.meaning) : std::move(help), nullptr, out},
+      true);
+}
+
+void ArgParser::common(CommonOpt id, std::string help, Setter set, std::string metavar) {
+  const CommonOptionSpec& c = common_option(id);
+  add({c.short_name, std::string(c.long_name),
+       metavar.empty() ? std::string(c.metavar) : std::move(metavar),
+       help.empty() ? std::string(c.meaning) : std::move(help), std::move(set), nullptr},
+      true);
+}
+
+void ArgParser::common_string(CommonOpt id, std::string help, std::string* out,
+                              std::string metavar) {
+  common(
+      id, std::move(help),
+      [out](std::string_view v) -> Status {
+        *out = std::string(v);
+        return {};
+      },
+      std::move(metavar));
+}
+
+void ArgParser::common_strings(CommonOpt id, std::string help, std::vector<std::string>* out,
+                               std::string metavar) {
+  common(
+      id, std::move(help),
+      [out](std::string_view v) -> Status {
+        out->emplace_back(v);
+        return {};
+      },
+      std::move(metavar));
+}
+
+void ArgParser::removed(char short_name, std::string instead) {
+  removed_.emplace_back(short_name, std::move(instead));
+}
+
+Error ArgParser::unknown_short(char c) const {
+  std::string msg = std::string("unknown option -") + c;
+  for (const auto& [letter, instead] : removed_)
+    if (letter == c) return usage_error(msg.append(": write ").append(instead));
+  if (const CommonOptionSpec* s = common_option_by_short(c))
+    msg += strfmt(" (in blkrr -%c is always --%s, which this command does not take)", c,
+                  std::string(s->long_name).c_str());
+  return usage_error(msg);
 }
 
 void ArgParser::opt_string(char s, std::string l, std::string mv, std::string help,
@@ -86,6 +155,7 @@ Error ArgParser::usage_error(const std::string& msg) const {
 }
 
 Result<bool> ArgParser::parse(int argc, char** argv) {
+  if (!bad_registration_.empty()) return Error("internal error: " + bad_registration_, 70);
   std::vector<std::string> pos;
   bool only_pos = false;
   for (int i = 1; i < argc; ++i) {
@@ -149,7 +219,7 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
     // Short options, possibly combined.
     for (size_t k = 1; k < a.size(); ++k) {
       const Opt* o = find_short(a[k]);
-      if (!o) return usage_error(std::string("unknown option -") + a[k]);
+      if (!o) return unknown_short(a[k]);
       std::string shown = std::string("-") + a[k];
       if (!o->flag && !builtin(*o)) {
         std::optional<std::string_view> val;
@@ -165,7 +235,13 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
   }
   if (pos.size() < pos_min_)
     return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
-  if (pos.size() > pos_max_) return usage_error("unexpected argument '" + pos[pos_max_] + "'");
+  if (pos.size() > pos_max_) {
+    std::string extra = pos[pos_max_];
+    std::string hint;
+    if (find_long("json-file") && extra.size() > 5 && extra.ends_with(".json"))
+      hint = " (--json writes to standard output; --json-file FILE writes a file)";
+    return usage_error("unexpected argument '" + extra + "'" + hint);
+  }
   if (pos_out_) *pos_out_ = std::move(pos);
   return true;
 }

@@ -4,6 +4,11 @@
 //   "--" ends options. Every parser knows -h/--help, -V/--version and the
 //   unlisted --man-page (the help as a man page body, for the build; see
 //   docs/packaging.md).
+// Options of the shared table (core/common_options.h: -d, -p, -n, -o, -j, -q,
+// -D, --cgroup, --json-file) are registered with common*(), which take their
+// letters and long names from the table; flag()/option() refuse a letter or
+// long name of the table (parse() then fails with an internal error), so no
+// command can give a shared spelling another meaning.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common_options.h"
 #include "core/result.h"
 
 namespace blkrr {
@@ -32,6 +38,17 @@ class ArgParser {
                    std::vector<std::string>* out);  // repeatable
   void opt_u64(char s, std::string l, std::string metavar, std::string help, uint64_t* out);
   void opt_double(char s, std::string l, std::string metavar, std::string help, double* out);
+  // Options of the shared table. `help` says what the option does in this
+  // command (default: the table's meaning); `metavar` may name the value more
+  // precisely (DIR instead of FILE).
+  void common_flag(CommonOpt id, bool* out, std::string help = {});
+  void common(CommonOpt id, std::string help, Setter set, std::string metavar = {});
+  void common_string(CommonOpt id, std::string help, std::string* out, std::string metavar = {});
+  void common_strings(CommonOpt id, std::string help, std::vector<std::string>* out,
+                      std::string metavar = {});
+  // A short letter this command no longer takes: "unknown option -X" then says
+  // what to write instead (e.g. removed('n', "--dry-run")).
+  void removed(char short_name, std::string instead);
   // Positional arguments land here in order.
   void positionals(std::string metavar, std::vector<std::string>* out, size_t min_count,
                    size_t max_count);
@@ -54,12 +71,16 @@ class ArgParser {
     Setter set;
     bool* flag = nullptr;
   };
+  void add(Opt o, bool common);
   const Opt* find_long(std::string_view name) const;
   const Opt* find_short(char c) const;
   Error usage_error(const std::string& msg) const;
   static bool builtin(const Opt& o) { return o.long_name == "help" || o.long_name == "version"; }
 
+  Error unknown_short(char c) const;
   std::string prog_, synopsis_, description_, examples_;
+  std::string bad_registration_;  // a shared spelling misused: parse() fails
+  std::vector<std::pair<char, std::string>> removed_;
   std::vector<Opt> opts_;
   std::string pos_metavar_;
   std::vector<std::string>* pos_out_ = nullptr;

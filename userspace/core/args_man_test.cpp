@@ -10,7 +10,7 @@ namespace {
 
 ArgParser sample_parser(std::string* out, bool* quiet) {
   ArgParser p("blkrr x", "[-q] -o FILE IN", "First line.\n.dot at start\n\nSecond paragraph.");
-  p.flag('q', "quiet", quiet, "say less");
+  p.common_flag(CommonOpt::kQuiet, quiet, "say less");
   p.opt_string(0, "out-file", "FILE", "write to FILE (not C:\\x)", out);
   p.examples("  blkrr x -q in\n  blkrr x --out-file=o in   long form\n");
   return p;

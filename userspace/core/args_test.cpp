@@ -22,13 +22,13 @@ TEST(Args, ParsesShortLongCombinedAndPositionals) {
   std::vector<std::string> devs, pos;
   uint64_t n = 0;
   ArgParser p("blkrr x", "[options] FILE", "test");
-  p.flag('q', "quiet", &q, "");
+  p.common_flag(CommonOpt::kQuiet, &q);
   p.flag('s', "start", &s, "");
-  p.opt_string('o', "output", "FILE", "", &out);
-  p.opt_strings('d', "device", "DEV", "", &devs);
-  p.opt_u64('n', "count", "N", "", &n);
+  p.common_string(CommonOpt::kOutput, "", &out);
+  p.common_strings(CommonOpt::kDevice, "", &devs);
+  p.opt_u64('c', "count", "N", "", &n);
   p.positionals("FILE", &pos, 1, 2);
-  Argv a{"x", "-qs", "-d", "sda", "--device=7:0", "-ofile", "--count", "12", "in", "--", "-weird"};
+  Argv a{"x", "-qs", "-d", "sda", "--device=7:0", "-ofile", "-c", "12", "in", "--", "-weird"};
   auto r = p.parse(a.argc(), a.argv());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(*r);
@@ -44,19 +44,77 @@ TEST(Args, ErrorsAreUsageErrors) {
   uint64_t n = 0;
   std::vector<std::string> pos;
   ArgParser p("blkrr x", "", "");
-  p.opt_u64('n', "count", "N", "", &n);
+  p.opt_u64('c', "count", "N", "", &n);
   p.positionals("FILE", &pos, 0, 0);
-  Argv bad_num{"x", "-n", "12x"};
+  Argv bad_num{"x", "-c", "12x"};
   auto r = p.parse(bad_num.argc(), bad_num.argv());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, 2);
   EXPECT_NE(r.error().message.find("12x"), std::string::npos);
   Argv unknown{"x", "--nope"};
   EXPECT_FALSE(p.parse(unknown.argc(), unknown.argv()).ok());
-  Argv missing{"x", "-n"};
+  Argv missing{"x", "-c"};
   EXPECT_FALSE(p.parse(missing.argc(), missing.argv()).ok());
   Argv extra{"x", "file"};
   EXPECT_FALSE(p.parse(extra.argc(), extra.argv()).ok());
+}
+
+// The shared table (core/common_options.h): its spellings come only from
+// common*(); a command that gives one of them another meaning cannot parse.
+TEST(Args, SharedSpellingsComeFromTheTable) {
+  bool q = false, x = false;
+  ArgParser ok("blkrr x", "", "");
+  ok.common_flag(CommonOpt::kQuiet, &q);
+  EXPECT_NE(ok.help().find("  -q, --quiet"), std::string::npos) << ok.help();
+  EXPECT_NE(ok.help().find("no progress line and no summary on stderr"), std::string::npos);
+  for (auto misuse : {std::make_pair('q', "queue-depth"), std::make_pair('x', "quiet"),
+                      std::make_pair('j', "jobs")}) {
+    ArgParser p("blkrr x", "", "");
+    p.flag(misuse.first, misuse.second, &x, "");
+    Argv a{"x"};
+    auto r = p.parse(a.argc(), a.argv());
+    ASSERT_FALSE(r.ok()) << misuse.second;
+    EXPECT_EQ(r.error().exit_code, 70);
+    EXPECT_NE(r.error().message.find("shared option table"), std::string::npos);
+  }
+  ArgParser twice("blkrr x", "", "");
+  twice.flag('z', "zap", &x, "");
+  twice.flag('z', "zip", &x, "");
+  Argv a{"x"};
+  EXPECT_FALSE(twice.parse(a.argc(), a.argv()).ok());
+  for (const auto& c : common_options()) {
+    EXPECT_EQ(&common_option(c.id), &c);
+    if (c.short_name) EXPECT_EQ(common_option_by_short(c.short_name), &c);
+    EXPECT_EQ(common_option_by_long(c.long_name), &c);
+  }
+}
+
+// A spelling a command no longer takes, or a shared letter it does not
+// take, fails with what to write instead.
+TEST(Args, RemovedAndUntakenLettersSayWhatToWrite) {
+  bool dry = false, json = false;
+  std::string file;
+  std::vector<std::string> pos;
+  ArgParser p("blkrr x", "", "");
+  p.flag(0, "dry-run", &dry, "");
+  p.common_flag(CommonOpt::kJson, &json);
+  p.common_string(CommonOpt::kJsonFile, "", &file);
+  p.removed('n', "--dry-run");
+  p.positionals("A B", &pos, 0, 2);
+  Argv n{"x", "-n"};
+  auto r = p.parse(n.argc(), n.argv());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("unknown option -n: write --dry-run\n", 0), 0u)
+      << r.error().message;
+  Argv o{"x", "-o", "f"};
+  r = p.parse(o.argc(), o.argv());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("-o is always --output"), std::string::npos);
+  Argv j{"x", "a", "b", "--json", "run.json"};
+  r = p.parse(j.argc(), j.argv());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("--json-file FILE writes a file"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Args, NumbersSizesDurations) {

@@ -35,5 +35,29 @@ TEST(ProgressLine, DueEveryHalfSecond) {
   EXPECT_FALSE(p.due());
 }
 
+// Off, the ticker starts no thread and only passes messages through; on,
+// its messages erase the progress line first, and stop() leaves no line.
+TEST(ProgressTicker, MessagesPassThroughAndNothingIsLeftOnTheLine) {
+  std::string got;
+  {
+    ProgressTicker t(false, [&](const std::string& s) { got += s; });
+    t.phase("reading x");
+    t.say("read x: 5 requests");
+  }
+  EXPECT_EQ(got, "read x: 5 requests\n");
+  got.clear();
+  std::mutex m;
+  {
+    ProgressTicker t(true, [&](const std::string& s) {
+      std::lock_guard<std::mutex> lock(m);
+      got += s;
+    });
+    t.say("first");
+    t.stop();
+    t.say("after stop");
+  }
+  EXPECT_EQ(got, "first\nafter stop\n");
+}
+
 }  // namespace
 }  // namespace blkrr

@@ -40,20 +40,34 @@ Summary summarize(std::vector<double>& values) {
   return s;
 }
 
-nlohmann::json to_json(const Summary& s) {
+namespace {
+
+template <class F>
+nlohmann::json summary_json(const Summary& s, F value) {
   return {{"count", s.count},
-          {"min", s.min},
-          {"median", s.p50},
-          {"mean", s.mean},
-          {"p75", s.p75},
-          {"p90", s.p90},
-          {"p95", s.p95},
-          {"p99", s.p99},
-          {"p99.9", s.p999},
-          {"max", s.max},
-          {"stddev", s.stddev},
+          {"min", value(s.min)},
+          {"mean", value(s.mean)},
+          {"p50", value(s.p50)},
+          {"p75", value(s.p75)},
+          {"p90", value(s.p90)},
+          {"p95", value(s.p95)},
+          {"p99", value(s.p99)},
+          {"p999", value(s.p999)},
+          {"max", value(s.max)},
+          {"stddev", value(s.stddev)},
           {"percentiles", s.exact ? "exact" : "histogram"},
           {"percentile_rel_error", s.rel_error}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Summary& s) {
+  return summary_json(s, [](double v) { return v; });
+}
+
+nlohmann::json to_json_ns(const Summary& s, double ns_per_unit) {
+  return summary_json(
+      s, [ns_per_unit](double v) { return static_cast<int64_t>(std::llround(v * ns_per_unit)); });
 }
 
 bool percentile_supported(uint64_t n, double p) {

@@ -24,7 +24,13 @@ struct Summary {
 double percentile_sorted(const std::vector<double>& sorted, double p);
 // Sorts `values` in place and summarises them.
 Summary summarize(std::vector<double>& values);
+// {count, min, mean, p50, p75, p90, p95, p99, p999, max, stddev, percentiles,
+// percentile_rel_error} (docs/json.md).
 nlohmann::json to_json(const Summary& s);
+// The same for durations measured in units of `ns_per_unit` nanoseconds (1000
+// for microseconds): every value an integer number of nanoseconds, for keys
+// named *_ns.
+nlohmann::json to_json_ns(const Summary& s, double ns_per_unit);
 
 // Whether n samples support the p-th percentile (0..100): the tail beyond it
 // must hold at least one whole sample, n >= 1 / (1 - p/100). So the median

@@ -27,7 +27,15 @@ TEST(Stats, SummaryOfKnownValues) {
   EXPECT_NEAR(s.stddev, 3.16227766, 1e-8);  // sqrt(10)
   EXPECT_DOUBLE_EQ(s.p90, 8.2);
   auto j = to_json(s);
-  EXPECT_DOUBLE_EQ(j["median"].get<double>(), 5);
+  EXPECT_DOUBLE_EQ(j["p50"].get<double>(), 5);
+  EXPECT_TRUE(j.contains("p999"));
+  EXPECT_FALSE(j.contains("median"));  // one name per percentile: p50, p90, p99, p999
+  // Durations in microseconds become integer nanoseconds.
+  auto n = to_json_ns(s, 1000);
+  EXPECT_EQ(n["p90"], 8200);
+  EXPECT_EQ(n["stddev"], 3162);
+  EXPECT_TRUE(n["p50"].is_number_integer());
+  EXPECT_EQ(n["count"], 5u);
 }
 
 TEST(Stats, RunningStatsMatchesBatch) {

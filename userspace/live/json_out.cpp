@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/json_doc.h"
+
 namespace blkrr::live {
 
 namespace {
@@ -12,7 +14,6 @@ nlohmann::json value_json(const AggValue& v, uint64_t interval_ns) {
   return {{"requests", v.requests},
           {"bytes", v.bytes},
           {"disk_time_ns", v.disk_time_ns},
-          {"disk_time_us", v.disk_time_ns / 1000},
           {"io_percent", percent_of(v.disk_time_ns, interval_ns)},
           {"latency_ns", v.latency_ns}};
 }
@@ -31,6 +32,7 @@ std::string iso_time(uint64_t wall_ns) {
 
 nlohmann::json snapshot_json(const Snapshot& s) {
   nlohmann::json j;
+  j["schema"] = schema_tag(kSchemaTop);
   j["seq"] = s.seq;
   j["time"] = iso_time(s.wall_ns);
   j["timestamp_ns"] = s.wall_ns;
@@ -46,12 +48,13 @@ nlohmann::json snapshot_json(const Snapshot& s) {
                  {"all", value_json(s.total, s.interval_ns)}};
   auto devs = nlohmann::json::array();
   for (const auto& d : s.devices) {
-    nlohmann::json o = {
-        {"device", d.name},       {"major", dev_major(d.disk)}, {"minor", dev_minor(d.disk)},
-        {"busy_ns", d.busy_ns},   {"util_percent", d.util_pct}, {"requests", d.requests},
-        {"in_flight", d.pending}, {"read_bytes", d.read_bytes}, {"write_bytes", d.write_bytes}};
+    nlohmann::json o = {{"device", d.name},           {"dev", dev_to_string(d.disk)},
+                        {"busy_ns", d.busy_ns},       {"util_percent", d.util_pct},
+                        {"requests", d.requests},     {"in_flight", d.pending},
+                        {"read_bytes", d.read_bytes}, {"write_bytes", d.write_bytes}};
     o["util_clamped"] = d.util_clamped;
-    o["io_ticks_ms"] = d.io_ticks_ms ? nlohmann::json(*d.io_ticks_ms) : nlohmann::json(nullptr);
+    o["io_ticks_ns"] = d.io_ticks_ms ? nlohmann::json(*d.io_ticks_ms * uint64_t{1000000})
+                                     : nlohmann::json(nullptr);
     devs.push_back(std::move(o));
   }
   j["devices"] = std::move(devs);
@@ -63,17 +66,16 @@ nlohmann::json snapshot_json(const Snapshot& s) {
       o["uid"] = r.proc ? nlohmann::json(r.proc->uid) : nlohmann::json(nullptr);
       o["ppid"] = r.proc ? nlohmann::json(r.proc->ppid) : nlohmann::json(nullptr);
       o["comm"] = r.comm;
-      o["cgroup_id"] = r.cgroup_id;
+      o["cgroup_id"] = id_string(r.cgroup_id);
     } else if (s.by == GroupBy::kComm) {
       o["comm"] = r.comm;
     } else {
       o["cgroup"] = r.comm;
-      o["cgroup_id"] = r.cgroup_id;
+      o["cgroup_id"] = id_string(r.cgroup_id);
     }
     o["tasks"] = r.tasks;
     o["device"] = r.device;
-    o["major"] = dev_major(r.dev);
-    o["minor"] = dev_minor(r.dev);
+    o["dev"] = dev_to_string(r.dev);
     o["direction"] = std::string(op_name(r.dir));
     rows.push_back(std::move(o));
   }

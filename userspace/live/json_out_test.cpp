@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/units.h"
 #include "live/screen.h"
 #include "live/test_snapshot.h"
 
@@ -13,6 +14,7 @@ using testing::two_second_interval;
 TEST(JsonOut, OneObjectWithEveryCounter) {
   Snapshot s = two_second_interval();
   nlohmann::json j = nlohmann::json::parse(snapshot_json(s).dump());
+  EXPECT_EQ(j["schema"], nlohmann::json({{"name", "blkrr.top"}, {"version", 1}}));
   EXPECT_EQ(j["seq"], 1);
   EXPECT_EQ(j["interval_ns"], 2000000000u);
   EXPECT_DOUBLE_EQ(j["interval_s"].get<double>(), 2.0);
@@ -25,8 +27,9 @@ TEST(JsonOut, OneObjectWithEveryCounter) {
   ASSERT_EQ(j["devices"].size(), 2u);
   EXPECT_EQ(j["devices"][0]["device"], "sda");
   EXPECT_EQ(j["devices"][0]["busy_ns"], 1500250000u);
-  EXPECT_EQ(j["devices"][0]["io_ticks_ms"], 1520u);
-  EXPECT_TRUE(j["devices"][1]["io_ticks_ms"].is_null());
+  EXPECT_EQ(j["devices"][0]["dev"], "8:0");
+  EXPECT_EQ(j["devices"][0]["io_ticks_ns"], 1520000000u);
+  EXPECT_TRUE(j["devices"][1]["io_ticks_ns"].is_null());
   ASSERT_EQ(j["rows"].size(), 3u);
   const auto& fio = j["rows"][1];
   EXPECT_EQ(fio["comm"], "fio");
@@ -34,13 +37,11 @@ TEST(JsonOut, OneObjectWithEveryCounter) {
   EXPECT_EQ(fio["uid"], 1000);
   EXPECT_EQ(fio["ppid"], 1);
   EXPECT_EQ(fio["device"], "sda2");
-  EXPECT_EQ(fio["major"], 8);
-  EXPECT_EQ(fio["minor"], 2);
+  EXPECT_EQ(fio["dev"], "8:2");
   EXPECT_EQ(fio["direction"], "read");
   EXPECT_EQ(fio["requests"], 384);
   EXPECT_EQ(fio["bytes"], 1572864);
   EXPECT_EQ(fio["disk_time_ns"], 1500000000u);
-  EXPECT_EQ(fio["disk_time_us"], 1500000u);
   EXPECT_DOUBLE_EQ(fio["io_percent"].get<double>(), 75.0);
   EXPECT_EQ(fio["latency_ns"], 4500000000u);
   EXPECT_EQ(fio["tasks"], 2);
@@ -58,9 +59,9 @@ TEST(JsonOut, SameNumbersAsTheScreen) {
   for (size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = j["rows"][i];
     EXPECT_EQ(value_text(s.rows[i], s.interval_ns, ValueMode::kBytes),
-              std::to_string(r["bytes"].get<uint64_t>()));
+              bytes_per_second(r["bytes"].get<uint64_t>(), j["interval_ns"].get<uint64_t>()));
     EXPECT_EQ(value_text(s.rows[i], s.interval_ns, ValueMode::kDiskTime),
-              std::to_string(r["disk_time_us"].get<uint64_t>()));
+              fmt_duration_ns(static_cast<double>(r["disk_time_ns"].get<uint64_t>())));
   }
 }
 
@@ -68,7 +69,7 @@ TEST(JsonOut, GroupedByCgroup) {
   nlohmann::json j = snapshot_json(two_second_interval(GroupBy::kCgroup));
   EXPECT_EQ(j["group_by"], "cgroup");
   EXPECT_EQ(j["rows"][1]["cgroup"], "/system.slice/db.service");
-  EXPECT_EQ(j["rows"][1]["cgroup_id"], 77);
+  EXPECT_EQ(j["rows"][1]["cgroup_id"], "77");  // a 64-bit id: a string (docs/json.md)
   EXPECT_FALSE(j["rows"][1].contains("pid"));
 }
 

@@ -53,10 +53,15 @@ Layout layout(const Snapshot& s, const ScreenOptions& opt) {
 
 }  // namespace
 
+std::string bytes_per_second(uint64_t bytes, uint64_t interval_ns) {
+  double secs = interval_ns ? static_cast<double>(interval_ns) / 1e9 : 1.0;
+  return fmt_bytes(static_cast<double>(bytes) / secs) + "/s";
+}
+
 std::string_view value_title(ValueMode mode) {
   switch (mode) {
     case ValueMode::kBytes:
-      return "BYTES";
+      return "BYTES/s";
     case ValueMode::kDiskTime:
       return "DISKTIME";
     case ValueMode::kPercent:
@@ -68,9 +73,9 @@ std::string_view value_title(ValueMode mode) {
 std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode) {
   switch (mode) {
     case ValueMode::kBytes:
-      return strfmt("%" PRIu64, r.v.bytes);
+      return bytes_per_second(r.v.bytes, interval_ns);
     case ValueMode::kDiskTime:
-      return strfmt("%" PRIu64, r.v.disk_time_ns / 1000);
+      return fmt_duration_ns(static_cast<double>(r.v.disk_time_ns));
     case ValueMode::kPercent:
       return strfmt("%.1f", percent_of(r.v.disk_time_ns, interval_ns));
   }
@@ -89,7 +94,8 @@ std::string render_header(const Snapshot& s, const ScreenOptions& opt) {
   std::string h = when;
   if (s.loadavg)
     h += strfmt(",  load: %.2f %.2f %.2f", (*s.loadavg)[0], (*s.loadavg)[1], (*s.loadavg)[2]);
-  h += ",  disk_r: " + fmt_bytes(s.read.bytes) + ",  disk_w: " + fmt_bytes(s.write.bytes);
+  h += ",  read: " + bytes_per_second(s.read.bytes, s.interval_ns) +
+       ",  write: " + bytes_per_second(s.write.bytes, s.interval_ns);
   if (!s.devices.empty()) {
     h += ",  util:";
     for (const auto& d : s.devices) h += strfmt(" %s %.1f%%", d.name.c_str(), d.util_pct);

@@ -1,5 +1,5 @@
 // Text rendering of a top Snapshot: a header line (time, load average, disk
-// read/write totals, per-device %util) and rows
+// read/write rates, per-device %util) and rows
 // `UID PID PPID COMM DEVICE MAJ MIN D <value>`. Lines are cut to the
 // terminal width; escape codes only when asked to clear a terminal.
 #pragma once
@@ -31,9 +31,13 @@ std::string render_loss_notes(const Snapshot& s, const ScreenOptions& opt);
 std::string render_column_titles(const Snapshot& s, const ScreenOptions& opt);
 std::string render_row(const Row& r, const Snapshot& s, const ScreenOptions& opt);
 
-// The value column for a row: bytes, disk time in µs, or %I/O.
+// The value column for a row: bytes per second in binary units ("1.50 MiB/s",
+// as iotop), the disk time of the interval ("850 us", "1.23 ms"), or %I/O.
+// Raw integers are in --json only.
 std::string value_text(const Row& r, uint64_t interval_ns, ValueMode mode);
-std::string_view value_title(ValueMode mode);  // BYTES, DISKTIME, %I/O
+std::string_view value_title(ValueMode mode);  // BYTES/s, DISKTIME, %I/O
+// "1.50 MiB/s": `bytes` moved in `interval_ns`.
+std::string bytes_per_second(uint64_t bytes, uint64_t interval_ns);
 
 // Width of the terminal on fd, 0 when fd is not a terminal. `rows` gets the
 // height when not null.

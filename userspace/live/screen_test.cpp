@@ -26,15 +26,16 @@ TEST(Screen, BytesColumnsAndRows) {
   auto l = lines(render_screen(two_second_interval(), opt));
   ASSERT_EQ(l.size(), 8u);
   EXPECT_EQ(l[0],
-            "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  disk_r: 1.50 MiB,  disk_w: 8.00 MiB,  "
+            "2026-11-18 11:06:40,  load: 0.50 0.25 0.12,  read: 768 KiB/s,  write: 4.00 MiB/s,  "
             "util: sda 75.0% sdb 100.0%,  LOST: 3");
   EXPECT_EQ(l[1],
             "LOST inflight_swept (3): requests in flight for too long, dropped by the sweeper");
   EXPECT_EQ(l[2], "");
-  EXPECT_EQ(l[3], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D        BYTES");
-  EXPECT_EQ(l[4], " 1000     200       1 dd               sdb           8   16 W      8388608");
-  EXPECT_EQ(l[5], " 1000     100       1 fio              sda2          8    2 R      1572864");
-  EXPECT_EQ(l[6], "    -    4242       - tar              sda2          8    2 W         4096");
+  // Rates per second in binary units, as iotop shows them (raw bytes: --json).
+  EXPECT_EQ(l[3], "  UID     PID    PPID COMM             DEVICE      MAJ  MIN D      BYTES/s");
+  EXPECT_EQ(l[4], " 1000     200       1 dd               sdb           8   16 W   4.00 MiB/s");
+  EXPECT_EQ(l[5], " 1000     100       1 fio              sda2          8    2 R    768 KiB/s");
+  EXPECT_EQ(l[6], "    -    4242       - tar              sda2          8    2 W   2.00 KiB/s");
   EXPECT_EQ(l[7], "");  // rolling output: blank line between intervals
 }
 
@@ -43,9 +44,9 @@ TEST(Screen, DiskTimeAndPercent) {
   ScreenOptions opt;
   opt.mode = ValueMode::kDiskTime;
   EXPECT_NE(render_column_titles(s, opt).find("DISKTIME"), std::string::npos);
-  EXPECT_EQ(value_text(s.rows[0], s.interval_ns, opt.mode), "2000000");
-  EXPECT_EQ(value_text(s.rows[1], s.interval_ns, opt.mode), "1500000");
-  EXPECT_EQ(value_text(s.rows[2], s.interval_ns, opt.mode), "250");
+  EXPECT_EQ(value_text(s.rows[0], s.interval_ns, opt.mode), "2.00 s");
+  EXPECT_EQ(value_text(s.rows[1], s.interval_ns, opt.mode), "1.50 s");
+  EXPECT_EQ(value_text(s.rows[2], s.interval_ns, opt.mode), "250 us");
   opt.mode = ValueMode::kPercent;
   EXPECT_NE(render_column_titles(s, opt).find("%I/O"), std::string::npos);
   EXPECT_EQ(value_text(s.rows[0], s.interval_ns, opt.mode), "100.0");
@@ -71,9 +72,9 @@ TEST(Screen, NarrowTerminalKeepsTheValue) {
   opt.width = 60;
   Snapshot s = two_second_interval();
   EXPECT_EQ(render_column_titles(s, opt),
-            "  UID     PID    PPID COMM   DEVICE  MAJ  MIN D        BYTES");
+            "  UID     PID    PPID COMM   DEVICE  MAJ  MIN D      BYTES/s");
   EXPECT_EQ(render_row(s.rows[1], s, opt),
-            " 1000     100       1 fio    sda2      8    2 R      1572864");
+            " 1000     100       1 fio    sda2      8    2 R    768 KiB/s");
   EXPECT_EQ(render_column_titles(s, opt).size(), 60u);
   opt.width = 30;  // too narrow even then: cut
   EXPECT_EQ(render_row(s.rows[1], s, opt).size(), 30u);

@@ -1,6 +1,8 @@
 // `blkrr snoop` output: one line (or one JSON object) per completed request,
-//   [START] [END] COMM PID DEVICE [MAJ MIN] D SECTOR BYTES [QUE(ms)] LAT(ms) DTIME(µs)
-// Times are seconds since `base_ns` (the capture start).
+//   TIME(s) [START(s)] COMM PID DEVICE [MAJ MIN] D SECTOR BYTES [QUE(ms)] LAT(ms) DTIME(ms)
+// TIME is the completion and START the issue, in seconds since `base_ns` (the
+// capture start), as biosnoop's TIME(s); every duration on the screen is in
+// milliseconds. JSON objects are blkrr.requests records (core/request_json.h).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +16,8 @@
 namespace blkrr::live {
 
 struct SnoopOptions {
-  bool start = false;   // -s: issue time
-  bool end = false;     // -t: completion time
-  bool majmin = false;  // -N
+  bool start = false;   // --start: issue time
+  bool majmin = false;  // --majmin
   bool queue = false;   // -Q: insert-to-issue time
   uint64_t base_ns = 0;
 };

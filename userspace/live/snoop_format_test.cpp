@@ -22,25 +22,29 @@ Request sample() {
   return r;
 }
 
+// TIME(s) (the completion, as biosnoop) is always there; every duration is
+// in milliseconds.
 TEST(SnoopFormat, DefaultColumns) {
   SnoopOptions opt;
-  EXPECT_EQ(
-      snoop_header(opt),
-      "COMM                 PID DEVICE     D       SECTOR    BYTES   LAT(ms) DTIME(\xc2\xb5s)");
+  opt.base_ns = 4'000'000'000;
+  EXPECT_EQ(snoop_header(opt),
+            "     TIME(s) COMM                 PID DEVICE     D       SECTOR    BYTES   LAT(ms) "
+            "DTIME(ms)");
   EXPECT_EQ(snoop_line(sample(), "sda2", opt),
-            "postgres            4321 sda2       W       123456     4096     2.500       1250");
+            "    1.002623 postgres            4321 sda2       W       123456     4096     2.500 "
+            "    1.250");
 }
 
-TEST(SnoopFormat, TimesMajMinAndQueue) {
-  SnoopOptions opt{true, true, true, true, 4'000'000'000};
+TEST(SnoopFormat, StartMajMinAndQueue) {
+  SnoopOptions opt{true, true, true, 4'000'000'000};
   std::string h = snoop_header(opt);
-  EXPECT_EQ(h.rfind("       START          END COMM", 0), 0u) << h;
+  EXPECT_EQ(h.rfind("     TIME(s)     START(s) COMM", 0), 0u) << h;
   EXPECT_NE(h.find(" MAJ  MIN D"), std::string::npos);
-  EXPECT_NE(h.find("QUE(ms)   LAT(ms)"), std::string::npos) << h;
+  EXPECT_NE(h.find("QUE(ms)   LAT(ms) DTIME(ms)"), std::string::npos) << h;
   EXPECT_EQ(
       snoop_line(sample(), "sda2", opt, 250'000),
-      "    1.000123     1.002623 postgres            4321 sda2          8    2 W       123456 "
-      "    4096     0.250     2.500       1250");
+      "    1.002623     1.000123 postgres            4321 sda2          8    2 W       123456 "
+      "    4096     0.250     2.500     1.250");
   std::string unknown = snoop_line(sample(), "sda2", opt);
   EXPECT_NE(unknown.find("     - "), std::string::npos) << unknown;
 }
@@ -48,31 +52,41 @@ TEST(SnoopFormat, TimesMajMinAndQueue) {
 TEST(SnoopFormat, UnknownIssue) {
   Request r = sample();
   r.rec_flags = kRecIssueNotSeen;
-  SnoopOptions opt{true, false, false, false, 0};
+  SnoopOptions opt{true, false, false, 0};
   std::string l = snoop_line(r, "sda2", opt);
-  EXPECT_EQ(l.rfind("           - postgres", 0), 0u) << l;
-  EXPECT_NE(l.find(" -       1250"), std::string::npos) << l;
+  EXPECT_EQ(l.rfind("    5.002623            - postgres", 0), 0u) << l;
+  EXPECT_NE(l.find(" -     1.250"), std::string::npos) << l;
 }
 
+// The JSON object is a blkrr.requests record (core/request_json.h).
 TEST(SnoopFormat, JsonLine) {
-  SnoopOptions opt{false, false, false, true, 4'000'000'000};
+  SnoopOptions opt{false, false, true, 4'000'000'000};
   nlohmann::json j = nlohmann::json::parse(snoop_json(sample(), "sda2", opt, 250'000).dump());
+  EXPECT_EQ(j["type"], "request");
   EXPECT_EQ(j["comm"], "postgres");
   EXPECT_EQ(j["pid"], 4321);
   EXPECT_EQ(j["tid"], 4322);
   EXPECT_EQ(j["device"], "sda2");
-  EXPECT_EQ(j["major"], 8);
-  EXPECT_EQ(j["minor"], 2);
-  EXPECT_EQ(j["disk"], "8:0");
-  EXPECT_EQ(j["dir"], "W");
-  EXPECT_EQ(j["rwbs"], "WS");
+  EXPECT_EQ(j["dev"], "8:0");
+  EXPECT_EQ(j["part"], "8:2");
+  EXPECT_EQ(j["op"], "write");
+  EXPECT_EQ(j["flags"], "sync");
   EXPECT_EQ(j["sector"], 123456);
   EXPECT_EQ(j["bytes"], 4096);
   EXPECT_EQ(j["latency_ns"], 2500000);
   EXPECT_EQ(j["disk_time_ns"], 1250700);
   EXPECT_EQ(j["queue_ns"], 250000);
-  EXPECT_DOUBLE_EQ(j["start_s"].get<double>(), 1.000123456);
+  EXPECT_EQ(j["start_ns"], 1000123456);
+  EXPECT_EQ(j["issue_ns"], 5000123456u);
+  EXPECT_EQ(j["cgroup_id"], "0");
   EXPECT_FALSE(j.contains("record_flags"));
+  Request r = sample();
+  r.rec_flags = kRecIssueNotSeen;
+  j = snoop_json(r, "sda2", opt);
+  EXPECT_TRUE(j["start_ns"].is_null());
+  EXPECT_TRUE(j["latency_ns"].is_null());
+  EXPECT_TRUE(j["queue_ns"].is_null());
+  EXPECT_EQ(j["record_flags"], "issue-not-seen");
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
       }
       Summary su = summarize(e);
       rows.emplace_back(r.label, su);
-      js["issue_error_ms"][r.label] = to_json(su);
+      js["issue_error_ns"][r.label] = to_json_ns(su, 1e6);  // su is in ms
       std::string file = "cmp-" + r.label + "-issue-error";
       auto f = ctx.csv(file, {"bucket_low_ms", "bucket_high_ms", "requests"});
       if (!f) return f.error();

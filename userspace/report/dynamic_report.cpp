@@ -207,12 +207,13 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
     auto& j = js[d.label];
     for (int dir = -1; dir < 2; ++dir) {
       std::string key = dir < 0 ? "all" : dir ? "writes" : "reads";
+      std::string jkey = dir < 0 ? "all" : dir ? "write" : "read";  // as every JSON of blkrr
       Summary s = summary_of(d, dir, false);
-      j["latency_ms"][key] = to_json(s);
+      j["latency_ns"][jkey] = to_json_ns(s, 1e6);  // s is in ms
       lat_rows.emplace_back(d.label + " " + key, s);
       if (d.has_delay()) {
         Summary sd = summary_of(d, dir, true);
-        j["delay_ms"][key] = to_json(sd);
+        j["delay_ns"][jkey] = to_json_ns(sd, 1e6);
         delay_rows.emplace_back(d.label + " " + key, sd);
       }
     }

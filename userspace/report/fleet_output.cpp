@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/fleet.h"
+#include "core/json_doc.h"
 #include "core/units.h"
 
 namespace blkrr::report {
@@ -26,8 +28,10 @@ nlohmann::json spread_json(const std::optional<StartSpread>& s) {
           {"requested_unix", opt(s->requested)},
           {"earliest_unix", s->earliest},
           {"latest_unix", s->latest},
-          {"spread_ms", s->spread_ms},
-          {"worst_offset_ms", opt(s->worst_offset_ms)}};
+          {"spread_ns", std::llround(s->spread_ms * 1e6)},
+          {"worst_offset_ns", s->worst_offset_ms
+                                  ? nlohmann::json(std::llround(*s->worst_offset_ms * 1e6))
+                                  : nlohmann::json()}};
 }
 
 nlohmann::json row_json(const HostRow& r) {
@@ -38,8 +42,8 @@ nlohmann::json row_json(const HostRow& r) {
                       {"span_s", r.span_s},
                       {"iops", r.iops},
                       {"mb_per_s", r.mb_per_s},
-                      {"latency_us", to_json(r.latency_us)},
-                      {"issue_error_us", to_json(r.delay_us)}};
+                      {"latency_ns", to_json_ns(r.latency_us, 1e3)},
+                      {"issue_error_ns", to_json_ns(r.delay_us, 1e3)}};
   const FleetMeta& m = r.meta;
   j["host"] = m.host;
   j["requested_start_unix"] = opt(m.requested_start);
@@ -117,6 +121,7 @@ std::string html_escape(const std::string& s) {
 
 nlohmann::json to_json(const FleetSummary& s) {
   nlohmann::json j;
+  j["schema"] = schema_tag(kSchemaFleet);
   j["tool"] = "blkrr report --fleet";
   j["groups"] = nlohmann::json::array();
   for (const auto& g : s.groups) {

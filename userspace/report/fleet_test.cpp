@@ -110,7 +110,8 @@ TEST(Fleet, GroupsAggregateAndCountVerdicts) {
   nlohmann::json j = to_json(s);
   EXPECT_EQ(j["groups"][1]["hosts"][0]["verdict"], "complete");
   EXPECT_EQ(j["groups"][1]["verdicts"]["complete"], 2);
-  EXPECT_NEAR(j["groups"][1]["start"]["spread_ms"].get<double>(), 0.5, 1e-6);
+  EXPECT_EQ(j["groups"][1]["start"]["spread_ns"], 500000);  // integer ns (docs/json.md)
+  EXPECT_EQ(j["schema"]["name"], "blkrr.fleet");
 }
 
 class FleetFiles : public ::testing::Test {

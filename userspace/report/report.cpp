@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/compare_report.h"
+#include "core/json_doc.h"
 #include "core/version.h"
 #include "report/context.h"
 #include "report/dynamic_report.h"
@@ -44,6 +45,7 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
       return Error("two inputs are both labelled '" + d.label + "'; rename one of the files");
   Context ctx(o.out_dir, o.bins);
   nlohmann::json& js = ctx.json();
+  js["schema"] = schema_tag(kSchemaReport);
   js["tool"] = "blkrr report";
   js["version"] = version();
   js["options"] = {{"static", o.want_static},

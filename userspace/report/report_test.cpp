@@ -158,20 +158,20 @@ TEST(Report, SummaryStatisticsMatchHandComputedValues) {
   EXPECT_FALSE(r->render.ran);
   EXPECT_NE(r->render.message.find("not found"), std::string::npos);
   auto js = read_json(dir.path() + "/report.json");
-  auto lat = js["dynamic"]["ten"]["latency_ms"]["all"];
+  auto lat = js["dynamic"]["ten"]["latency_ns"]["all"];  // integer ns (docs/json.md)
   EXPECT_EQ(lat["count"], 10);
-  EXPECT_DOUBLE_EQ(lat["min"].get<double>(), 1.0);
-  EXPECT_DOUBLE_EQ(lat["median"].get<double>(), 5.5);
-  EXPECT_DOUBLE_EQ(lat["mean"].get<double>(), 5.5);
-  EXPECT_NEAR(lat["p75"].get<double>(), 7.75, 1e-12);
-  EXPECT_NEAR(lat["p90"].get<double>(), 9.1, 1e-12);
-  EXPECT_NEAR(lat["p95"].get<double>(), 9.55, 1e-12);
-  EXPECT_NEAR(lat["p99"].get<double>(), 9.91, 1e-12);
-  EXPECT_NEAR(lat["p99.9"].get<double>(), 9.991, 1e-12);
-  EXPECT_DOUBLE_EQ(lat["max"].get<double>(), 10.0);
-  EXPECT_NEAR(lat["stddev"].get<double>(), 3.0276503540974917, 1e-12);
-  auto rd = js["dynamic"]["ten"]["latency_ms"]["reads"];  // 1,3,5,7,9
-  EXPECT_DOUBLE_EQ(rd["median"].get<double>(), 5.0);
+  EXPECT_EQ(lat["min"], 1000000);
+  EXPECT_EQ(lat["p50"], 5500000);
+  EXPECT_EQ(lat["mean"], 5500000);
+  EXPECT_EQ(lat["p75"], 7750000);
+  EXPECT_EQ(lat["p90"], 9100000);
+  EXPECT_EQ(lat["p95"], 9550000);
+  EXPECT_EQ(lat["p99"], 9910000);
+  EXPECT_EQ(lat["p999"], 9991000);
+  EXPECT_EQ(lat["max"], 10000000);
+  EXPECT_EQ(lat["stddev"], 3027650);
+  auto rd = js["dynamic"]["ten"]["latency_ns"]["read"];  // 1,3,5,7,9
+  EXPECT_EQ(rd["p50"], 5000000);
   // Data and scripts are there even without gnuplot; the page says why no plots.
   EXPECT_TRUE(exists(dir.path() + "/plots/sonar.gp"));
   EXPECT_TRUE(exists(dir.path() + "/data/dyn-ten-sonar-reads.csv"));
@@ -293,7 +293,7 @@ TEST(Fidelity, CompareReport) {
   EXPECT_NEAR(f["concurrency_ks"]["a"].get<double>(), 32.0 / 36 - 27.0 / 31, 1e-12);
   EXPECT_NEAR(f["concurrency_ks"]["b"].get<double>(), 0.0, 1e-12);
   EXPECT_DOUBLE_EQ(f["latency_ks"]["a"].get<double>(), 0.0);
-  EXPECT_DOUBLE_EQ(f["issue_error_ms"]["a"]["max"].get<double>(), 15.0);
+  EXPECT_EQ(f["issue_error_ns"]["a"]["max"], 15000000);
   auto u = f["uncertainty"]["requests per second"];
   double ia = 4 / 0.036, ib = 4 / 0.031, ref = 4 / 0.031;
   EXPECT_EQ(u["n"], 2);
@@ -376,7 +376,7 @@ TEST(Report, PerProcessViewsFromANativeTrace) {
   EXPECT_EQ(dist.find("9,backup,seek"), std::string::npos) << dist;  // first request: no seek
   auto js = read_json(out.path() + "/report.json");
   EXPECT_EQ(js["static"]["t"]["processes"][0]["comm"], "mysqld");
-  EXPECT_EQ(js["dynamic"]["t"]["latency_ms"]["all"]["median"], 0.5);
+  EXPECT_EQ(js["dynamic"]["t"]["latency_ns"]["all"]["p50"], 500000);
 }
 
 }  // namespace

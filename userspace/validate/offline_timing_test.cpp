@@ -366,8 +366,8 @@ TEST(OfflineTiming, NegativeOverheadMeansUnknownLatency) {
   EXPECT_EQ(text.find("latency us"), std::string::npos) << text;
   auto j = to_json(rep);
   EXPECT_FALSE(j["latency_known"].get<bool>());
-  EXPECT_FALSE(j["latency_us"].contains("overhead"));
-  EXPECT_EQ(j["latency_us"]["inconsistent"], 1);
+  EXPECT_FALSE(j["latency_ns"].contains("overhead"));
+  EXPECT_EQ(j["latency_ns"]["inconsistent"], 1);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "validate/report_io.h"
+#include "core/json_doc.h"
 #include "core/units.h"
 
 #include <cctype>
@@ -27,6 +28,7 @@ std::string ref_text(const RequestRef& r) {
 nlohmann::json to_json(const Report& r) {
   using nlohmann::json;
   json j;
+  j["schema"] = schema_tag(kSchemaValidate);
   j["verdict"] = verdict_name(r.verdict);
   j["verdict_reason"] = r.verdict_reason;
   j["completeness_pct"] = r.completeness_pct();
@@ -91,12 +93,12 @@ nlohmann::json to_json(const Report& r) {
   j["replayer_probe"] = own;
   j["latency_known"] = r.latency_known;
   if (r.latency_known) {
-    j["latency_us"] = {{"replay", blkrr::to_json(r.replay_latency_us)},
-                       {"block", blkrr::to_json(r.block_latency_us)},
-                       {"overhead", blkrr::to_json(r.overhead_us)},
+    j["latency_ns"] = {{"replay", blkrr::to_json_ns(r.replay_latency_us, 1000)},
+                       {"block", blkrr::to_json_ns(r.block_latency_us, 1000)},
+                       {"overhead", blkrr::to_json_ns(r.overhead_us, 1000)},
                        {"unknown", r.latency_unknown}};
   } else {
-    j["latency_us"] = {{"unknown", r.latency_unknown},
+    j["latency_ns"] = {{"unknown", r.latency_unknown},
                        {"inconsistent", r.latency_inconsistent},
                        {"reason", r.latency_reason}};
   }
@@ -129,8 +131,7 @@ nlohmann::json to_json(const Report& r) {
     const ValidatorCost& c = r.cost;
     j["validator_cost"] = {{"records", c.records},
                            {"reader_cpu_ns", c.reader_cpu_ns},
-                           {"reader_cpu_ns_per_record",
-                            static_cast<double>(c.reader_cpu_ns) / static_cast<double>(c.records)},
+                           {"reader_cpu_ns_per_record", c.reader_cpu_ns / c.records},
                            {"stop_cpu_ns", c.stop_cpu_ns},
                            {"match_ns", c.match_ns}};
   }

@@ -1,0 +1,238 @@
+// Real JSON output of every command that runs without root, checked against
+// docs/schema/*.json (docs/json.md). top and snoop need the kernel:
+// tests/integration/json_schema_live_test.cpp checks them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_run.h"
+#include "core/trace_format.h"
+#include "schema_check.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace blkrr {
+namespace {
+
+using testing::blkrr_run;
+
+json schema_file(const std::string& name) {
+  std::ifstream in(std::string(BLKRR_SCHEMA_DIR) + "/" + name);
+  json j = json::parse(in, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << name << " is not JSON";
+  return j;
+}
+
+// `doc` against the schema of `file`, or against its $defs/`def`.
+void expect_valid(const std::string& file, const json& doc, const std::string& def = "") {
+  json s = schema_file(file);
+  if (!def.empty()) {
+    json defs = s["$defs"];
+    s = {{"$ref", "#/$defs/" + def}, {"$defs", defs}};
+  }
+  auto errors = testing::schema_violations(s, doc);
+  std::string all;
+  for (const auto& e : errors) all += "\n  " + e;
+  EXPECT_TRUE(errors.empty()) << file << (def.empty() ? "" : " " + def) << ":" << all << "\n"
+                              << doc.dump().substr(0, 2000);
+}
+
+json parse(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << text.substr(0, 400);
+  return j;
+}
+
+// A blkrr.requests stream: a header, requests, and (dump, snoop) counters.
+size_t expect_request_stream(const std::string& text, bool counters) {
+  std::istringstream in(text);
+  std::vector<json> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(parse(l));
+  EXPECT_GE(lines.size(), 2u);
+  if (lines.size() < 2) return 0;
+  expect_valid("requests.json", lines.front(), "header");
+  size_t end = lines.size();
+  if (counters) expect_valid("requests.json", lines[--end], "counters");
+  for (size_t i = 1; i < end; ++i) expect_valid("requests.json", lines[i]);
+  return end - 1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class JsonSchema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("blkrr-schema-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A native trace with a partition, a request whose completion was not
+  // seen and one whose issue was not seen.
+  std::string trace() {
+    TraceHeader h;
+    h.tool_version = "json_schema_test";
+    DeviceInfo d;
+    d.dev = make_dev(8, 16);
+    d.name = "sdz";
+    d.size_bytes = 1 << 30;
+    PartitionInfo p;
+    p.dev = make_dev(8, 18);
+    p.name = "sdz2";
+    p.start_sector = 2048;
+    p.nr_sectors = 1 << 20;
+    d.partitions.push_back(p);
+    h.devices.push_back(d);
+    h.settings["devices"] = "sdz";
+    auto w = TraceWriter::create(path("t.blkrr"), h);
+    EXPECT_TRUE(w.ok());
+    Request r;
+    r.issue_ns = 1'000'000;
+    r.complete_ns = 1'900'000;
+    r.disk_time_ns = 450'000;
+    r.dev = d.dev;
+    r.part = p.dev;
+    r.sector = 4096;
+    r.bytes = 4096;
+    r.op = Op::kWrite;
+    r.flags = kFlagSync;
+    r.pid = 11;
+    r.tgid = 10;
+    r.cgroup_id = (uint64_t{1} << 60) + 3;  // beyond 2^53: a string in JSON
+    r.set_comm("mysqld");
+    EXPECT_TRUE(w->append(r).ok());
+    r.issue_ns = 2'000'000;
+    r.complete_ns = kNoTime;
+    r.rec_flags = kRecCompletionNotSeen;
+    EXPECT_TRUE(w->append(r).ok());
+    r.issue_ns = 3'000'000;
+    r.complete_ns = 3'500'000;
+    r.rec_flags = kRecIssueNotSeen;
+    r.op = Op::kFlush;
+    EXPECT_TRUE(w->append(r).ok());
+    EXPECT_TRUE(w->close({{"capture: lost_events", 0}}).ok());
+    return path("t.blkrr");
+  }
+  // A 64 MiB regular file to replay on (--allow-file).
+  void make_image() {
+    { std::ofstream f(path("img")); }
+    fs::resize_file(path("img"), 64 << 20);
+  }
+  fs::path dir_;
+};
+
+const std::string kLoad = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+
+TEST_F(JsonSchema, DumpWritesTheRequestsStream) {
+  auto r = blkrr_run({"dump", "-j", trace()}, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(expect_request_stream(r.out, true), 3u);
+  auto lines = r.out;
+  EXPECT_NE(lines.find("\"cgroup_id\":\"1152921504606846979\""), std::string::npos) << lines;
+  EXPECT_NE(lines.find("\"start_ns\":null"), std::string::npos) << lines;  // issue not seen
+  EXPECT_NE(lines.find("\"pid\":10"), std::string::npos);                  // the process
+  EXPECT_NE(lines.find("\"tid\":11"), std::string::npos);                  // the thread
+}
+
+TEST_F(JsonSchema, ConvertWritesTheSameStreamForEveryInput) {
+  auto t = trace();
+  ASSERT_EQ(blkrr_run({"convert", t, "-o", path("t.jsonl"), "-q"}).status, 0);
+  EXPECT_EQ(expect_request_stream(slurp(path("t.jsonl")), false), 3u);
+  // A blkreplay load: no process, device or completion fields.
+  auto l = blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("l.jsonl"), "-q"});
+  ASSERT_EQ(l.status, 0) << l.out;
+  EXPECT_GT(expect_request_stream(slurp(path("l.jsonl")), false), 10u);
+  // Replay results: a dry run on a file, then to JSON lines.
+  ASSERT_EQ(blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("w.load"), "-q"}).status, 0);
+  make_image();
+  auto d = blkrr_run({"replay", path("w.load"), path("img"), "--allow-file", "--dry-run",
+                      "--timing", "fullspeed", "-q", "-o", path("w.replay.gz")});
+  ASSERT_EQ(d.status, 0) << d.out;
+  auto c = blkrr_run({"convert", path("w.replay.gz"), "-o", "-", "--to", "json", "-q"}, false);
+  ASSERT_EQ(c.status, 0) << c.out.substr(0, 400);
+  EXPECT_GT(expect_request_stream(c.out, false), 10u);
+}
+
+TEST_F(JsonSchema, ReplayAndValidateSummaries) {
+  ASSERT_EQ(blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("w.load"), "-q"}).status, 0);
+  make_image();
+  auto r = blkrr_run({"replay", path("w.load"), path("img"), "--allow-file", "--dry-run",
+                      "--timing", "fullspeed", "-q", "-j", "-o", path("w.replay.gz")},
+                     false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  json j = parse(r.out);
+  expect_valid("replay.json", j);
+  EXPECT_TRUE(j["settings"]["run_id"].is_string());
+  EXPECT_TRUE(j["latency_ns"]["all"]["p999"].is_number_integer());
+  // --json-file writes the same document.
+  auto f = blkrr_run({"replay", path("w.load"), path("img"), "--allow-file", "--dry-run",
+                      "--timing", "fullspeed", "-q", "--json-file", path("r.json")});
+  ASSERT_EQ(f.status, 0) << f.out;
+  expect_valid("replay.json", parse(slurp(path("r.json"))));
+
+  ASSERT_EQ(blkrr_run({"convert", path("w.load"), "-o", path("w.blkrr"), "-q"}).status, 0);
+  auto v = blkrr_run({"validate", path("w.replay.gz"), path("w.blkrr"), "-j", "-q"}, false);
+  ASSERT_EQ(v.status, 0) << v.out;
+  expect_valid("validate.json", parse(v.out));
+}
+
+// report.json of static, dynamic and --compare reports, and fleet.json.
+TEST_F(JsonSchema, ReportAndFleetSummaries) {
+  ASSERT_EQ(blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("w.load"), "-q"}).status, 0);
+  make_image();
+  fs::create_directories(path("fleet"));
+  auto r = blkrr_run({"replay", path("w.load"), path("img"), "--allow-file", "--dry-run",
+                      "--timing", "fullspeed", "-q", "--json-file", path("fleet/lab1.json"), "-o",
+                      path("fleet/lab1.replay.gz")});
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto rep = blkrr_run({"report", "-q", "--gnuplot", "/nonexistent", "--compare", path("w.load"),
+                        path("fleet/lab1.replay.gz"), "-o", path("rep")});
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  json j = parse(slurp(path("rep/report.json")));
+  expect_valid("report.json", j);
+  EXPECT_TRUE(j.contains("fidelity")) << j.dump().substr(0, 400);
+  auto st =
+      blkrr_run({"report", "-q", "--gnuplot", "/nonexistent", path("w.load"), "-o", path("rep2")});
+  ASSERT_EQ(st.status, 0) << st.out;
+  expect_valid("report.json", parse(slurp(path("rep2/report.json"))));
+  auto fl = blkrr_run(
+      {"report", "--fleet", "-q", "--gnuplot", "/nonexistent", path("fleet"), "-o", path("frep")});
+  ASSERT_EQ(fl.status, 0) << fl.out;
+  expect_valid("fleet.json", parse(slurp(path("frep/fleet.json"))));
+}
+
+TEST_F(JsonSchema, DevicesAndFeatures) {
+  auto d = blkrr_run({"devices", "-j"}, false);
+  ASSERT_EQ(d.status, 0) << d.out;
+  expect_valid("devices.json", parse(d.out));
+  auto f = blkrr_run({"features", "-j"}, false);
+  expect_valid("features.json", parse(f.out));
+}
+
+// Every schema file is JSON, names its document and version, and uses only
+// keywords the test validator implements (an empty object passes each).
+TEST_F(JsonSchema, SchemaFilesAreComplete) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(BLKRR_SCHEMA_DIR)) {
+    json s = schema_file(e.path().filename().string());
+    EXPECT_EQ(s.value("$schema", ""), "https://json-schema.org/draft/2020-12/schema") << e.path();
+    EXPECT_NE(s.value("title", "").find("version 1"), std::string::npos) << e.path();
+    ++n;
+  }
+  EXPECT_EQ(n, 8u);
+}
+
+}  // namespace
+}  // namespace blkrr
