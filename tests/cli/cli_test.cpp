@@ -528,15 +528,15 @@ TEST_F(Cli, ReplaySpinsByDefaultAndSleepsToDeadlinesUnderRealtime) {
   if (geteuid() != 0) GTEST_SKIP() << "--realtime needs root (SCHED_FIFO)";
   const std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   auto spin_us = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"replay", load, path("img"), "--allow-file", "--dry-run",
-                                     "--timing", "fullspeed", "--duration", "1", "--quiet",
-                                     "--json", path("s.json")};
+    std::vector<std::string> args = {"replay",    load,       path("img"),   "--allow-file",
+                                     "--dry-run", "--timing", "fullspeed",   "--duration",
+                                     "1",         "--quiet",  "--json-file", path("s.json")};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = blkrr(args);
     EXPECT_EQ(r.status, 0) << r.out;
     std::ifstream in(path("s.json"));
     auto j = nlohmann::json::parse(in, nullptr, false);
-    return j.is_discarded() ? -1.0 : j["settings"]["spin_us"].get<double>();
+    return j.is_discarded() ? -1.0 : j["settings"]["spin_ns"].get<double>() / 1000;
   };
   ASSERT_EQ(shell("truncate -s 64M " + path("img")).status, 0);
   EXPECT_EQ(spin_us({}), 100.0);

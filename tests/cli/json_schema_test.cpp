@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cli_run.h"
+#include "tests/cli/test_cli_run.h"
 #include "core/trace_format.h"
-#include "schema_check.h"
+#include "tests/cli/test_schema_check.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

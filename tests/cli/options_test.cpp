@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/common_options.h"
-#include "cli_run.h"
+#include "tests/cli/test_cli_run.h"
 
 namespace blkrr {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli_run.h"
+#include "tests/cli/test_cli_run.h"
 
 namespace fs = std::filesystem;
 

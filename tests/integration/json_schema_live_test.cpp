@@ -11,9 +11,9 @@
 #include <regex>
 #include <sstream>
 
-#include "loopdev.h"
-#include "schema_check.h"
-#include "top_helpers.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/cli/test_schema_check.h"
+#include "tests/integration/test_top.h"
 
 namespace blkrr::testing {
 namespace {

@@ -1,6 +1,6 @@
-// The test validator itself (schema_check.h): each keyword accepts what it
+// The test validator itself (test_schema_check.h): each keyword accepts what it
 // should and names the path of what it rejects.
-#include "schema_check.h"
+#include "tests/cli/test_schema_check.h"
 
 #include <gtest/gtest.h>
 

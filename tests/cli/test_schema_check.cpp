@@ -1,4 +1,4 @@
-#include "schema_check.h"
+#include "tests/cli/test_schema_check.h"
 
 #include <set>
 #include <string_view>
