@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "converters/load_format.h"
+#include "tests/cli/test_cli_run.h"
 #include "core/trace_format.h"
 
 namespace fs = std::filesystem;
@@ -25,25 +26,11 @@ using namespace blkrr;
 
 namespace {
 
-struct Run {
-  int status = -1;  // exit code, or 128 + signal
-  std::string out;  // stdout and stderr merged
-};
+using Run = blkrr::testing::CliRun;
 
-// Runs `blkrr ARGS` through the shell (arguments are quoted here).
+// Runs `blkrr ARGS` through the shell, stdout and stderr merged.
 Run blkrr(const std::vector<std::string>& args) {
-  std::string cmd = "'" BLKRR_BINARY "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return blkrr::testing::blkrr_run(args);
 }
 
 // Runs a bash command line (redirections, FIFOs, process substitution);
@@ -53,15 +40,7 @@ Run shell(std::string cmd) {
     cmd.replace(at, 5, "'" BLKRR_BINARY "'");
   std::string quoted;
   for (char c : cmd) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  Run r;
-  FILE* p = popen(("bash -c '" + quoted + "' 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return blkrr::testing::run_command("bash -c '" + quoted + "' 2>&1");
 }
 
 size_t count_lines(const std::string& s, const std::string& prefix = "") {
@@ -92,15 +71,9 @@ std::vector<LoadRecord> read_load(const std::string& path) {
   return out;
 }
 
-class Cli : public ::testing::Test {
+class Cli : public blkrr::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("blkrr-cli-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  Cli() : ScratchDirTest("cli") {}
 };
 
 const char* const kCommands[] = {"record",   "top",    "snoop",   "convert", "replay",

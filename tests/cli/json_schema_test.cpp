@@ -21,6 +21,8 @@ namespace blkrr {
 namespace {
 
 using testing::blkrr_run;
+using testing::ScratchDirTest;
+using testing::slurp;
 
 json schema_file(const std::string& name) {
   std::ifstream in(std::string(BLKRR_SCHEMA_DIR) + "/" + name);
@@ -63,21 +65,9 @@ size_t expect_request_stream(const std::string& text, bool counters) {
   return end - 1;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class JsonSchema : public ::testing::Test {
+class JsonSchema : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("blkrr-schema-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  JsonSchema() : ScratchDirTest("schema") {}
 
   // A native trace with a partition, a request whose completion was not
   // seen and one whose issue was not seen.
@@ -130,7 +120,6 @@ class JsonSchema : public ::testing::Test {
     { std::ofstream f(path("img")); }
     fs::resize_file(path("img"), 64 << 20);
   }
-  fs::path dir_;
 };
 
 const std::string kLoad = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";

@@ -17,30 +17,24 @@ namespace fs = std::filesystem;
 namespace blkrr {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ScratchDirTest;
+using testing::slurp;
 
-class Screens : public ::testing::Test {
+class Screens : public ScratchDirTest {
  protected:
+  Screens() : ScratchDirTest("screens") {}
   void SetUp() override {
     if (std::system("command -v script >/dev/null 2>&1") != 0)
       GTEST_SKIP() << "script(1) (util-linux) is needed for a pseudo-terminal";
-    dir_ = fs::temp_directory_path() / ("blkrr-screens-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
+    ScratchDirTest::SetUp();
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // Runs `blkrr ARGS` on a terminal with `input` arriving late through the
   // FIFO path("in"); returns what the terminal showed.
   std::string on_terminal(const std::string& args) {
     const std::string load = std::string(BLKRR_TEST_DATA) + "/windows-mssql.load.gz";
     const std::string feed = "sleep 1.5; cat '" + load + "'";
-    const std::string cmd = "cd '" + dir_.string() + "' || exit 1; mkfifo in || exit 1; (" + feed +
+    const std::string cmd = "cd '" + dir().string() + "' || exit 1; mkfifo in || exit 1; (" + feed +
                             ") > in & script -qfec \"'" BLKRR_BINARY "' " + args + "\" '" +
                             path("tty.log") + "' > /dev/null 2>&1";
     EXPECT_EQ(std::system(("bash -c \"" + escape(cmd) + "\"").c_str()), 0);
@@ -54,7 +48,6 @@ class Screens : public ::testing::Test {
     }
     return o;
   }
-  fs::path dir_;
 };
 
 TEST_F(Screens, ReportSaysWhatItReadsOnATerminal) {
