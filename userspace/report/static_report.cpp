@@ -17,14 +17,34 @@ constexpr double kSecMiB = 512.0 / kMiB;  // sectors -> MiB
 // The longest set-point span of the inputs, in seconds.
 double span_s(const std::vector<const Dataset*>& data) {
   uint64_t t = 0;
-  for (const Dataset* d : data)
-    for (const auto& s : d->samples) t = std::max(t, s.t_ns);
+  for (const Dataset* d : data) t = std::max(t, d->samples.bounds().empty_t_max());
   return static_cast<double>(t) / 1e9;
 }
 
+std::vector<uint64_t> static_windows_ns() {
+  std::vector<uint64_t> v;
+  for (uint64_t w : kStaticWindows) v.push_back(w * 1'000'000'000);
+  return v;
+}
+
+// Working sets of every window size from one sweep in sector order.
+Result<std::vector<WorkingSets>> all_working_sets(const std::vector<const Dataset*>& data) {
+  std::vector<WorkingSets> out;
+  for (const Dataset* d : data) {
+    auto by_sector = d->sorted(SortKey::kSector);
+    if (!by_sector) return by_sector.error();
+    out.push_back(working_sets(**by_sector, static_windows_ns(), 1'000'000'000));
+    BLKRR_TRY((*by_sector)->status());
+    d->drop_sorted(SortKey::kSector);
+  }
+  return out;
+}
+
 Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
-                         const std::vector<TimeOrder>& order, nlohmann::json& js) {
+                         nlohmann::json& js) {
   TimeAxis ax = plot_time_axis(data, span_s(data));
+  auto sets = all_working_sets(data);
+  if (!sets) return sets.error();
   for (int w = 0; w <= 4; ++w) {
     bool cumulative = w == 4;
     uint64_t win = cumulative ? 1 : kStaticWindows[w];
@@ -38,8 +58,7 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
     lin.ylabel = "working set [MiB]";
     for (size_t i = 0; i < data.size(); ++i) {
       const Dataset& d = *data[i];
-      auto ws = cumulative ? cumulative_working_set(order[i], win * 1'000'000'000)
-                           : working_set(order[i], win * 1'000'000'000);
+      const auto& ws = cumulative ? (*sets)[i].cumulative : (*sets)[i].windows[w];
       std::string name = "static-" + d.label + "-ws-" + tag;
       auto f = ctx.csv(name, {"t_s", "all_mib", "reads_mib", "writes_mib"});
       if (!f) return f.error();
@@ -81,14 +100,22 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
 }
 
 Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
-                  const std::vector<TimeOrder>& order, nlohmann::json& js) {
+                  nlohmann::json& js) {
   TimeAxis ax = plot_time_axis(data, span_s(data));
+  std::vector<std::vector<std::vector<SeekPoint>>> seeks;  // dataset, window size
+  for (const Dataset* d : data) {
+    auto by_t = d->sorted(SortKey::kSetPoint);
+    if (!by_t) return by_t.error();
+    seeks.push_back(seek_distances(**by_t, static_windows_ns()));
+  }
+  size_t wi = 0;
   PlotSpec turns;
   turns.name = "turns";
   turns.title = "Turns: share of backward seeks (high = the load jumps back and forth)";
   turns.ylabel = "backward seeks [% of requests]";
   for (uint64_t win : kStaticWindows) {
     std::string tag = std::to_string(win) + "s";
+    size_t w = wi++;
     PlotSpec sum, avg;
     sum.name = "seek-sum-" + tag;
     sum.title = "Seek distance summed per " + tag + " window: how far the load travels";
@@ -97,7 +124,7 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     std::vector<std::vector<SeekPoint>> all(data.size());
     double max_sum = 0, max_avg = 0;
     for (size_t i = 0; i < data.size(); ++i) {
-      all[i] = seek_distance(order[i], win * 1'000'000'000);
+      all[i] = std::move(seeks[i][w]);
       for (const auto& p : all[i]) {
         max_sum = std::max(max_sum, static_cast<double>(p.sum) * 512);
         max_avg = std::max(max_avg, p.avg() * 512);
@@ -164,7 +191,8 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   std::vector<std::vector<RatePoint>> rates;
   double max_bytes = 0;
   for (const Dataset* d : data) {
-    rates.push_back(rates_by(d->samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; }));
+    rates.push_back(rates_by(d->samples, 1'000'000'000, d->samples.bounds().t_max,
+                             [](const Sample& s) { return s.t_ns; }));
     for (const auto& p : rates.back())
       max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes));
   }
@@ -320,10 +348,11 @@ std::string bucket_name(size_t b) {  // sectors bucket -> "4K", "1M", ...
   return fmt_num(bytes) + unit[u];
 }
 
-Status process_views(Context& ctx, Section& sec, const Dataset& d, const TimeOrder& order,
-                     nlohmann::json& js) {
+Status process_views(Context& ctx, Section& sec, const Dataset& d, nlohmann::json& js) {
   if (d.procs.empty()) return {};
-  auto dist = per_process(order, d.procs.size());
+  auto by_t = d.sorted(SortKey::kSetPoint);
+  if (!by_t) return by_t.error();
+  auto dist = per_process(**by_t, d.procs.size());
   std::vector<size_t> idx(d.procs.size());
   std::iota(idx.begin(), idx.end(), 0);
   std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
@@ -397,17 +426,11 @@ Status add_static(Context& ctx, const std::vector<const Dataset*>& data) {
   if (data.empty()) return {};
   Section& sec = ctx.section("Static analysis (where and when the load touches the disk)");
   nlohmann::json& js = ctx.json()["static"];
-  std::vector<TimeOrder> order;
   std::vector<std::vector<std::string>> rows;
   for (const Dataset* d : data) {
-    order.emplace_back(d->samples);
-    uint64_t reads = 0, rb = 0, wb = 0, tmax = 0;
-    for (const auto& s : d->samples) {
-      reads += !s.write();
-      (s.write() ? wb : rb) += s.bytes();
-      tmax = std::max(tmax, s.t_ns);
-    }
-    uint64_t n = d->samples.size();
+    const SampleBounds& b = d->samples.bounds();
+    uint64_t reads = b.reads, rb = b.read_bytes, wb = b.write_bytes, tmax = b.empty_t_max();
+    uint64_t n = b.count;
     js[d->label]["kind"] = kind_name(d->kind);
     js[d->label]["requests"] = n;
     js[d->label]["reads"] = reads;
@@ -426,11 +449,11 @@ Status add_static(Context& ctx, const std::vector<const Dataset*>& data) {
                               "written MiB", "duration [s]", "mean IOPS", "other requests"},
                              rows));
   BLKRR_TRY(rate_plots(ctx, sec, data, js));
-  BLKRR_TRY(working_set_plots(ctx, sec, data, order, js));
-  BLKRR_TRY(seek_plots(ctx, sec, data, order, js));
+  BLKRR_TRY(working_set_plots(ctx, sec, data, js));
+  BLKRR_TRY(seek_plots(ctx, sec, data, js));
   BLKRR_TRY(histogram_plots(ctx, sec, data));
-  for (size_t i = 0; i < data.size(); ++i)
-    BLKRR_TRY(process_views(ctx, sec, *data[i], order[i], js));
+  for (const Dataset* d : data) BLKRR_TRY(process_views(ctx, sec, *d, js));
+  for (const Dataset* d : data) d->drop_sorted(SortKey::kSetPoint);
   return {};
 }
 

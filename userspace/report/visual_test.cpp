@@ -234,18 +234,19 @@ TEST(ReportVisual, ThirtyHourLoad) {
 
 TEST(ReportVisual, CompareOriginalAndReplay) {
   Dataset orig = synthetic("orig", 0.1, 50);
-  Dataset rep = orig;
+  Dataset rep;
   rep.label = "rep";
   rep.path = "rep.replay.gz";
   rep.kind = DataKind::kReplay;
   rep.info = {
       R"(INFO: settings {"speedup":1,"mapping":"wrap","order":"global","engine":"uring","queue_depth":32})",
       R"(SUMMARY: {"mapping":{"wraparound_factor":4.5},"load":{"path":"orig.blkrr"}})"};
-  for (auto& s : rep.samples) {
+  orig.samples.for_each([&rep](Sample s) {
     s.flags |= kSampleHasDelay;
     s.delay_ns = 30'000;
     s.latency_ns = s.latency_ns * 12 / 10;
-  }
+    rep.samples.push_back(s);
+  });
   std::vector<Dataset> v;
   v.push_back(std::move(orig));
   v.push_back(std::move(rep));
