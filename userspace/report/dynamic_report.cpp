@@ -73,10 +73,16 @@ class Scatter {
     return {};
   }
   void add(double x, double y, bool write) {
-    x = clamp(x, x_.log);
     y = clamp(y, y_.log);
+    add(x, y, y_.log ? fast_log2(y) : y, write);
+  }
+  // With y already clamped and `sy` its position on the y scale (fast_log2
+  // on log axes): the latency's logarithm is taken once for every plot.
+  void add(double x, double y, double sy, bool write) {
+    x = clamp(x, x_.log);
     int dir = write ? 1 : 0;
-    if (th_[dir]->keep(x, y)) f_[dir]->row({x_.time ? ax_.x(x) : x, y});
+    if (th_[dir]->keep_scaled(x_.log ? fast_log2(x) : x, sy))
+      f_[dir]->row({x_.time ? ax_.x(x) : x, y});
   }
   Status end() {
     mark_plot(p_, *d_);
@@ -190,16 +196,16 @@ Status scatter_plots(Context& ctx, Section& sec, const std::vector<const Dataset
     }
     double k = 0;
     d.samples.for_each([&](const Sample& s) {  // file order
-      double l = ms(s.latency_ns), t = secs(s.t_ns);
+      double l = std::max(ms(s.latency_ns), kLogFloorMs), ll = fast_log2(l), t = secs(s.t_ns);
       bool w = s.write();
-      sonar.add(secs(s.issue_ns()), l, w);
-      lat_t.add(t, l, w);
-      lat_done.add(secs(s.complete_ns()), l, w);
-      lat_idx.add(k++, l, w);
+      sonar.add(secs(s.issue_ns()), l, ll, w);
+      lat_t.add(t, l, ll, w);
+      lat_done.add(secs(s.complete_ns()), l, ll, w);
+      lat_idx.add(k++, l, ll, w);
       if (replay) {
         double dl = static_cast<double>(s.delay_ns) / 1e6;
         del_t.add(t, dl, w);
-        lat_del.add(dl, l, w);
+        lat_del.add(dl, l, ll, w);
       }
     });
     BLKRR_TRY(lat_q.begin(ctx, d, di, 1, r.inflight, r.lat0, r.lat1));

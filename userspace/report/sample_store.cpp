@@ -17,6 +17,7 @@ namespace {
 constexpr uint64_t kChunkBytes = SampleStore::kChunk * sizeof(Sample);
 std::atomic<uint64_t> g_memory_used{0};  // bytes of in-memory chunks, all stores
 std::atomic<uint64_t> g_budget{SampleStore::kMemoryBudgetBytes};
+std::atomic<size_t> g_sort_run{kSortRun};
 
 bool take_budget() {
   uint64_t used = g_memory_used.load();
@@ -60,34 +61,57 @@ uint64_t SampleStore::memory_budget() {
   return g_budget;
 }
 
-void SampleBounds::add(const Sample& s) {
-  uint64_t issue = s.issue_ns(), complete = s.complete_ns();
-  if (count > 0) {
-    t_sorted = t_sorted && s.t_ns >= t_max;
-    issue_sorted = issue_sorted && issue >= issue_max;
-    complete_sorted = complete_sorted && complete >= complete_max;
+void SampleBounds::add(const Sample* p, size_t n) {
+  uint64_t c = count, rd = reads, rb = read_bytes, wb = write_bytes, pb = pushed_back;
+  uint64_t tmin = t_min, tmax = t_max, imin = issue_min, imax = issue_max, cmax = complete_max;
+  uint64_t emax = end_max, ln = latency_n, lmin = latency_min, lmax = latency_max;
+  int64_t dmin = delay_min, dmax = delay_max;
+  bool ts = t_sorted, is = issue_sorted, cs = complete_sorted;
+  for (size_t i = 0; i < n; ++i) {
+    const Sample& s = p[i];
+    uint64_t issue = s.issue_ns(), done = issue + s.latency_ns, bytes = s.bytes();
+    // The maxima start at 0: the first sample never breaks an order.
+    ts &= s.t_ns >= tmax;
+    is &= issue >= imax;
+    cs &= done >= cmax;
+    bool w = s.write();
+    rd += !w;
+    rb += w ? 0 : bytes;
+    wb += w ? bytes : 0;
+    pb += (s.flags & kSamplePushedBack) != 0;
+    tmin = std::min(tmin, s.t_ns);
+    tmax = std::max(tmax, s.t_ns);
+    imin = std::min(imin, issue);
+    imax = std::max(imax, issue);
+    cmax = std::max(cmax, done);
+    emax = std::max(emax, s.end_sector());
+    if (s.has_latency()) {
+      ++ln;
+      lmin = std::min(lmin, s.latency_ns);
+      lmax = std::max(lmax, s.latency_ns);
+    }
+    dmin = std::min(dmin, s.delay_ns);
+    dmax = std::max(dmax, s.delay_ns);
   }
-  ++count;
-  if (s.write())
-    write_bytes += s.bytes();
-  else {
-    ++reads;
-    read_bytes += s.bytes();
-  }
-  pushed_back += (s.flags & kSamplePushedBack) != 0;
-  t_min = std::min(t_min, s.t_ns);
-  t_max = std::max(t_max, s.t_ns);
-  issue_min = std::min(issue_min, issue);
-  issue_max = std::max(issue_max, issue);
-  complete_max = std::max(complete_max, complete);
-  end_max = std::max(end_max, s.end_sector());
-  if (s.has_latency()) {
-    ++latency_n;
-    latency_min = std::min(latency_min, s.latency_ns);
-    latency_max = std::max(latency_max, s.latency_ns);
-  }
-  delay_min = std::min(delay_min, s.delay_ns);
-  delay_max = count == 1 ? s.delay_ns : std::max(delay_max, s.delay_ns);
+  count = c + n;
+  reads = rd;
+  read_bytes = rb;
+  write_bytes = wb;
+  pushed_back = pb;
+  t_min = tmin;
+  t_max = tmax;
+  issue_min = imin;
+  issue_max = imax;
+  complete_max = cmax;
+  end_max = emax;
+  latency_n = ln;
+  latency_min = lmin;
+  latency_max = lmax;
+  delay_min = dmin;
+  delay_max = dmax;
+  t_sorted = ts;
+  issue_sorted = is;
+  complete_sorted = cs;
 }
 
 SampleStore::SampleStore(SampleStore&& o) noexcept {
@@ -102,6 +126,9 @@ SampleStore& SampleStore::operator=(SampleStore&& o) noexcept {
   file_ = std::move(o.file_);
   file_samples_ = std::exchange(o.file_samples_, 0);
   tail_ = std::move(o.tail_);
+  n_ = std::exchange(o.n_, 0);
+  track_bounds_ = o.track_bounds_;
+  accounted_ = std::exchange(o.accounted_, 0);
   bounds_ = std::exchange(o.bounds_, SampleBounds{});
   failed_ = std::exchange(o.failed_, false);
   error_ = std::move(o.error_);
@@ -126,8 +153,21 @@ void SampleStore::fail(const std::string& what) const {
   error_ = what;
 }
 
+void SampleStore::account_pending() const {
+  if (accounted_ == n_ || !track_bounds_) return;
+  uint64_t k = n_ - accounted_;  // the last k samples: in the last memory chunk or the tail
+  const std::vector<Sample>& c = file_ ? tail_ : mem_.back();
+  bounds_.add(c.data() + (c.size() - k), k);
+  accounted_ = n_;
+}
+
+void SampleStore::adopt_bounds(const SampleBounds& b) {
+  bounds_ = b;
+  accounted_ = n_;
+}
+
 void SampleStore::push_back(const Sample& s) {
-  bounds_.add(s);
+  ++n_;
   if (!file_) {
     if (mem_.empty() || mem_.back().size() == kChunk) {
       if (take_budget()) {
@@ -145,6 +185,7 @@ void SampleStore::push_back(const Sample& s) {
     if (!file_) {
       mem_.back().push_back(s);
       ++mem_samples_;
+      if (mem_.back().size() == kChunk) account_pending();
       return;
     }
   }
@@ -154,6 +195,7 @@ void SampleStore::push_back(const Sample& s) {
 
 void SampleStore::flush_tail() {
   if (tail_.empty() || failed_) return;
+  account_pending();
   if (!pwrite_all(file_.get(), tail_.data(), tail_.size() * sizeof(Sample),
                   file_samples_ * sizeof(Sample))) {
     fail(std::string("cannot write the report's request store in the temporary directory: ") +
@@ -214,9 +256,7 @@ bool SampleStore::Reader::next(const Sample*& p, size_t& n) {
 Status SampleStore::rewrite_chunks(const std::function<void(Sample*, size_t)>& fn) {
   BLKRR_TRY(status());
   SampleBounds b;
-  auto account = [&b](const Sample* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) b.add(p[i]);
-  };
+  auto account = [&b](const Sample* p, size_t n) { b.add(p, n); };
   for (auto& c : mem_) {
     fn(c.data(), c.size());
     account(c.data(), c.size());
@@ -238,6 +278,7 @@ Status SampleStore::rewrite_chunks(const std::function<void(Sample*, size_t)>& f
   fn(tail_.data(), tail_.size());
   account(tail_.data(), tail_.size());
   bounds_ = b;
+  accounted_ = n_;
   return {};
 }
 
@@ -275,16 +316,34 @@ namespace {
 
 struct Keyed {
   uint64_t key;
-  uint64_t idx;  // position in the run: equal keys keep their order
-  bool operator<(const Keyed& o) const { return key != o.key ? key < o.key : idx < o.idx; }
+  uint64_t idx;  // position in the run
 };
 
-// Sorts `run` (samples `first`.. of the input) by key into `out`.
-void sort_run(const std::vector<Sample>& run, SortKey key, SampleStore& out) {
+// Stable LSD radix sort by key, one pass per byte in which the keys differ.
+void radix_sort(std::vector<Keyed>& k) {
+  if (k.size() < 2) return;
+  uint64_t diff = 0;
+  for (const auto& x : k) diff |= x.key ^ k[0].key;
+  std::vector<Keyed> tmp(k.size());
+  for (int shift = 0; shift < 64; shift += 8) {
+    if (((diff >> shift) & 0xff) == 0) continue;
+    size_t pos[256] = {};
+    for (const auto& x : k) ++pos[(x.key >> shift) & 0xff];
+    size_t sum = 0;
+    for (auto& p : pos) sum += std::exchange(p, sum);
+    for (const auto& x : k) tmp[pos[(x.key >> shift) & 0xff]++] = x;
+    k.swap(tmp);
+  }
+}
+
+// Sorts `run` by key into a new store (a run of the external sort).
+SampleStore sort_run(const std::vector<Sample>& run, SortKey key) {
   std::vector<Keyed> k(run.size());
   for (size_t i = 0; i < run.size(); ++i) k[i] = {sort_key(run[i], key), i};
-  std::sort(k.begin(), k.end());
+  radix_sort(k);
+  SampleStore out{SampleStore::NoBounds{}};
   for (const auto& x : k) out.push_back(run[x.idx]);
+  return out;
 }
 
 Result<SampleStore> merge_runs(std::vector<SampleStore>& runs, SortKey key) {
@@ -307,7 +366,7 @@ Result<SampleStore> merge_runs(std::vector<SampleStore>& runs, SortKey key) {
   };
   for (size_t r = 0; r < cur.size(); ++r)
     if (refill(r)) heap.push({sort_key(cur[r].p[0], key), r});
-  SampleStore out;
+  SampleStore out{SampleStore::NoBounds{}};
   while (!heap.empty()) {
     size_t r = heap.top().second;
     heap.pop();
@@ -322,42 +381,65 @@ Result<SampleStore> merge_runs(std::vector<SampleStore>& runs, SortKey key) {
 
 }  // namespace
 
+namespace {
+
+// A sorted copy holds the same samples: its bounds are the input's, in its order.
+SampleBounds sorted_bounds(SampleBounds b, SortKey key) {
+  b.t_sorted = key == SortKey::kSetPoint;
+  b.issue_sorted = key == SortKey::kIssue;
+  b.complete_sorted = key == SortKey::kCompletion;
+  return b;
+}
+
+}  // namespace
+
+void set_default_sort_run(size_t run) {
+  g_sort_run = run ? run : kSortRun;
+}
+
 Result<SampleStore> sorted_copy(const SampleStore& in, SortKey key, size_t run) {
-  run = std::max<size_t>(run, 1);
-  if (!in.spilled() && in.size() <= run) {  // no copy of the samples: sort their keys
-    BLKRR_TRY(in.status());
+  run = run ? run : g_sort_run.load();
+  BLKRR_TRY(in.status());
+  if (!in.spilled()) {
+    // All in memory already: sort the keys, no copy of the samples.
     std::vector<Keyed> k(static_cast<size_t>(in.size()));
     for (uint64_t i = 0; i < in.size(); ++i) k[i] = {sort_key(in.memory_at(i), key), i};
-    std::sort(k.begin(), k.end());
-    SampleStore out;
+    radix_sort(k);
+    SampleStore out{SampleStore::NoBounds{}};
     for (const auto& x : k) out.push_back(in.memory_at(x.idx));
     BLKRR_TRY(out.status());
+    out.adopt_bounds(sorted_bounds(in.bounds(), key));
     return out;
   }
   std::vector<SampleStore> runs;
   std::vector<Sample> buf;
   buf.reserve(static_cast<size_t>(std::min<uint64_t>(run, in.size())));
-  auto close_run = [&] {
-    runs.emplace_back();
-    sort_run(buf, key, runs.back());
-    buf.clear();
-  };
   in.for_each_chunk([&](const Sample* p, size_t n) {
     while (n > 0) {
       size_t take = std::min(n, run - buf.size());
       buf.insert(buf.end(), p, p + take);
       p += take;
       n -= take;
-      if (buf.size() == run) close_run();
+      if (buf.size() == run) {
+        runs.push_back(sort_run(buf, key));
+        buf.clear();
+      }
     }
   });
   BLKRR_TRY(in.status());
-  if (!buf.empty()) close_run();
+  if (!buf.empty()) runs.push_back(sort_run(buf, key));
   std::vector<Sample>().swap(buf);
-  if (runs.empty()) return SampleStore();
   for (const auto& r : runs) BLKRR_TRY(r.status());
-  if (runs.size() == 1) return std::move(runs[0]);
-  return merge_runs(runs, key);
+  SampleStore out{SampleStore::NoBounds{}};
+  if (runs.size() == 1) {
+    out = std::move(runs[0]);
+  } else if (!runs.empty()) {
+    auto merged = merge_runs(runs, key);
+    if (!merged) return merged.error();
+    out = std::move(*merged);
+  }
+  out.adopt_bounds(sorted_bounds(in.bounds(), key));
+  return out;
 }
 
 }  // namespace blkrr::report

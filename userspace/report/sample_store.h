@@ -29,11 +29,12 @@ struct SampleBounds {
   uint64_t end_max = 0;       // highest end sector
   uint64_t latency_n = 0;     // samples with a latency
   uint64_t latency_min = std::numeric_limits<uint64_t>::max(), latency_max = 0;
-  int64_t delay_min = std::numeric_limits<int64_t>::max(), delay_max = 0;
+  int64_t delay_min = std::numeric_limits<int64_t>::max();
+  int64_t delay_max = std::numeric_limits<int64_t>::min();
   // Whether set points, issue and completion times never decrease in store order.
   bool t_sorted = true, issue_sorted = true, complete_sorted = true;
 
-  void add(const Sample& s);
+  void add(const Sample* p, size_t n);
   uint64_t writes() const { return count - reads; }
   uint64_t empty_t_max() const { return count ? t_max : 0; }  // 0 when empty
 };
@@ -48,15 +49,23 @@ class SampleStore {
   static constexpr size_t kChunk = 16384;  // samples per file read/write
 
   SampleStore() = default;
+  // A store that does not compute its bounds (sorted copies take their input's).
+  struct NoBounds {};
+  explicit SampleStore(NoBounds) : track_bounds_(false) {}
   SampleStore(SampleStore&& o) noexcept;
   SampleStore& operator=(SampleStore&& o) noexcept;
   ~SampleStore();
 
   // A write failure (disk full) is kept and returned by every later read.
   void push_back(const Sample& s);
-  uint64_t size() const { return bounds_.count; }
-  bool empty() const { return bounds_.count == 0; }
-  const SampleBounds& bounds() const { return bounds_; }
+  uint64_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const SampleBounds& bounds() const {
+    account_pending();
+    return bounds_;
+  }
+  // Takes `b` as the bounds (a sorted copy of a store with these bounds).
+  void adopt_bounds(const SampleBounds& b);
   bool spilled() const { return file_.get() >= 0; }
   uint64_t memory_samples() const { return mem_samples_; }
   Status status() const;
@@ -107,6 +116,8 @@ class SampleStore {
  private:
   void flush_tail();
   void fail(const std::string& what) const;
+  // Bounds are accounted a chunk at a time (a tight loop), the rest on demand.
+  void account_pending() const;
   void release_budget();
 
   std::vector<std::vector<Sample>> mem_;  // the first samples, in chunks of kChunk
@@ -114,8 +125,11 @@ class SampleStore {
   Fd file_;  // then these (file_samples_ of them)
   uint64_t file_samples_ = 0;
   std::vector<Sample> tail_;  // then these, not yet written to the file
-  SampleBounds bounds_;
-  mutable bool failed_ = false;  // a write or read error (the first is kept)
+  uint64_t n_ = 0;
+  bool track_bounds_ = true;
+  mutable SampleBounds bounds_;
+  mutable uint64_t accounted_ = 0;  // samples in bounds_: the first ones
+  mutable bool failed_ = false;     // a write or read error (the first is kept)
   mutable std::string error_;
 };
 
@@ -123,8 +137,10 @@ class SampleStore {
 // order. Up to kSortRun samples are sorted in memory; more are sorted in runs
 // of that size, each spilled, and merged.
 enum class SortKey { kSetPoint, kSector, kIssue, kCompletion, kLatency };
-constexpr size_t kSortRun = 1u << 20;
-Result<SampleStore> sorted_copy(const SampleStore& in, SortKey key, size_t run = kSortRun);
+constexpr size_t kSortRun = 1u << 19;  // 20 MiB of samples sorted at a time
+// `run` 0: the default, kSortRun unless set_default_sort_run changed it (tests).
+Result<SampleStore> sorted_copy(const SampleStore& in, SortKey key, size_t run = 0);
+void set_default_sort_run(size_t run);
 uint64_t sort_key(const Sample& s, SortKey key);
 
 }  // namespace blkrr::report

@@ -102,11 +102,11 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
 Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                   nlohmann::json& js) {
   TimeAxis ax = plot_time_axis(data, span_s(data));
-  std::vector<std::vector<std::vector<SeekPoint>>> seeks;  // dataset, window size
+  std::vector<std::vector<std::vector<SeekPoint>>> per_dataset;  // dataset, window size
   for (const Dataset* d : data) {
     auto by_t = d->sorted(SortKey::kSetPoint);
     if (!by_t) return by_t.error();
-    seeks.push_back(seek_distances(**by_t, static_windows_ns()));
+    per_dataset.push_back(seek_distances(**by_t, static_windows_ns()));
   }
   size_t wi = 0;
   PlotSpec turns;
@@ -124,7 +124,7 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     std::vector<std::vector<SeekPoint>> all(data.size());
     double max_sum = 0, max_avg = 0;
     for (size_t i = 0; i < data.size(); ++i) {
-      all[i] = std::move(seeks[i][w]);
+      all[i] = std::move(per_dataset[i][w]);
       for (const auto& p : all[i]) {
         max_sum = std::max(max_sum, static_cast<double>(p.sum) * 512);
         max_avg = std::max(max_avg, p.avg() * 512);

@@ -161,8 +161,9 @@ void check_report(const std::string& name, const std::vector<Dataset>& data,
   if (const char* keep = std::getenv("BLKRR_REPORT_KEEP")) dir = std::string(keep) + "/" + name;
   ReportOptions o;
   o.out_dir = dir;
-  if (const char* keep = std::getenv("BLKRR_REPORT_KEEP"))
+  if (const char* keep = std::getenv("BLKRR_REPORT_KEEP")) {
     ASSERT_EQ(std::system(("mkdir -p '" + std::string(keep) + "'").c_str()), 0);
+  }
   auto r = make_report(data, o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->render.ran);
