@@ -233,6 +233,7 @@ Status latency_cdfs(Context& ctx, Section& sec, const std::vector<const Dataset*
     mark_plot(p, d);
     if (i > 0 && all[0]->has_latency()) {
       auto ks = latency_ks(*all[0], d);
+      d.drop_sorted(SortKey::kLatency);
       if (!ks) return ks.error();
       js["latency_ks"][d.label] = *ks;
       rows.push_back({d.label, fmt_short(*ks)});

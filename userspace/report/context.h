@@ -39,6 +39,7 @@ class Context {
   const std::vector<PlotSpec>& plots() const { return plots_; }
   const std::vector<Section>& sections() const { return sections_; }
   nlohmann::json& json() { return json_; }
+  const nlohmann::json& json() const { return json_; }
   // Each input's timing (inputs with completions or delays), computed once.
   const Timing* timing(const Dataset& d) const {
     auto it = timings_.find(&d);

@@ -87,6 +87,7 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   if (o.compare)
     BLKRR_TRY(add_compare(ctx, data[0], std::vector<const Dataset*>(all.begin() + 1, all.end())));
   BLKRR_TRY(add_dynamic(ctx, dyn));
+  for (const Dataset* d : all) d->drop_sorted();  // at most two sorted copies at a time
   BLKRR_TRY(add_static(ctx, stat));
   for (const Dataset* d : all) {
     Status st = d->samples.status();
