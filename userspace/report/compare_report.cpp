@@ -129,15 +129,17 @@ Status issue_rates(Context& ctx, Section& sec, const std::vector<const Dataset*>
   for (size_t i = 0; i < all.size(); ++i) {
     const Dataset& d = *all[i];
     bool original = i == 0;
-    auto by_issue = rates_by(d.samples, 1'000'000'000, d.samples.bounds().issue_max,
-                             [](const Sample& s) { return s.issue_ns(); });
+    uint64_t span_d = d.samples.bounds().issue_max;
+    auto by_issue =
+        rates_by(d.samples, 1'000'000'000, span_d, [](const Sample& s) { return s.issue_ns(); });
+    double w = series_window_s(1'000'000'000, span_d);  // per second: counts / w
     std::string file = "cmp-" + d.label + "-iops";
     auto f = ctx.csv(file, {"t_s", "iops"});
     if (!f) return f.error();
     std::vector<double> v;
     for (const auto& x : by_issue) {
-      f->row({x.t_ns / 1e9, static_cast<double>(x.reads + x.writes)});
-      v.push_back(static_cast<double>(x.reads + x.writes));
+      f->row({x.t_ns / 1e9, static_cast<double>(x.reads + x.writes) / w});
+      v.push_back(static_cast<double>(x.reads + x.writes) / w);
     }
     BLKRR_TRY(f->close());
     if (by_issue.empty()) continue;
@@ -148,7 +150,7 @@ Status issue_rates(Context& ctx, Section& sec, const std::vector<const Dataset*>
                  !original,
                  false,
                  original ? 7.0 : 2.0};
-    BLKRR_TRY(add_time_series(ctx, p, ax, 1, file + "-plot", {t}));
+    BLKRR_TRY(add_time_series(ctx, p, ax, w, file + "-plot", {t}));
   }
   ctx.add_plot(sec, p);
   return {};

@@ -287,6 +287,7 @@ Result<Dataset> load_dataset(const std::string& path, const std::string& label) 
   if (!fmt) return fmt.error();
   Status st = *fmt == InputFormat::kLoad ? read_load(path, d) : read_source(path, d);
   if (!st) return st.error();
+  d.samples.seal();
   apply_info_markers(d);
   return d;
 }

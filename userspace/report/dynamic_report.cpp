@@ -16,6 +16,7 @@ namespace blkrr::report {
 namespace {
 
 constexpr double kLogFloorMs = 1e-3;  // latencies below 1 us are drawn at 1 us on log axes
+constexpr uint64_t kSec = 1'000'000'000;
 
 double ms(uint64_t ns) {
   return static_cast<double>(ns) / 1e6;
@@ -304,12 +305,13 @@ void summary_tables(Context& ctx, Section& sec, const std::vector<const Dataset*
       }
     }
     const SampleBounds& b = d.samples.bounds();
-    auto rates = rates_by(d.samples, 1'000'000'000, b.complete_max,
-                          [](const Sample& s) { return s.complete_ns(); });
+    auto rates =
+        rates_by(d.samples, kSec, b.complete_max, [](const Sample& s) { return s.complete_ns(); });
+    double w = series_window_s(kSec, b.complete_max);  // per second: counts / w
     std::vector<double> io, mb;
     for (const auto& r : rates) {
-      io.push_back(static_cast<double>(r.reads + r.writes));
-      mb.push_back((r.read_bytes + r.write_bytes) / 1e6);
+      io.push_back(static_cast<double>(r.reads + r.writes) / w);
+      mb.push_back((r.read_bytes + r.write_bytes) / 1e6 / w);
     }
     Summary si = summarize(io), sm = summarize(mb);
     j["achieved_iops_per_second"] = to_json(si);
@@ -387,15 +389,17 @@ Status throughput_plots(Context& ctx, Section& sec, const std::vector<const Data
   TimeAxis ax = dynamic_axis(data);
   double max_bytes = 0;
   std::vector<std::vector<RatePoint>> dems, achs;
+  std::vector<double> win;  // demanded and achieved in the same windows, seconds
   for (const Dataset* d : data) {
     const SampleBounds& b = d->samples.bounds();
-    dems.push_back(
-        rates_by(d->samples, 1'000'000'000, b.t_max, [](const Sample& s) { return s.t_ns; }));
-    achs.push_back(rates_by(d->samples, 1'000'000'000, b.complete_max,
-                            [](const Sample& s) { return s.complete_ns(); }));
+    uint64_t span = std::max(b.t_max, b.complete_max);
+    win.push_back(series_window_s(kSec, span));
+    dems.push_back(rates_by(d->samples, kSec, span, [](const Sample& s) { return s.t_ns; }));
+    achs.push_back(
+        rates_by(d->samples, kSec, span, [](const Sample& s) { return s.complete_ns(); }));
     for (const auto* v : {&dems.back(), &achs.back()})
       for (const auto& r : *v)
-        max_bytes = std::max<double>(max_bytes, r.read_bytes + r.write_bytes);
+        max_bytes = std::max<double>(max_bytes, (r.read_bytes + r.write_bytes) / win.back());
   }
   Scale bu = byte_scale(max_bytes);
   tmb.ylabel = "throughput [" + bu.unit + "/s]";
@@ -409,21 +413,22 @@ Status throughput_plots(Context& ctx, Section& sec, const std::vector<const Data
                "demanded_mbs", "achieved_mbs", "achieved_read_mbs", "achieved_write_mbs"});
     if (!f) return f.error();
     size_t n = std::max(dem.size(), ach.size());
+    double w = win[i];  // values per second: counts / w
     std::vector<double> dio(n), aio(n), rio(n), wio(n), dby(n), aby(n), rby(n), wby(n);
     for (size_t k = 0; k < n; ++k) {
       RatePoint a = k < ach.size() ? ach[k] : RatePoint{},
                 m = k < dem.size() ? dem[k] : RatePoint{};
-      dio[k] = static_cast<double>(m.reads + m.writes);
-      aio[k] = static_cast<double>(a.reads + a.writes);
-      rio[k] = static_cast<double>(a.reads);
-      wio[k] = static_cast<double>(a.writes);
-      dby[k] = static_cast<double>(m.read_bytes + m.write_bytes) / bu.div;
-      aby[k] = static_cast<double>(a.read_bytes + a.write_bytes) / bu.div;
-      rby[k] = static_cast<double>(a.read_bytes) / bu.div;
-      wby[k] = static_cast<double>(a.write_bytes) / bu.div;
-      f->row({static_cast<double>(k), dio[k], aio[k], rio[k], wio[k],
-              (m.read_bytes + m.write_bytes) / 1e6, (a.read_bytes + a.write_bytes) / 1e6,
-              a.read_bytes / 1e6, a.write_bytes / 1e6});
+      dio[k] = static_cast<double>(m.reads + m.writes) / w;
+      aio[k] = static_cast<double>(a.reads + a.writes) / w;
+      rio[k] = static_cast<double>(a.reads) / w;
+      wio[k] = static_cast<double>(a.writes) / w;
+      dby[k] = static_cast<double>(m.read_bytes + m.write_bytes) / bu.div / w;
+      aby[k] = static_cast<double>(a.read_bytes + a.write_bytes) / bu.div / w;
+      rby[k] = static_cast<double>(a.read_bytes) / bu.div / w;
+      wby[k] = static_cast<double>(a.write_bytes) / bu.div / w;
+      f->row({static_cast<double>(k) * w, dio[k], aio[k], rio[k], wio[k],
+              (m.read_bytes + m.write_bytes) / 1e6 / w, (a.read_bytes + a.write_bytes) / 1e6 / w,
+              a.read_bytes / 1e6 / w, a.write_bytes / 1e6 / w});
     }
     BLKRR_TRY(f->close());
     std::string pre = data.size() > 1 ? d.label + " " : "";
@@ -440,8 +445,8 @@ Status throughput_plots(Context& ctx, Section& sec, const std::vector<const Data
           {pre + "achieved (completions)", neutral_color(i), std::move(ac), false, false, 2});
       return v;
     };
-    BLKRR_TRY(add_time_series(ctx, tio, ax, 1, file + "-iops-plot", series(dio, aio, rio, wio)));
-    BLKRR_TRY(add_time_series(ctx, tmb, ax, 1, file + "-bytes-plot", series(dby, aby, rby, wby)));
+    BLKRR_TRY(add_time_series(ctx, tio, ax, w, file + "-iops-plot", series(dio, aio, rio, wio)));
+    BLKRR_TRY(add_time_series(ctx, tmb, ax, w, file + "-bytes-plot", series(dby, aby, rby, wby)));
     BLKRR_TRY(inflight_series(ctx, fl, ax, d, i, data.size() > 1, js));
   }
   ctx.add_plot(sec, tio);

@@ -388,3 +388,44 @@ TEST(Report, PerProcessViewsFromANativeTrace) {
 
 }  // namespace
 }  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+// 30 hours need windows wider than 1 s (at most 20000 per series): the
+// per-second rates and the time axis stay right (they were 6x too high and
+// 6x too short when 6 s windows were drawn as seconds).
+TEST(Report, LongSpansKeepPerSecondRatesAndTheirTimeAxis) {
+  Dataset d;
+  d.label = "day";
+  d.path = "day.load.gz";
+  const uint64_t n = 40'000, span_ns = 30ull * 3600 * 1'000'000'000;
+  for (uint64_t i = 0; i < n; ++i) {
+    Sample s;
+    s.t_ns = i * (span_ns / (n - 1));
+    s.sector = i * 8;
+    s.sectors = 8;
+    s.op = i % 2 ? kSampleWrite : kSampleRead;
+    d.samples.push_back(s);
+  }
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  ASSERT_TRUE(make_report(testing::datasets(std::move(d)), o).ok());
+  auto js = read_json(dir.path() + "/report.json");
+  double mean = js["static"]["day"]["iops_per_second"]["mean"].get<double>();
+  EXPECT_NEAR(mean, static_cast<double>(n) / (30 * 3600), 0.001) << "requests per second";
+  auto rows = read_csv(dir.path() + "/data/static-day-rate-1s.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[1][0] - rows[0][0], 6.0);  // 6 s windows: 18000 of them
+  EXPECT_EQ(rows.size(), 18000u);
+  auto plot = read_csv(dir.path() + "/data/static-day-rate-1s-iops-plot.csv");
+  ASSERT_FALSE(plot.empty());
+  EXPECT_NEAR(plot.back()[0], 30.0, 0.05);  // hours since start
+  std::string html = slurp(dir.path() + "/index.html");
+  EXPECT_NE(html.find("Requests per second (6 s windows)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr::report

@@ -206,6 +206,12 @@ void SampleStore::flush_tail() {
   tail_.clear();
 }
 
+void SampleStore::seal() {
+  if (!file_) return;
+  flush_tail();
+  std::vector<Sample>().swap(tail_);
+}
+
 Status SampleStore::status() const {
   if (failed_) return Error(ErrorKind::kIo, error_);
   return {};
@@ -343,6 +349,7 @@ SampleStore sort_run(const std::vector<Sample>& run, SortKey key) {
   radix_sort(k);
   SampleStore out{SampleStore::NoBounds{}};
   for (const auto& x : k) out.push_back(run[x.idx]);
+  out.seal();
   return out;
 }
 

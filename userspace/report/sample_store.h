@@ -58,6 +58,9 @@ class SampleStore {
 
   // A write failure (disk full) is kept and returned by every later read.
   void push_back(const Sample& s);
+  // Writes the samples waiting for the file and frees their buffer (a store
+  // that is complete: the runs of a sort keep no 640 KiB buffer each).
+  void seal();
   uint64_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   const SampleBounds& bounds() const {

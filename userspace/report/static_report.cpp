@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kSecMiB = 512.0 / kMiB;  // sectors -> MiB
+constexpr uint64_t kSec = 1'000'000'000;
 
 // The longest set-point span of the inputs, in seconds.
 double span_s(const std::vector<const Dataset*>& data) {
@@ -45,6 +46,7 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
   TimeAxis ax = plot_time_axis(data, span_s(data));
   auto sets = all_working_sets(data);
   if (!sets) return sets.error();
+  uint64_t t_max = static_cast<uint64_t>(span_s(data) * 1e9);
   for (int w = 0; w <= 4; ++w) {
     bool cumulative = w == 4;
     uint64_t win = cumulative ? 1 : kStaticWindows[w];
@@ -53,8 +55,8 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
     lin.name = "ws-" + tag + "-lin";
     lin.title = cumulative ? "Cumulative working set: how much distinct data the load has touched "
                              "(a steady climb = new data, flat = re-use)"
-                           : "Working set per " + std::to_string(win) +
-                                 " s window: distinct data touched (reads blue, writes red)";
+                           : "Working set per " + fmt_elapsed(series_window_s(win * kSec, t_max)) +
+                                 " window: distinct data touched (reads blue, writes red)";
     lin.ylabel = "working set [MiB]";
     for (size_t i = 0; i < data.size(); ++i) {
       const Dataset& d = *data[i];
@@ -79,8 +81,8 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
         t->use_max = cumulative;
         t->band = !cumulative && t != &all;
       }
-      BLKRR_TRY(
-          add_time_series(ctx, lin, ax, static_cast<double>(win), name + "-plot", {all, rd, wr}));
+      double step = series_window_s(win * kSec, d.samples.bounds().t_max);
+      BLKRR_TRY(add_time_series(ctx, lin, ax, step, name + "-plot", {all, rd, wr}));
       if (cumulative)
         js[d.label]["working_set_total_mib"] = ws.back().all * kSecMiB;
       else {
@@ -113,14 +115,17 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   turns.name = "turns";
   turns.title = "Turns: share of backward seeks (high = the load jumps back and forth)";
   turns.ylabel = "backward seeks [% of requests]";
+  uint64_t t_max = static_cast<uint64_t>(span_s(data) * 1e9);
   for (uint64_t win : kStaticWindows) {
     std::string tag = std::to_string(win) + "s";
+    std::string actual = fmt_elapsed(series_window_s(win * kSec, t_max));
     size_t w = wi++;
     PlotSpec sum, avg;
     sum.name = "seek-sum-" + tag;
-    sum.title = "Seek distance summed per " + tag + " window: how far the load travels";
+    sum.title = "Seek distance summed per " + actual + " window: how far the load travels";
     avg.name = "seek-avg-" + tag;
-    avg.title = "Average seek distance per " + tag + " window (small = sequential, large = random)";
+    avg.title =
+        "Average seek distance per " + actual + " window (small = sequential, large = random)";
     std::vector<std::vector<SeekPoint>> all(data.size());
     double max_sum = 0, max_avg = 0;
     for (size_t i = 0; i < data.size(); ++i) {
@@ -153,7 +158,7 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
       if (sk.empty()) continue;
       mark_plot(sum, d);
       mark_plot(avg, d);
-      double step = static_cast<double>(win);
+      double step = series_window_s(win * kSec, d.samples.bounds().t_max);
       auto vs = per_step(
           sk, [&](const SeekPoint& p) { return static_cast<double>(p.sum) * 512 / us.div; });
       auto va = per_step(sk, [&](const SeekPoint& p) { return p.avg() * 512 / ua.div; });
@@ -189,12 +194,14 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   iops.ylabel = "requests per second";
   std::vector<std::pair<std::string, Summary>> rows_iops, rows_mbps;
   std::vector<std::vector<RatePoint>> rates;
+  std::vector<double> win;  // window of each input's series, seconds (1 s up to 5.5 h)
   double max_bytes = 0;
   for (const Dataset* d : data) {
-    rates.push_back(rates_by(d->samples, 1'000'000'000, d->samples.bounds().t_max,
-                             [](const Sample& s) { return s.t_ns; }));
+    uint64_t t_max = d->samples.bounds().t_max;
+    win.push_back(series_window_s(kSec, t_max));
+    rates.push_back(rates_by(d->samples, kSec, t_max, [](const Sample& s) { return s.t_ns; }));
     for (const auto& p : rates.back())
-      max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes));
+      max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes) / win.back());
   }
   Scale bu = byte_scale(max_bytes);
   mbps.ylabel = "throughput [" + bu.unit + "/s]";
@@ -205,11 +212,12 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     auto f = ctx.csv(name, {"t_s", "read_iops", "write_iops", "read_mbs", "write_mbs"});
     if (!f) return f.error();
     std::vector<double> io, mb;
+    double w = win[i];  // values per second: counts / w
     for (const auto& p : r) {
-      f->row({static_cast<double>(p.t_ns) / 1e9, static_cast<double>(p.reads),
-              static_cast<double>(p.writes), p.read_bytes / 1e6, p.write_bytes / 1e6});
-      io.push_back(static_cast<double>(p.reads + p.writes));
-      mb.push_back((p.read_bytes + p.write_bytes) / 1e6);
+      f->row({static_cast<double>(p.t_ns) / 1e9, p.reads / w, p.writes / w, p.read_bytes / 1e6 / w,
+              p.write_bytes / 1e6 / w});
+      io.push_back(static_cast<double>(p.reads + p.writes) / w);
+      mb.push_back((p.read_bytes + p.write_bytes) / 1e6 / w);
     }
     BLKRR_TRY(f->close());
     if (r.empty()) continue;
@@ -218,15 +226,15 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     mark_plot(mbps, d);
     auto g = [&](auto get) { return per_step(r, get); };
     BLKRR_TRY(add_time_series(
-        ctx, iops, ax, 1, name + "-iops-plot",
-        {{pre + "reads", read_color(i), g([](const RatePoint& p) { return double(p.reads); })},
-         {pre + "writes", write_color(i),
-          g([](const RatePoint& p) { return double(p.writes); })}}));
-    BLKRR_TRY(add_time_series(ctx, mbps, ax, 1, name + "-bytes-plot",
+        ctx, iops, ax, w, name + "-iops-plot",
+        {{pre + "reads", read_color(i), g([w](const RatePoint& p) { return p.reads / w; })},
+         {pre + "writes", write_color(i), g([w](const RatePoint& p) { return p.writes / w; })}}));
+    BLKRR_TRY(add_time_series(ctx, mbps, ax, w, name + "-bytes-plot",
                               {{pre + "reads", read_color(i),
-                                g([&](const RatePoint& p) { return p.read_bytes / bu.div; })},
-                               {pre + "writes", write_color(i),
-                                g([&](const RatePoint& p) { return p.write_bytes / bu.div; })}}));
+                                g([&](const RatePoint& p) { return p.read_bytes / bu.div / w; })},
+                               {pre + "writes", write_color(i), g([&](const RatePoint& p) {
+                                  return p.write_bytes / bu.div / w;
+                                })}}));
     Summary si = summarize(io), sm = summarize(mb);
     js[d.label]["iops_per_second"] = to_json(si);
     js[d.label]["mbs_per_second"] = to_json(sm);
@@ -235,8 +243,9 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   }
   ctx.add_plot(sec, iops);
   ctx.add_plot(sec, mbps);
-  sec.blocks.push_back(summary_table("Requests per second (1 s windows)", "IOPS", rows_iops));
-  sec.blocks.push_back(summary_table("Throughput per second (1 s windows)", "MB/s", rows_mbps));
+  std::string per = fmt_elapsed(*std::max_element(win.begin(), win.end())) + " windows";
+  sec.blocks.push_back(summary_table("Requests per second (" + per + ")", "IOPS", rows_iops));
+  sec.blocks.push_back(summary_table("Throughput per second (" + per + ")", "MB/s", rows_mbps));
   return {};
 }
 
