@@ -340,7 +340,7 @@ Status save_dataset(const Dataset& d, const std::string& path) {
     out.commit(b);
     flushed = out.maybe_flush();
   });
-  BLKRR_TRY(flushed);
+  if (!flushed) return flushed.error();
   BLKRR_TRY(d.samples.status());
   return out.close();
 }

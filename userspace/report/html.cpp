@@ -99,6 +99,7 @@ std::string method_note(const Context& ctx, const std::vector<const Dataset*>& i
 Result<std::string> executive_summary(const Context& ctx, const std::vector<const Dataset*>& inputs,
                                       bool compare, nlohmann::json& js) {
   std::vector<Facts> facts;
+  facts.reserve(inputs.size());
   for (const Dataset* d : inputs) facts.push_back(facts_of(*d, ctx.timing(*d)));
   std::string h =
       "<section class=\"summary\">\n<h2>Summary</h2>\n<p><b>What was measured</b></p><ul>\n";

@@ -119,6 +119,7 @@ TEST(LongInput, ReportKeepsBinsNotRequestsAndStaysExact) {
 
   // Percentiles from the histogram agree with the exact ones within the stated error.
   std::vector<double> lat;
+  lat.reserve(v.size());
   for (const auto& s : v) lat.push_back(static_cast<double>(s.latency_ns) / 1e6);
   std::sort(lat.begin(), lat.end());
   auto sum = js["dynamic"]["long"]["latency_ms"]["all"];

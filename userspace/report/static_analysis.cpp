@@ -97,6 +97,7 @@ WorkingSets working_sets(const SampleStore& by_sector, const std::vector<uint64_
   if (by_sector.empty() || step_ns == 0) return out;
   uint64_t t_max = by_sector.bounds().t_max;
   std::vector<WindowCover> win;
+  win.reserve(windows_ns.size());
   for (uint64_t w : windows_ns) win.emplace_back(std::max<uint64_t>(w, 1), t_max);
   step_ns = series_window(step_ns, t_max);
   size_t steps = t_max / step_ns + 1;

@@ -6,6 +6,7 @@
 // and completion order (sorted copies on disk when the input is large).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "core/distribution.h"
@@ -19,7 +20,7 @@ constexpr double kOutlierTimesP99 = 10;  // a latency above 10x the p99 is an ou
 
 struct Timing {
   // [0] all, [1] reads, [2] writes; milliseconds. delay_ms only for replays.
-  Distribution latency_ms[3], delay_ms[3];
+  std::array<Distribution, 3> latency_ms, delay_ms;
   InflightProfile profile;
   // The longest time during which requests were in flight and none completed.
   double stall_s = 0, stall_at_s = 0;
