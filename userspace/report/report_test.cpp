@@ -429,3 +429,32 @@ TEST(Report, LongSpansKeepPerSecondRatesAndTheirTimeAxis) {
 
 }  // namespace
 }  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+// An input without read or write requests (only flushes) still gives a report.
+TEST(Report, EmptyInputsStillReport) {
+  Dataset load;
+  load.label = "none";
+  load.path = "none.load.gz";
+  load.other_requests = 3;
+  Dataset replay;
+  replay.label = "empty";
+  replay.path = "empty.replay.gz";
+  replay.kind = DataKind::kReplay;
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  o.want_static = o.want_dynamic = true;
+  auto r = make_report(testing::datasets(std::move(load), std::move(replay)), o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto js = read_json(dir.path() + "/report.json");
+  EXPECT_EQ(js["static"]["none"]["requests"], 0);
+  EXPECT_EQ(js["static"]["none"]["other_requests"], 3);
+  EXPECT_NE(slurp(dir.path() + "/index.html").find("none: 0 requests"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr::report

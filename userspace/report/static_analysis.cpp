@@ -94,6 +94,7 @@ class FirstTouch {
 WorkingSets working_sets(const SampleStore& by_sector, const std::vector<uint64_t>& windows_ns,
                          uint64_t step_ns) {
   WorkingSets out;
+  out.windows.resize(windows_ns.size());
   if (by_sector.empty() || step_ns == 0) return out;
   uint64_t t_max = by_sector.bounds().t_max;
   std::vector<WindowCover> win;
@@ -108,7 +109,7 @@ WorkingSets working_sets(const SampleStore& by_sector, const std::vector<uint64_
     first[kAll].add(x.t_ns, x.sector, x.end_sector());
     first[x.write() ? kWrites : kReads].add(x.t_ns, x.sector, x.end_sector());
   });
-  for (auto& w : win) out.windows.push_back(std::move(w.points));
+  for (size_t i = 0; i < win.size(); ++i) out.windows[i] = std::move(win[i].points);
   const auto& all = first[kAll].finish();
   const auto& rd = first[kReads].finish();
   const auto& wr = first[kWrites].finish();
