@@ -28,8 +28,18 @@ double secs(uint64_t ns) {
 struct ScatterAxis {
   std::string label;
   bool log = false;
-  bool time = false;  // seconds on the dataset clock: drawn on an adaptive time axis
+  bool time = false;     // seconds on the dataset clock: drawn on an adaptive time axis
+  double count_max = 0;  // > 0: a count up to this (tics on whole numbers only)
 };
+
+// Tics 1, 2, 5, 10, 20, ... apart: about 8 of them up to `max`, never fractions.
+std::string count_tics(const char* axis, double max) {
+  double step = 1;
+  for (double m = 1; step * 8 < max; m *= 10)
+    for (double f : {1.0, 2.0, 5.0})
+      if (step * 8 < max) step = f * m;
+  return std::string("set ") + axis + "tics " + fmt_num(step) + "\nset m" + axis + "tics 1\n";
+}
 
 // One scatter plot over several datasets, filled one dataset at a time in
 // any order of its samples: reads and writes are thinned to one point per
@@ -53,6 +63,7 @@ class Scatter {
     if (p_.logy && p_.ylabel.find("[ms]") != std::string::npos) log_ms(p_.ylabel, "y");
     if (p_.logx && p_.xlabel.find("[ms]") != std::string::npos) log_ms(p_.xlabel, "x");
     ax_ = plot_time_axis(data, xmax_s);
+    if (x.count_max > 0) p_.extra += count_tics("x", x.count_max);
     if (x.time) {
       p_.xlabel = ax_.label(x.label);
       p_.extra += ax_.gnuplot() + "set autoscale xfix\n";
@@ -156,6 +167,9 @@ Status scatter_plots(Context& ctx, Section& sec, const std::vector<const Dataset
                      const std::vector<const Dataset*>& replays) {
   ScatterAxis lat{"latency [ms]", true}, delay{"delay [ms]"};
   ScatterAxis inflight{"requests in flight at issue"}, setpoint{"set point", false, true};
+  for (const Dataset* d : data)
+    inflight.count_max = std::max<double>(inflight.count_max, ctx.timing(*d)->profile.max);
+  inflight.count_max = std::max(inflight.count_max, 1.0);
   Scatter sonar("sonar",
                 "Sonar: latency of every request over time (stripes = stalls, bands = device "
                 "tiers)",
