@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fd.h"
 #include "core/result.h"
 
 namespace blkrr {
@@ -23,6 +24,10 @@ namespace blkrr {
 // of the process; the same path for every call with the same input).
 // Errors: missing file, a directory, unreadable, spool failure (disk full).
 Result<std::string> resolve_input(const std::string& path);
+// An unlinked temporary file for data too large for memory (read and written
+// with pread/pwrite), in $TMPDIR, else /var/tmp; gone when closed. `purpose`
+// names it in the error ("the report's request store").
+Result<Fd> open_scratch_file(const std::string& purpose);
 // The name the user gave for a path resolve_input returned ("-" for stdin).
 std::string input_display_name(const std::string& resolved);
 

@@ -15,7 +15,8 @@ struct RunMetrics {
   std::optional<double> latency_mean_ms, latency_p50_ms, latency_p99_ms, inflight_mean;
   std::optional<double> issue_error_mean_ms, issue_error_p99_ms;
 };
-RunMetrics run_metrics(const Dataset& d);
+// `t`: the input's Timing (nullptr: only rate and duration).
+RunMetrics run_metrics(const Dataset& d, const Timing* t);
 
 // Arrival order -> RFC 4737 reordering of the set points: by actual issue
 // time (what the replayer controls) and by completion time.
@@ -23,7 +24,7 @@ struct OrderFidelity {
   double issue_percent = 0, completion_percent = 0;
   uint64_t issue_reordered = 0, completion_reordered = 0, total = 0;
 };
-OrderFidelity order_fidelity(const Dataset& replay);
+OrderFidelity order_fidelity(const Timing& replay);
 
 Status add_compare(Context& ctx, const Dataset& original,
                    const std::vector<const Dataset*>& replays);

@@ -14,6 +14,7 @@
 #include "report/csv.h"
 #include "report/dataset.h"
 #include "report/plot.h"
+#include "report/timing.h"
 
 namespace blkrr::report {
 
@@ -38,8 +39,16 @@ class Context {
   const std::vector<PlotSpec>& plots() const { return plots_; }
   const std::vector<Section>& sections() const { return sections_; }
   nlohmann::json& json() { return json_; }
+  const nlohmann::json& json() const { return json_; }
+  // Each input's timing (inputs with completions or delays), computed once.
+  const Timing* timing(const Dataset& d) const {
+    auto it = timings_.find(&d);
+    return it == timings_.end() ? nullptr : &it->second;
+  }
+  void set_timing(const Dataset& d, Timing t) { timings_.insert_or_assign(&d, std::move(t)); }
 
  private:
+  std::map<const Dataset*, Timing> timings_;
   std::string dir_;
   size_t bins_;
   std::vector<PlotSpec> plots_;

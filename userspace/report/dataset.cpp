@@ -33,12 +33,22 @@ const char* kind_name(DataKind k) {
   return "load";
 }
 
-bool Dataset::has_latency() const {
-  return std::any_of(samples.begin(), samples.end(),
-                     [](const Sample& s) { return s.has_latency(); });
-}
 bool Dataset::has_delay() const {
   return kind == DataKind::kReplay;
+}
+
+Result<const SampleStore*> Dataset::sorted(SortKey key) const {
+  const SampleBounds& b = samples.bounds();
+  if ((key == SortKey::kSetPoint && b.t_sorted) || (key == SortKey::kIssue && b.issue_sorted) ||
+      (key == SortKey::kCompletion && b.complete_sorted))
+    return &samples;
+  auto it = views_.find(key);
+  if (it == views_.end()) {
+    auto s = sorted_copy(samples, key);
+    if (!s) return s.error().context("sorting the requests of " + path);
+    it = views_.emplace(key, std::move(*s)).first;
+  }
+  return &it->second;
 }
 
 std::string label_from_path(const std::string& path) {
@@ -132,12 +142,32 @@ void apply_info_markers(Dataset& d) {
 
 namespace {
 
-// Shifts set points so that the earliest is 0.
-void rebase(std::vector<int64_t>& start, Dataset& d) {
-  if (start.empty()) return;
-  int64_t t0 = *std::min_element(start.begin(), start.end());
-  for (size_t i = 0; i < start.size(); ++i)
-    d.samples[i].t_ns = static_cast<uint64_t>(start[i] - t0);
+// Set points are stored as read (the int64 start in t_ns) and shifted here,
+// once the earliest is known, so that it is 0.
+Status rebase(Dataset& d, int64_t t0) {
+  if (t0 == 0 || d.samples.empty()) return {};
+  return d.samples.rewrite(
+      [t0](Sample& s) { s.t_ns = static_cast<uint64_t>(static_cast<int64_t>(s.t_ns) - t0); });
+}
+
+// blkrr replay with --start/--speedup: a request was due at
+// (orig_start - start) / speedup on the replay clock; delays refer to that.
+// False when the result has no such settings (or starts before --start).
+Result<bool> replay_clock(Dataset& d, int64_t t0) {
+  for (const auto& l : d.info) {
+    if (d.kind != DataKind::kReplay || !starts_with(l, "INFO: settings {")) continue;
+    auto j = json_tail(l);
+    if (!j.is_object()) return false;
+    double speedup = jnum(j, "speedup", 1.0), start_s = jnum(j, "start_s", 0.0);
+    if (!(speedup > 0) || static_cast<double>(t0) < start_s * 1e9) return false;
+    BLKRR_TRY(d.samples.rewrite([&](Sample& s) {
+      s.t_ns = static_cast<uint64_t>(std::llround(
+          (static_cast<double>(static_cast<int64_t>(s.t_ns)) - start_s * 1e9) / speedup));
+    }));
+    d.time_scale = speedup;
+    return true;
+  }
+  return false;
 }
 
 Status read_load(const std::string& path, Dataset& d) {
@@ -145,7 +175,7 @@ Status read_load(const std::string& path, Dataset& d) {
   if (!r) return r.error();
   LoadReader& rd = *r;
   d.kind = rd.kind() == LoadKind::kReplay ? DataKind::kReplay : DataKind::kLoad;
-  std::vector<int64_t> start;
+  int64_t t0 = std::numeric_limits<int64_t>::max();
   LoadRecord rec;
   while (true) {
     auto more = rd.next(rec);
@@ -165,35 +195,21 @@ Status read_load(const std::string& path, Dataset& d) {
       s.flags |= kSampleHasLatency;
       s.latency_ns = static_cast<uint64_t>(rec.duration_ns);
     }
-    start.push_back(rec.start_ns);
+    s.t_ns = static_cast<uint64_t>(rec.start_ns);
+    t0 = std::min(t0, rec.start_ns);
     d.samples.push_back(s);
   }
+  BLKRR_TRY(d.samples.status());
   d.info = rd.preamble();
   d.info.insert(d.info.end(), rd.info_lines().begin(), rd.info_lines().end());
-  // blkrr replay with --start/--speedup: a request was due at
-  // (orig_start - start) / speedup on the replay clock; delays refer to that.
-  for (const auto& l : d.info) {
-    if (d.kind != DataKind::kReplay || !starts_with(l, "INFO: settings {")) continue;
-    auto j = json_tail(l);
-    if (!j.is_object()) break;
-    double speedup = jnum(j, "speedup", 1.0), start_s = jnum(j, "start_s", 0.0);
-    if (!(speedup > 0)) break;
-    bool ok = true;
-    for (auto v : start) ok = ok && static_cast<double>(v) >= start_s * 1e9;
-    if (!ok) break;
-    for (size_t i = 0; i < start.size(); ++i)
-      d.samples[i].t_ns = static_cast<uint64_t>(
-          std::llround((static_cast<double>(start[i]) - start_s * 1e9) / speedup));
-    d.time_scale = speedup;
-    return {};
-  }
-  rebase(start, d);
-  return {};
+  auto scaled = replay_clock(d, t0);
+  if (!scaled) return scaled.error();
+  return *scaled ? Status() : rebase(d, t0);
 }
 
 // The trace header's context as an "INFO: trace {...}" line (kept in the
 // saved form, read by provenance_of).
-std::string trace_header_line(const TraceHeader& h, const std::vector<int64_t>& start) {
+std::string trace_header_line(const TraceHeader& h, std::optional<int64_t> t0) {
   std::string dev;
   double bytes = 0;
   for (const auto& x : h.devices) {
@@ -202,10 +218,9 @@ std::string trace_header_line(const TraceHeader& h, const std::vector<int64_t>& 
     if (!x.model.empty() && h.devices.size() == 1) dev += " (" + x.model + ")";
   }
   double start_unix = 0;
-  if (h.real_anchor_ns && !start.empty()) {
-    int64_t t0 = *std::min_element(start.begin(), start.end());
+  if (h.real_anchor_ns && t0) {
     start_unix = (static_cast<double>(h.real_anchor_ns) +
-                  static_cast<double>(t0 - static_cast<int64_t>(h.mono_anchor_ns))) /
+                  static_cast<double>(*t0 - static_cast<int64_t>(h.mono_anchor_ns))) /
                  1e9;
   }
   return trace_info_line(h.host, h.kernel_release, h.tool_version, dev, bytes, start_unix);
@@ -218,7 +233,7 @@ Status read_source(const std::string& path, Dataset& d) {
   RequestSource& rs = **src;
   d.kind = DataKind::kTrace;
   std::map<uint32_t, uint16_t> proc_of;
-  std::vector<int64_t> start;
+  std::optional<int64_t> t0;
   Request q;
   while (true) {
     auto more = rs.next(q);
@@ -250,12 +265,14 @@ Status read_source(const std::string& path, Dataset& d) {
         p.disk_time_ns += q.disk_time_ns;
       }
     }
-    start.push_back(static_cast<int64_t>(q.issue_ns));
+    s.t_ns = q.issue_ns;
+    t0 = std::min(t0.value_or(INT64_MAX), static_cast<int64_t>(q.issue_ns));
     d.samples.push_back(s);
   }
+  BLKRR_TRY(d.samples.status());
   d.info = rs.info().preamble;
-  if (const auto& h = rs.info().trace_header) d.info.push_back(trace_header_line(*h, start));
-  rebase(start, d);
+  if (const auto& h = rs.info().trace_header) d.info.push_back(trace_header_line(*h, t0));
+  BLKRR_TRY(rebase(d, t0.value_or(0)));
   for (const auto& [k, v] : rs.counters()) d.info.push_back("INFO: " + k + "=" + std::to_string(v));
   return {};
 }
@@ -270,152 +287,7 @@ Result<Dataset> load_dataset(const std::string& path, const std::string& label) 
   if (!fmt) return fmt.error();
   Status st = *fmt == InputFormat::kLoad ? read_load(path, d) : read_source(path, d);
   if (!st) return st.error();
-  if (d.samples.size() > std::numeric_limits<uint32_t>::max())
-    return Error("reading " + path + ": more than 2^32 requests; split the input");
-  apply_info_markers(d);
-  return d;
-}
-
-// ---- saved form ----
-
-namespace {
-std::string fmt_double(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-}  // namespace
-
-Status save_dataset(const Dataset& d, const std::string& path) {
-  auto o = OutFile::create(path, 1);
-  if (!o) return o.error();
-  OutFile& out = *o;
-  out.append("# blkrr report data v1\n# kind=" + std::string(kind_name(d.kind)) +
-             "\n# label=" + d.label + "\n# path=" + d.path +
-             "\n# other_requests=" + std::to_string(d.other_requests) + "\n");
-  if (d.fake) out.append("# fake=1\n");
-  if (d.time_scale != 1) out.append("# time_scale=" + fmt_double(d.time_scale) + "\n");
-  if (d.wraparound_factor)
-    out.append("# wraparound_factor=" + fmt_double(*d.wraparound_factor) + "\n");
-  for (const auto& l : d.info) out.append("# info=" + l + "\n");
-  for (const auto& p : d.procs)
-    out.append("# proc=" + std::to_string(p.tgid) + "," + std::to_string(p.requests) + "," +
-               std::to_string(p.bytes) + "," + std::to_string(p.disk_time_ns) + "," + p.comm +
-               "\n");
-  out.append("t_ns,sector,sectors,op,flags,proc,delay_ns,latency_ns\n");
-  for (const auto& s : d.samples) {
-    char* b = out.reserve(160);
-    char* e = b + 160;
-    auto put = [&](auto v, char sep) {
-      b = std::to_chars(b, e, v).ptr;
-      *b++ = sep;
-    };
-    put(s.t_ns, ',');
-    put(s.sector, ',');
-    put(s.sectors, ',');
-    *b++ = s.write() ? 'W' : 'R';
-    *b++ = ',';
-    put(static_cast<unsigned>(s.flags), ',');
-    put(static_cast<unsigned>(s.proc), ',');
-    put(s.delay_ns, ',');
-    put(s.latency_ns, '\n');
-    out.commit(b);
-    BLKRR_TRY(out.maybe_flush());
-  }
-  return out.close();
-}
-
-namespace {
-
-template <class T>
-bool field(std::string_view& line, T& v) {
-  size_t c = line.find(',');
-  std::string_view f = line.substr(0, c);
-  auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-  if (ec != std::errc() || p != f.data() + f.size()) return false;
-  line = c == std::string_view::npos ? std::string_view() : line.substr(c + 1);
-  return true;
-}
-
-}  // namespace
-
-Result<Dataset> load_saved_dataset(const std::string& path) {
-  auto lr = LineReader::open(path);
-  if (!lr) return lr.error();
-  LineReader& in = *lr;
-  Dataset d;
-  std::string_view line;
-  bool header = false;
-  auto bad = [&](const char* what) {
-    return Error(in.where() + ": " + what +
-                 " in saved report data; re-run 'blkrr report' on the input");
-  };
-  while (true) {
-    auto more = in.next(line);
-    if (!more) return more.error();
-    if (!*more) break;
-    if (!header) {
-      auto val = [&](std::string_view key) -> std::optional<std::string> {
-        if (line.substr(0, key.size()) == key) return std::string(line.substr(key.size()));
-        return std::nullopt;
-      };
-      if (auto v = val("# kind=")) {
-        d.kind = *v == "replay"  ? DataKind::kReplay
-                 : *v == "trace" ? DataKind::kTrace
-                                 : DataKind::kLoad;
-      } else if (auto v2 = val("# label=")) {
-        d.label = *v2;
-      } else if (auto v3 = val("# path=")) {
-        d.path = *v3;
-      } else if (auto v4 = val("# other_requests=")) {
-        auto n = parse_u64(*v4);
-        if (!n) return bad("bad other_requests");
-        d.other_requests = *n;
-      } else if (val("# fake=1")) {
-        d.fake = true;
-      } else if (auto v8 = val("# time_scale=")) {
-        auto w = parse_double(*v8);
-        if (!w || !(*w > 0)) return bad("bad time scale");
-        d.time_scale = *w;
-      } else if (auto v7 = val("# wraparound_factor=")) {
-        auto w = parse_double(*v7);
-        if (!w) return bad("bad wraparound factor");
-        d.wraparound_factor = *w;
-      } else if (auto v5 = val("# info=")) {
-        d.info.push_back(*v5);
-      } else if (auto v6 = val("# proc=")) {
-        std::string_view f = *v6;
-        ProcInfo p;
-        if (!field(f, p.tgid) || !field(f, p.requests) || !field(f, p.bytes) ||
-            !field(f, p.disk_time_ns))
-          return bad("bad process line");
-        p.comm = std::string(f);
-        d.procs.push_back(p);
-      } else if (line.substr(0, 5) == "t_ns,") {
-        header = true;
-      } else if (line.empty() || line[0] != '#') {
-        return bad("missing column header");
-      }
-      continue;
-    }
-    Sample s;
-    char op = 0;
-    unsigned flags = 0, proc = 0;
-    std::string_view f = line;
-    if (!field(f, s.t_ns) || !field(f, s.sector) || !field(f, s.sectors) || f.size() < 2)
-      return bad("malformed row");
-    op = f[0];
-    f.remove_prefix(2);
-    if ((op != 'R' && op != 'W') || !field(f, flags) || !field(f, proc) || !field(f, s.delay_ns) ||
-        !field(f, s.latency_ns) || !f.empty() || flags > 0xff || proc > kNoProc ||
-        (proc != kNoProc && proc >= d.procs.size()))
-      return bad("malformed row");
-    s.op = op == 'W' ? kSampleWrite : kSampleRead;
-    s.flags = static_cast<uint8_t>(flags);
-    s.proc = static_cast<uint16_t>(proc);
-    d.samples.push_back(s);
-  }
-  if (!header) return Error(path + ": no data in saved report data (truncated?)");
+  d.samples.seal();
   apply_info_markers(d);
   return d;
 }

@@ -1,16 +1,18 @@
 // One report input, read into compact Samples: a blkreplay load, a replay
 // result, a native trace (with per-process accounting) or any other input
-// format blkrr converts. Memory: 40 bytes per read/write request plus one
-// ProcInfo per process; every other request type is only counted.
+// format blkrr converts. The samples live in a SampleStore (bounded memory,
+// the rest in a temporary file); every other request type is only counted.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
 #include "report/sample.h"
+#include "report/sample_store.h"
 
 namespace blkrr::report {
 
@@ -27,7 +29,7 @@ struct Dataset {
   std::string path;   // input file
   std::string label;  // short name used in plots and file names
   DataKind kind = DataKind::kLoad;
-  std::vector<Sample> samples;    // in file order (replay results: completion order)
+  SampleStore samples;            // in file order (replay results: completion order)
   std::vector<ProcInfo> procs;    // native traces; Sample::proc indexes it
   std::vector<std::string> info;  // preamble and INFO:/WARN:/SUMMARY: lines
   uint64_t other_requests = 0;    // flushes, discards, ... (not in samples)
@@ -37,8 +39,16 @@ struct Dataset {
   // original times divided by F.
   double time_scale = 1;
 
-  bool has_latency() const;
+  bool has_latency() const { return samples.bounds().latency_n > 0; }
   bool has_delay() const;
+  // The samples ordered by `key`: the store itself when it is already in that
+  // order, else a sorted copy made on first use and kept until drop_sorted().
+  Result<const SampleStore*> sorted(SortKey key) const;
+  void drop_sorted(SortKey key) const { views_.erase(key); }
+  void drop_sorted() const { views_.clear(); }
+
+ private:
+  mutable std::map<SortKey, SampleStore> views_;
 };
 
 // Reads any input blkrr understands. `label` empty: derived from the file name.

@@ -46,18 +46,20 @@ TEST(Dataset, ReadsReplayResults) {
   ASSERT_TRUE(d->wraparound_factor.has_value());
   EXPECT_DOUBLE_EQ(*d->wraparound_factor, 1.5);
   ASSERT_EQ(d->samples.size(), 3u);
-  const Sample& a = d->samples[0];  // file order is kept
-  EXPECT_EQ(a.t_ns, 10'000'000u);   // rebased on the earliest set point
+  auto v = d->samples.to_vector();
+  ASSERT_TRUE(v.ok());
+  const Sample& a = (*v)[0];       // file order is kept
+  EXPECT_EQ(a.t_ns, 10'000'000u);  // rebased on the earliest set point
   EXPECT_EQ(a.sector, 100u);
   EXPECT_FALSE(a.write());
   EXPECT_EQ(a.delay_ns, 50'000);
   EXPECT_EQ(a.latency_ns, 2'000'000u);
   EXPECT_EQ(a.issue_ns(), 10'050'000u);
   EXPECT_EQ(a.complete_ns(), 12'050'000u);
-  EXPECT_TRUE(d->samples[1].write());
-  EXPECT_TRUE(d->samples[1].flags & kSamplePushedBack);
+  EXPECT_TRUE((*v)[1].write());
+  EXPECT_TRUE((*v)[1].flags & kSamplePushedBack);
   EXPECT_FALSE(a.flags & kSamplePushedBack);
-  EXPECT_EQ(d->samples[2].delay_ns, -20'000);
+  EXPECT_EQ((*v)[2].delay_ns, -20'000);
   EXPECT_TRUE(d->has_latency());
   EXPECT_TRUE(d->has_delay());
 }
@@ -84,7 +86,12 @@ TEST(Dataset, SavedFormRoundTrips) {
   auto d = load_dataset(write_replay(dir.path(), true), "");
   ASSERT_TRUE(d.ok());
   d->procs.push_back({42, "mysqld", 3, 12288, 7000});
-  d->samples[0].proc = 0;
+  ASSERT_TRUE(d->samples
+                  .rewrite([first = true](Sample& s) mutable {
+                    if (first) s.proc = 0;
+                    first = false;
+                  })
+                  .ok());
   std::string saved = dir.path() + "/saved.csv.gz";
   ASSERT_TRUE(save_dataset(*d, saved).ok());
   auto back = load_saved_dataset(saved);
@@ -96,15 +103,18 @@ TEST(Dataset, SavedFormRoundTrips) {
   ASSERT_EQ(back->procs.size(), 1u);
   EXPECT_EQ(back->procs[0].comm, "mysqld");
   EXPECT_EQ(back->procs[0].disk_time_ns, 7000u);
-  ASSERT_EQ(back->samples.size(), d->samples.size());
-  for (size_t i = 0; i < d->samples.size(); ++i) {
-    EXPECT_EQ(back->samples[i].t_ns, d->samples[i].t_ns);
-    EXPECT_EQ(back->samples[i].sector, d->samples[i].sector);
-    EXPECT_EQ(back->samples[i].op, d->samples[i].op);
-    EXPECT_EQ(back->samples[i].flags, d->samples[i].flags);
-    EXPECT_EQ(back->samples[i].proc, d->samples[i].proc);
-    EXPECT_EQ(back->samples[i].delay_ns, d->samples[i].delay_ns);
-    EXPECT_EQ(back->samples[i].latency_ns, d->samples[i].latency_ns);
+  auto a = d->samples.to_vector(), b = back->samples.to_vector();
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(b->size(), a->size());
+  EXPECT_EQ((*a)[0].proc, 0u);
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*b)[i].t_ns, (*a)[i].t_ns);
+    EXPECT_EQ((*b)[i].sector, (*a)[i].sector);
+    EXPECT_EQ((*b)[i].op, (*a)[i].op);
+    EXPECT_EQ((*b)[i].flags, (*a)[i].flags);
+    EXPECT_EQ((*b)[i].proc, (*a)[i].proc);
+    EXPECT_EQ((*b)[i].delay_ns, (*a)[i].delay_ns);
+    EXPECT_EQ((*b)[i].latency_ns, (*a)[i].latency_ns);
   }
 }
 

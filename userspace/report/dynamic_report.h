@@ -1,5 +1,6 @@
 // The dynamic section of a report: how a device answered a replay (or, for
 // native traces, the recorded load): latency, delay, throughput, in-flight.
+// Reads each input's Timing (computed once, see timing.h) from the Context.
 #pragma once
 
 #include <vector>
@@ -9,12 +10,9 @@
 
 namespace blkrr::report {
 
-// Per-request times on the dataset clock and the in-flight level at issue.
-struct Timeline {
-  std::vector<uint64_t> issue, complete;
-  std::vector<uint32_t> inflight;
-};
-Timeline make_timeline(const Dataset& d);
+// The time bin of the dynamic plots of `data` (at least 1 ms): the bucket of
+// the in-flight profiles their Timings are computed with.
+uint64_t dynamic_bucket_ns(const std::vector<const Dataset*>& data);
 
 Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& data);
 

@@ -33,19 +33,9 @@ double ks_distance_weights(const std::vector<double>& p, const std::vector<doubl
 }
 
 Reordering rfc4737_reordering(const std::vector<uint64_t>& seq) {
-  Reordering r;
-  r.total = seq.size();
-  uint64_t highest = 0;
-  bool any = false;
-  for (uint64_t s : seq) {
-    if (any && s < highest) {
-      ++r.reordered;
-    } else {
-      highest = s;
-      any = true;
-    }
-  }
-  return r;
+  ReorderCounter c;
+  for (uint64_t s : seq) c.add(s);
+  return c.result();
 }
 
 Uncertainty uncertainty(const std::vector<double>& values, std::optional<double> reference) {

@@ -26,6 +26,25 @@ struct Reordering {
   }
 };
 Reordering rfc4737_reordering(const std::vector<uint64_t>& seq);
+// The same, one arrival at a time.
+class ReorderCounter {
+ public:
+  void add(uint64_t seq) {
+    ++r_.total;
+    if (any_ && seq < highest_) {
+      ++r_.reordered;
+    } else {
+      highest_ = seq;
+      any_ = true;
+    }
+  }
+  const Reordering& result() const { return r_; }
+
+ private:
+  Reordering r_;
+  uint64_t highest_ = 0;
+  bool any_ = false;
+};
 
 // Uncertainty of one metric measured by n repeated replays, following the
 // within-lab reproducibility + bias approach (Nordtest TR 537 style):

@@ -1,5 +1,7 @@
 #include "report/fleet.h"
 
+#include "core/distribution.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -106,35 +108,41 @@ Result<FleetMeta> read_fleet_meta(const FleetInput& in, const Dataset& d) {
   if (m.start && !d.samples.empty()) {
     // Set points are rebased to the first request, which a whole-load replay
     // makes due at its start instant: its actual issue is the earliest one.
-    uint64_t first = UINT64_MAX;
-    for (const auto& s : d.samples) first = std::min(first, s.issue_ns());
-    m.first_issue = *m.start + static_cast<double>(first) / 1e9;
+    m.first_issue = *m.start + static_cast<double>(d.samples.bounds().issue_min) / 1e9;
   }
   return m;
 }
+
+namespace {
+
+// Latencies and issue errors in microseconds.
+void add_times(const Dataset& d, Distribution& lat, Distribution& delay) {
+  d.samples.for_each([&](const Sample& s) {
+    if (s.has_latency()) lat.add(static_cast<double>(s.latency_ns) / 1e3);
+    if (s.has_delay()) delay.add(static_cast<double>(s.delay_ns) / 1e3);
+  });
+}
+
+}  // namespace
 
 HostRow host_row(const Dataset& d, const FleetMeta& m) {
   HostRow r;
   r.label = d.label;
   r.kind = kind_name(d.kind);
   r.meta = m;
-  std::vector<double> lat, delay;
-  uint64_t first = UINT64_MAX, last = 0;
-  for (const auto& s : d.samples) {
-    r.requests++;
-    r.bytes += s.bytes();
-    first = std::min(first, s.issue_ns());
-    last = std::max(last, s.has_latency() ? s.complete_ns() : s.issue_ns());
-    if (s.has_latency()) lat.push_back(static_cast<double>(s.latency_ns) / 1e3);
-    if (s.has_delay()) delay.push_back(static_cast<double>(s.delay_ns) / 1e3);
-  }
+  Distribution lat, delay;
+  add_times(d, lat, delay);
+  const SampleBounds& b = d.samples.bounds();
+  r.requests = b.count;
+  r.bytes = b.read_bytes + b.write_bytes;
+  uint64_t first = b.issue_min, last = b.complete_max;
   if (r.requests && last > first) {
     r.span_s = static_cast<double>(last - first) / 1e9;
     r.iops = static_cast<double>(r.requests) / r.span_s;
     r.mb_per_s = static_cast<double>(r.bytes) / 1e6 / r.span_s;
   }
-  r.latency_us = summarize(lat);
-  r.delay_us = summarize(delay);
+  r.latency_us = lat.summary();
+  r.delay_us = delay.summary();
   return r;
 }
 
@@ -166,12 +174,8 @@ HostRow aggregate_row(const std::string& kind, const std::vector<const Dataset*>
   HostRow a;
   a.label = "all " + kind + "s";
   a.kind = kind;
-  std::vector<double> lat, delay;
-  for (const Dataset* d : ds)
-    for (const auto& s : d->samples) {
-      if (s.has_latency()) lat.push_back(static_cast<double>(s.latency_ns) / 1e3);
-      if (s.has_delay()) delay.push_back(static_cast<double>(s.delay_ns) / 1e3);
-    }
+  Distribution lat, delay;
+  for (const Dataset* d : ds) add_times(*d, lat, delay);
   for (const auto& r : rows) {
     a.requests += r.requests;
     a.bytes += r.bytes;
@@ -179,8 +183,8 @@ HostRow aggregate_row(const std::string& kind, const std::vector<const Dataset*>
     a.mb_per_s += r.mb_per_s;
     a.span_s = std::max(a.span_s, r.span_s);
   }
-  a.latency_us = summarize(lat);
-  a.delay_us = summarize(delay);
+  a.latency_us = lat.summary();
+  a.delay_us = delay.summary();
   return a;
 }
 

@@ -1,4 +1,5 @@
 #include "report/fleet.h"
+#include "report/test_util.h"
 
 #include <unistd.h>
 
@@ -70,12 +71,12 @@ TEST(Fleet, StartSpreadAgainstTheRequestedInstant) {
 }
 
 TEST(Fleet, GroupsAggregateAndCountVerdicts) {
-  std::vector<Dataset> data = {replay_set("lab1", 10), replay_set("lab2", 20)};
+  std::vector<Dataset> data = testing::datasets(replay_set("lab1", 10), replay_set("lab2", 20));
   Dataset t;
   t.label = "prod1";
   t.kind = DataKind::kTrace;
   t.samples.push_back(sample(0, 16, 50, 0, false));
-  data.push_back(t);
+  data.push_back(std::move(t));
   FleetMeta m1, m2, m3;
   m1.verdict = "complete";
   m1.requested_start = 1000;
@@ -155,7 +156,7 @@ TEST_F(FleetFiles, FindsResultsWithTheirSummariesAndReadsTheClock) {
 }
 
 TEST_F(FleetFiles, WritesTheThreeFiles) {
-  FleetSummary s = summarize_fleet({replay_set("lab1", 10)}, {FleetMeta{}});
+  FleetSummary s = summarize_fleet(testing::datasets(replay_set("lab1", 10)), {FleetMeta{}});
   ASSERT_TRUE(write_fleet_files(s, dir_.string()).ok());
   for (const char* f : {"fleet.json", "fleet.txt", "fleet.html"})
     EXPECT_TRUE(fs::exists(dir_ / f)) << f;

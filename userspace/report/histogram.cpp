@@ -1,4 +1,5 @@
 #include "report/histogram.h"
+#include "report/plot.h"
 
 #include <algorithm>
 #include <bit>
@@ -31,6 +32,8 @@ Histogram Histogram::logarithmic(double lo, double hi, size_t bins) {
   h.edges_[0] = lo;
   h.edges_[bins] = hi;
   h.counts_.assign(bins, 0);
+  h.log_lo_ = fast_log2(lo);
+  h.log_scale_ = hi > lo ? 1 / (fast_log2(hi) - h.log_lo_) : 0;
   return h;
 }
 
@@ -46,7 +49,7 @@ void Histogram::add(double v, uint64_t n) {
   }
   // Position by formula, then fix rounding against the stored edges.
   double lo = edges_.front(), hi = edges_.back();
-  double frac = log_ ? std::log(v / lo) / std::log(hi / lo) : (v - lo) / (hi - lo);
+  double frac = log_ ? (fast_log2(v) - log_lo_) * log_scale_ : (v - lo) / (hi - lo);
   auto b = static_cast<size_t>(
       std::clamp(frac * static_cast<double>(bins()), 0.0, static_cast<double>(bins() - 1)));
   while (b > 0 && v < edges_[b]) --b;

@@ -30,6 +30,7 @@ class Histogram {
   std::vector<double> edges_;
   std::vector<uint64_t> counts_;
   bool log_ = false;
+  double log_lo_ = 0, log_scale_ = 0;  // log2(lo), 1 / log2(hi / lo)
   uint64_t below_ = 0, above_ = 0, total_ = 0;
 };
 

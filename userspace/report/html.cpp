@@ -13,6 +13,7 @@
 #include "report/fidelity.h"
 #include "report/provenance.h"
 #include "report/summary.h"
+#include "report/units.h"
 
 namespace blkrr::report {
 
@@ -70,10 +71,36 @@ figcaption{font-size:85%;color:#444}
 
 }  // namespace
 
-std::string executive_summary(const std::vector<const Dataset*>& inputs, bool compare,
-                              nlohmann::json& js) {
+std::string method_note(const Context& ctx, const std::vector<const Dataset*>& inputs) {
+  uint64_t n = 0;
+  bool spilled = false, histogram = false;
+  for (const Dataset* d : inputs) {
+    n += d->samples.size();
+    spilled |= d->samples.spilled();
+    if (const Timing* t = ctx.timing(*d))
+      for (const auto* dist : {&t->latency_ms[0], &t->delay_ms[0]}) histogram |= !dist->exact();
+  }
+  std::string s =
+      "How this report was computed: every analysis reads the " + std::to_string(n) +
+      " requests in passes over a store of 40-byte records (" +
+      (spilled ? "past " + fmt_bytes(static_cast<double>(SampleStore::memory_budget())) +
+                     " in a temporary file"
+               : "in memory") +
+      "); working sets, seek distances, requests in flight, stalls, reordering and KS distances "
+      "read copies sorted by sector, time or latency (an external merge sort on disk for large "
+      "inputs): exact, no sampling; memory depends on the plots' bins, not on the requests. "
+      "Latency and delay percentiles are ";
+  s += histogram ? "from log-bucketed histograms (more than 1 M samples), within " +
+                       fmt_significant(100 * LogHistogram::kRelError) + " % relative error."
+                 : "exact.";
+  return s;
+}
+
+Result<std::string> executive_summary(const Context& ctx, const std::vector<const Dataset*>& inputs,
+                                      bool compare, nlohmann::json& js) {
   std::vector<Facts> facts;
-  for (const Dataset* d : inputs) facts.push_back(facts_of(*d));
+  facts.reserve(inputs.size());
+  for (const Dataset* d : inputs) facts.push_back(facts_of(*d, ctx.timing(*d)));
   std::string h =
       "<section class=\"summary\">\n<h2>Summary</h2>\n<p><b>What was measured</b></p><ul>\n";
   for (const Dataset* d : inputs) {
@@ -90,22 +117,15 @@ std::string executive_summary(const std::vector<const Dataset*>& inputs, bool co
   std::vector<Finding> all;
   if (compare && facts.size() > 1) {
     h += "<p><b>Replay fidelity</b></p><ul>\n";
-    std::vector<double> orig_lat;
-    for (const auto& s : inputs[0]->samples)
-      if (s.has_latency()) orig_lat.push_back(static_cast<double>(s.latency_ns));
-    std::sort(orig_lat.begin(), orig_lat.end());
     for (size_t i = 1; i < facts.size(); ++i) {
       FidelityFacts ff;
       ff.replay = facts[i].label;
       ff.original = facts[0].label;
       ff.iops_ratio = facts[0].iops > 0 ? facts[i].iops / facts[0].iops : 0;
-      if (!orig_lat.empty() && facts[i].latency_n) {
-        std::vector<double> v;
-        for (const auto& s : inputs[i]->samples)
-          if (s.has_latency()) v.push_back(static_cast<double>(s.latency_ns));
-        std::sort(v.begin(), v.end());
-        ff.latency_ks = ks_distance_sorted(orig_lat, v);
-      }
+      // The fidelity section computed it (an exact merge of sorted copies).
+      const nlohmann::json& fid = ctx.json().value("fidelity", nlohmann::json::object());
+      if (fid.contains("latency_ks") && fid["latency_ks"].contains(ff.replay))
+        ff.latency_ks = fid["latency_ks"][ff.replay].get<double>();
       if (percentile_supported(facts[i].issue_n, 99)) ff.issue_p99_ns = facts[i].issue_p99_ns;
       ff.reordered_percent = facts[i].reordered_percent;
       for (const auto& x : fidelity_findings(ff)) {
@@ -146,7 +166,8 @@ Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
   for (const Dataset* d : inputs)
     h += "<li>" + html_escape(d->label) + ": " + html_escape(d->path) + " (" + kind_name(d->kind) +
          ", " + std::to_string(d->samples.size()) + " requests)</li>\n";
-  h += "</ul>\n<p>Contents:</p><ol>\n";
+
+  h += "</ul>\n" + note(method_note(ctx, inputs)) + "<p>Contents:</p><ol>\n";
   for (size_t i = 0; i < ctx.sections().size(); ++i)
     h += "<li><a href=\"#s" + std::to_string(i) + "\">" + html_escape(ctx.sections()[i].title) +
          "</a></li>\n";

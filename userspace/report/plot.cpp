@@ -262,28 +262,19 @@ Thinner::Thinner(double x0, double x1, bool logx, double y0, double y1, bool log
       h_(h),
       used_(static_cast<size_t>(w) * static_cast<size_t>(h), false) {
   if (logx_) {
-    x0_ = std::log(std::max(x0_, 1e-300));
-    x1_ = std::log(std::max(x1_, 1e-300));
+    x0_ = fast_log2(x0_);
+    x1_ = fast_log2(x1_);
   }
   if (logy_) {
-    y0_ = std::log(std::max(y0_, 1e-300));
-    y1_ = std::log(std::max(y1_, 1e-300));
+    y0_ = fast_log2(y0_);
+    y1_ = fast_log2(y1_);
   }
-}
-
-int Thinner::cell(double v, double lo, double hi, bool log, int n) const {
-  if (log) v = std::log(std::max(v, 1e-300));
-  if (!(hi > lo)) return 0;
-  double f = (v - lo) / (hi - lo) * n;
-  return std::clamp(static_cast<int>(f), 0, n - 1);
+  kx_ = x1_ > x0_ ? w_ / (x1_ - x0_) : 0;
+  ky_ = y1_ > y0_ ? h_ / (y1_ - y0_) : 0;
 }
 
 bool Thinner::keep(double x, double y) {
-  size_t c = static_cast<size_t>(cell(y, y0_, y1_, logy_, h_)) * static_cast<size_t>(w_) +
-             static_cast<size_t>(cell(x, x0_, x1_, logx_, w_));
-  if (used_[c]) return false;
-  used_[c] = true;
-  return true;
+  return keep_scaled(logx_ ? fast_log2(x) : x, logy_ ? fast_log2(y) : y);
 }
 
 }  // namespace blkrr::report

@@ -4,6 +4,8 @@
 // plots/NAME.gp`), plots/NAME.png.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,22 @@ Result<RenderResult> render_plots(const std::string& dir, const std::vector<Plot
 // Locates a program like the shell would ("" when not found).
 std::string find_program(const std::string& name);
 
+// log2(v) within 1e-5 (an exponent and a polynomial of the mantissa), for
+// placing values on logarithmic grids; values <= 0 give -997.
+inline double fast_log2(double v) {
+  if (!(v > 1e-300)) return -997;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+  double m;
+  std::memcpy(&m, &bits, sizeof m);  // [1, 2)
+  double x = m - 1;                  // a fit of log2(1 + x) on [0, 1)
+  return e + x * (1.4425449 +
+                  x * (-0.7181452 +
+                       x * (0.4575485 + x * (-0.2779042 + x * (0.1217970 - x * 0.0258411)))));
+}
+
 // Keeps at most one point per cell of a w x h grid over the plot area, so a
 // scatter plot of millions of requests is drawn from what is visible.
 class Thinner {
@@ -74,10 +92,21 @@ class Thinner {
   Thinner(double x0, double x1, bool logx, double y0, double y1, bool logy, int w = 1200,
           int h = 800);
   bool keep(double x, double y);
+  // The same with x and y already on the axes' scale (fast_log2 of log axes).
+  bool keep_scaled(double sx, double sy) {
+    size_t c = static_cast<size_t>(cell(sy, y0_, ky_, h_)) * static_cast<size_t>(w_) +
+               static_cast<size_t>(cell(sx, x0_, kx_, w_));
+    if (used_[c]) return false;
+    used_[c] = true;
+    return true;
+  }
 
  private:
-  int cell(double v, double lo, double hi, bool log, int n) const;
-  double x0_, x1_, y0_, y1_;
+  static int cell(double v, double lo, double k, int n) {
+    double f = (v - lo) * k;
+    return f <= 0 ? 0 : f >= n - 1 ? n - 1 : static_cast<int>(f);
+  }
+  double x0_, x1_, y0_, y1_, kx_ = 0, ky_ = 0;
   bool logx_, logy_;
   int w_, h_;
   std::vector<bool> used_;

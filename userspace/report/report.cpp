@@ -17,6 +17,7 @@
 #include "report/dynamic_report.h"
 #include "report/html.h"
 #include "report/static_report.h"
+#include "report/timing.h"
 
 namespace blkrr::report {
 
@@ -30,6 +31,20 @@ Status make_dir(const std::string& p) {
 
 std::string saved_name(const Dataset& d) {
   return "data/" + d.label + ".requests.csv.gz";
+}
+
+// The timing of every input with completions or delays, once for all sections;
+// the in-flight profile in the dynamic plots' bins.
+Status compute_timings(Context& ctx, const std::vector<const Dataset*>& all,
+                       const std::vector<const Dataset*>& dyn) {
+  uint64_t bucket = dynamic_bucket_ns(dyn);
+  for (const Dataset* d : all) {
+    if (!d->has_latency() && !d->has_delay()) continue;
+    auto t = timing_of(*d, bucket);
+    if (!t) return t.error().context("analysing " + d->path);
+    ctx.set_timing(*d, std::move(*t));
+  }
+  return {};
 }
 
 Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions& o, bool save) {
@@ -70,10 +85,16 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
     if (o.want_static || (both && (d->kind != DataKind::kReplay || is_original))) stat.push_back(d);
     if ((o.want_dynamic || both) && !is_original) dyn.push_back(d);
   }
+  BLKRR_TRY(compute_timings(ctx, all, dyn));
   if (o.compare)
     BLKRR_TRY(add_compare(ctx, data[0], std::vector<const Dataset*>(all.begin() + 1, all.end())));
   BLKRR_TRY(add_dynamic(ctx, dyn));
+  for (const Dataset* d : all) d->drop_sorted();  // at most two sorted copies at a time
   BLKRR_TRY(add_static(ctx, stat));
+  for (const Dataset* d : all) {
+    Status st = d->samples.status();
+    if (!st) return st.error().context("reporting " + d->path);
+  }
 
   auto render = render_plots(o.out_dir, ctx.plots(), o.gnuplot, o.jobs);
   if (!render) return render.error();
@@ -82,8 +103,11 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
                    {"drawn", render->produced},
                    {"message", render->message}};
   for (const auto& p : ctx.plots()) js["plots"].push_back("plots/" + p.name + ".png");
-  std::string summary = executive_summary(all, o.compare, js["summary"]);
-  BLKRR_TRY(write_html(ctx, all, *render, o.command_line, summary));
+  auto summary = executive_summary(ctx, all, o.compare, js["summary"]);
+  if (!summary) return summary.error();
+  for (const Dataset* d : all) d->drop_sorted();
+  js["method"] = method_note(ctx, all);
+  BLKRR_TRY(write_html(ctx, all, *render, o.command_line, *summary));
   std::string jpath = o.out_dir + "/report.json";
   BLKRR_TRY(write_file_atomic(
       jpath, js.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));

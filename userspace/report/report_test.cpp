@@ -152,7 +152,7 @@ TEST(Report, SummaryStatisticsMatchHandComputedValues) {
   ReportOptions o;
   o.out_dir = dir.path();
   o.gnuplot = "blkrr-no-such-gnuplot";
-  std::vector<Dataset> data{small_replay("ten", false)};
+  std::vector<Dataset> data = testing::datasets(small_replay("ten", false));
   auto r = make_report(data, o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->render.ran);
@@ -184,7 +184,7 @@ TEST(Report, FakeReplayGetsTheStampOthersDoNot) {
   ReportOptions o;
   o.out_dir = dir.path();
   o.gnuplot = "blkrr-no-such-gnuplot";
-  std::vector<Dataset> data{small_replay("dry", true)};
+  std::vector<Dataset> data = testing::datasets(small_replay("dry", true));
   ASSERT_TRUE(make_report(data, o).ok());
   for (const char* p :
        {"sonar", "latency-histogram", "delay-setpoint", "throughput-iops", "inflight"})
@@ -195,7 +195,7 @@ TEST(Report, FakeReplayGetsTheStampOthersDoNot) {
 
   TempDir real;
   o.out_dir = real.path();
-  std::vector<Dataset> good{small_replay("real", false)};
+  std::vector<Dataset> good = testing::datasets(small_replay("real", false));
   ASSERT_TRUE(make_report(good, o).ok());
   EXPECT_EQ(slurp(real.path() + "/plots/sonar.gp").find("FAKE"), std::string::npos);
   EXPECT_EQ(slurp(real.path() + "/index.html").find("class=\"fake\""), std::string::npos);
@@ -206,7 +206,7 @@ TEST(Report, BinsReReportFromSavedData) {
   ReportOptions o;
   o.out_dir = dir.path();
   o.gnuplot = "blkrr-no-such-gnuplot";
-  std::vector<Dataset> data{small_replay("ten", true)};
+  std::vector<Dataset> data = testing::datasets(small_replay("ten", true));
   ASSERT_TRUE(make_report(data, o).ok());
   EXPECT_EQ(read_csv(dir.path() + "/data/dyn-ten-latency-histogram.csv").size(), 50u);
   ReportOptions again;
@@ -258,17 +258,22 @@ Dataset four(const std::string& label, DataKind kind, std::vector<int64_t> delay
 
 TEST(Fidelity, OrderAndRunMetrics) {
   auto a = four("a", DataKind::kReplay, {0, 0, 15, 0});
-  OrderFidelity of = order_fidelity(a);
+  auto ta = timing_of(a, 1'000'000'000);
+  ASSERT_TRUE(ta.ok());
+  OrderFidelity of = order_fidelity(*ta);
   EXPECT_EQ(of.total, 4u);
   EXPECT_EQ(of.issue_reordered, 1u);
   EXPECT_DOUBLE_EQ(of.issue_percent, 25.0);
   EXPECT_EQ(of.completion_reordered, 1u);
-  RunMetrics m = run_metrics(a);
+  RunMetrics m = run_metrics(a, &*ta);
   EXPECT_NEAR(m.duration_s, 0.036, 1e-12);
   EXPECT_NEAR(m.iops, 4 / 0.036, 1e-9);
   EXPECT_NEAR(*m.issue_error_mean_ms, 3.75, 1e-12);
   EXPECT_NEAR(*m.latency_mean_ms, 1.0, 1e-12);
-  RunMetrics o = run_metrics(four("o", DataKind::kTrace, {}));
+  Dataset orig = four("o", DataKind::kTrace, {});
+  auto to = timing_of(orig, 1'000'000'000);
+  ASSERT_TRUE(to.ok());
+  RunMetrics o = run_metrics(orig, &*to);
   EXPECT_NEAR(o.duration_s, 0.031, 1e-12);
   EXPECT_FALSE(o.issue_error_mean_ms.has_value());
   EXPECT_NEAR(*o.inflight_mean, 4.0 / 31.0, 1e-12);
@@ -280,9 +285,9 @@ TEST(Fidelity, CompareReport) {
   opt.out_dir = dir.path();
   opt.gnuplot = "blkrr-no-such-gnuplot";
   opt.compare = true;
-  std::vector<Dataset> data{four("orig", DataKind::kTrace, {}),
-                            four("a", DataKind::kReplay, {0, 0, 15, 0}),
-                            four("b", DataKind::kReplay, {0, 0, 0, 0})};
+  std::vector<Dataset> data = testing::datasets(four("orig", DataKind::kTrace, {}),
+                                                four("a", DataKind::kReplay, {0, 0, 15, 0}),
+                                                four("b", DataKind::kReplay, {0, 0, 0, 0}));
   auto r = make_report(data, opt);
   ASSERT_TRUE(r.ok()) << r.error().message;
   auto f = read_json(dir.path() + "/report.json")["fidelity"];
@@ -350,9 +355,11 @@ TEST(Report, PerProcessViewsFromANativeTrace) {
   ASSERT_EQ(d->samples.size(), 3u);
   EXPECT_EQ(d->other_requests, 1u);
   ASSERT_EQ(d->procs.size(), 2u);
-  EXPECT_EQ(d->samples[1].t_ns, 0u);  // rebased on the earliest issue
-  EXPECT_EQ(d->samples[0].t_ns, 100'000u);
-  EXPECT_EQ(d->samples[0].latency_ns, 500'000u);
+  auto v = d->samples.to_vector();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ((*v)[1].t_ns, 0u);  // rebased on the earliest issue
+  EXPECT_EQ((*v)[0].t_ns, 100'000u);
+  EXPECT_EQ((*v)[0].latency_ns, 500'000u);
   TempDir out;
   ReportOptions o;
   o.out_dir = out.path();
@@ -377,6 +384,76 @@ TEST(Report, PerProcessViewsFromANativeTrace) {
   auto js = read_json(out.path() + "/report.json");
   EXPECT_EQ(js["static"]["t"]["processes"][0]["comm"], "mysqld");
   EXPECT_EQ(js["dynamic"]["t"]["latency_ns"]["all"]["p50"], 500000);
+}
+
+}  // namespace
+}  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+// 30 hours need windows wider than 1 s (at most 20000 per series): the
+// per-second rates and the time axis stay right (they were 6x too high and
+// 6x too short when 6 s windows were drawn as seconds).
+TEST(Report, LongSpansKeepPerSecondRatesAndTheirTimeAxis) {
+  Dataset d;
+  d.label = "day";
+  d.path = "day.load.gz";
+  const uint64_t n = 40'000, span_ns = 30ull * 3600 * 1'000'000'000;
+  for (uint64_t i = 0; i < n; ++i) {
+    Sample s;
+    s.t_ns = i * (span_ns / (n - 1));
+    s.sector = i * 8;
+    s.sectors = 8;
+    s.op = i % 2 ? kSampleWrite : kSampleRead;
+    d.samples.push_back(s);
+  }
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  ASSERT_TRUE(make_report(testing::datasets(std::move(d)), o).ok());
+  auto js = read_json(dir.path() + "/report.json");
+  double mean = js["static"]["day"]["iops_per_second"]["mean"].get<double>();
+  EXPECT_NEAR(mean, static_cast<double>(n) / (30 * 3600), 0.001) << "requests per second";
+  auto rows = read_csv(dir.path() + "/data/static-day-rate-1s.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[1][0] - rows[0][0], 6.0);  // 6 s windows: 18000 of them
+  EXPECT_EQ(rows.size(), 18000u);
+  auto plot = read_csv(dir.path() + "/data/static-day-rate-1s-iops-plot.csv");
+  ASSERT_FALSE(plot.empty());
+  EXPECT_NEAR(plot.back()[0], 30.0, 0.05);  // hours since start
+  std::string html = slurp(dir.path() + "/index.html");
+  EXPECT_NE(html.find("Requests per second (6 s windows)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blkrr::report
+
+namespace blkrr::report {
+namespace {
+
+// An input without read or write requests (only flushes) still gives a report.
+TEST(Report, EmptyInputsStillReport) {
+  Dataset load;
+  load.label = "none";
+  load.path = "none.load.gz";
+  load.other_requests = 3;
+  Dataset replay;
+  replay.label = "empty";
+  replay.path = "empty.replay.gz";
+  replay.kind = DataKind::kReplay;
+  TempDir dir;
+  ReportOptions o;
+  o.out_dir = dir.path();
+  o.gnuplot = "blkrr-no-such-gnuplot";
+  o.want_static = o.want_dynamic = true;
+  auto r = make_report(testing::datasets(std::move(load), std::move(replay)), o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto js = read_json(dir.path() + "/report.json");
+  EXPECT_EQ(js["static"]["none"]["requests"], 0);
+  EXPECT_EQ(js["static"]["none"]["other_requests"], 3);
+  EXPECT_NE(slurp(dir.path() + "/index.html").find("none: 0 requests"), std::string::npos);
 }
 
 }  // namespace

@@ -3,10 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <algorithm>
 #include <cstddef>
-#include <numeric>
-#include <vector>
 
 namespace blkrr::report {
 
@@ -43,27 +40,5 @@ struct Sample {
   uint64_t complete_ns() const { return issue_ns() + latency_ns; }
 };
 static_assert(sizeof(Sample) == 40, "Sample must stay compact");
-
-// Samples in set-point order without copying them: an index permutation,
-// or the identity when the input was already sorted (loads usually are).
-class TimeOrder {
- public:
-  explicit TimeOrder(const std::vector<Sample>& s) : s_(&s) {
-    bool sorted = true;
-    for (size_t i = 1; i < s.size() && sorted; ++i) sorted = s[i - 1].t_ns <= s[i].t_ns;
-    if (!sorted) {
-      idx_.resize(s.size());
-      std::iota(idx_.begin(), idx_.end(), 0u);
-      std::stable_sort(idx_.begin(), idx_.end(),
-                       [&s](uint32_t a, uint32_t b) { return s[a].t_ns < s[b].t_ns; });
-    }
-  }
-  size_t size() const { return s_->size(); }
-  const Sample& operator[](size_t i) const { return idx_.empty() ? (*s_)[i] : (*s_)[idx_[i]]; }
-
- private:
-  const std::vector<Sample>* s_;
-  std::vector<uint32_t> idx_;
-};
 
 }  // namespace blkrr::report

@@ -1,185 +1,193 @@
 #include "report/static_analysis.h"
 
 #include <algorithm>
-#include <functional>
-#include <queue>
+#include <iterator>
+#include <limits>
+#include <map>
 
 namespace blkrr::report {
 
 namespace {
 
-struct Span {
-  uint64_t b, e;
+enum Cls { kAll = 0, kReads = 1, kWrites = 2 };
+
+// Per window, the end of the sectors covered so far: requests arrive by
+// start sector, so a new one adds what lies beyond that end.
+struct WindowCover {
+  uint64_t window_ns = 1;
+  std::vector<WorkingSetPoint> points;
+  std::vector<uint64_t> covered[3];
+
+  WindowCover(uint64_t w, uint64_t t_max) : window_ns(series_window(w, t_max)) {
+    size_t n = t_max / window_ns + 1;
+    points.resize(n);
+    for (size_t k = 0; k < n; ++k) points[k].t_ns = k * window_ns;
+    for (auto& c : covered) c.assign(n, 0);
+  }
+  void add(const Sample& x) {
+    size_t k = x.t_ns / window_ns;
+    uint64_t b = x.sector, e = x.end_sector();
+    auto credit = [&](int cls, uint64_t WorkingSetPoint::*field) {
+      uint64_t& ce = covered[cls][k];
+      uint64_t from = std::max(b, ce);
+      if (e > from) {
+        points[k].*field += e - from;
+        ce = e;
+      }
+    };
+    credit(kAll, &WorkingSetPoint::all);
+    if (x.write())
+      credit(kWrites, &WorkingSetPoint::writes);
+    else
+      credit(kReads, &WorkingSetPoint::reads);
+  }
 };
 
-uint64_t merged_length(std::vector<Span>& v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end(), [](const Span& x, const Span& y) { return x.b < y.b; });
-  uint64_t total = 0, cb = v[0].b, ce = v[0].e;
-  for (size_t i = 1; i < v.size(); ++i) {
-    if (v[i].b <= ce) {
-      ce = std::max(ce, v[i].e);
-    } else {
-      total += ce - cb;
-      cb = v[i].b;
-      ce = v[i].e;
-    }
-  }
-  return total + (ce - cb);
-}
+// First touch of every sector, swept by position: the requests covering the
+// sweep position that no earlier-issued, farther-reaching request covers, by
+// end (their set points rise with their ends). The first one is the earliest
+// request covering the position; the stretch up to its end (or the next
+// request's start) is credited to its step.
+class FirstTouch {
+ public:
+  FirstTouch(uint64_t step_ns, size_t steps) : step_ns_(step_ns), added_(steps, 0) {}
 
-}  // namespace
-
-std::vector<WorkingSetPoint> working_set(const TimeOrder& s, uint64_t window_ns) {
-  std::vector<WorkingSetPoint> out;
-  if (s.size() == 0 || window_ns == 0) return out;
-  window_ns = series_window(window_ns, s[s.size() - 1].t_ns);
-  std::vector<Span> all, rd, wr;
-  uint64_t k = 0;
-  auto flush = [&] {
-    WorkingSetPoint p;
-    p.t_ns = k * window_ns;
-    p.reads = merged_length(rd);
-    p.writes = merged_length(wr);
-    p.all = merged_length(all);
-    out.push_back(p);
-    all.clear();
-    rd.clear();
-    wr.clear();
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    const Sample& x = s[i];
-    uint64_t w = x.t_ns / window_ns;
-    while (k < w) {
-      flush();
-      ++k;
-    }
-    Span sp{x.sector, x.end_sector()};
-    all.push_back(sp);
-    (x.write() ? wr : rd).push_back(sp);
-  }
-  flush();
-  return out;
-}
-
-namespace {
-
-// Sectors each step newly touches (first touch in time order), for the
-// requests selected by `take`: an offline sweep over the sector axis. Each
-// elementary segment between interval ends is credited to the earliest
-// request covering it (min-heap of active requests, lazily pruned). Sorting
-// 2n events is much faster than a balanced tree of extents for large inputs.
-template <class Take>
-std::vector<uint64_t> first_touch_per_step(const TimeOrder& s, uint64_t step_ns, size_t steps,
-                                           Take take) {
-  struct Event {
-    uint64_t pos;
-    uint32_t idx;
-    bool end;
-  };
-  std::vector<Event> ev;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const Sample& x = s[i];
-    if (!take(x) || x.sectors == 0) continue;
-    ev.push_back({x.sector, static_cast<uint32_t>(i), false});
-    ev.push_back({x.end_sector(), static_cast<uint32_t>(i), true});
-  }
-  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.pos < b.pos; });
-  std::vector<uint64_t> added(steps, 0);
-  std::vector<bool> ended(s.size(), false);
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> active;
-  uint64_t last = 0;
-  for (const Event& e : ev) {
-    if (e.pos > last) {
-      while (!active.empty() && ended[active.top()]) active.pop();
-      if (!active.empty()) added[s[active.top()].t_ns / step_ns] += e.pos - last;
-    }
-    last = e.pos;
-    if (e.end)
-      ended[e.idx] = true;
+  void add(uint64_t t, uint64_t b, uint64_t e) {
+    advance(b);
+    auto it = stair_.lower_bound(e);
+    if (it != stair_.end() && it->second <= t) return;  // covered by an earlier request
+    if (it != stair_.end() && it->first == e)
+      it->second = t;
     else
-      active.push(e.idx);
+      it = stair_.emplace_hint(it, e, t);
+    while (it != stair_.begin()) {  // entries ending before e issued later: covered by this one
+      auto prev = std::prev(it);
+      if (prev->second < t) break;
+      stair_.erase(prev);
+    }
   }
-  return added;
-}
+  const std::vector<uint64_t>& finish() {
+    advance(std::numeric_limits<uint64_t>::max());
+    return added_;
+  }
+
+ private:
+  void advance(uint64_t to) {
+    while (!stair_.empty() && pos_ < to) {
+      auto f = stair_.begin();
+      uint64_t seg_end = std::min(f->first, to);
+      added_[std::min<uint64_t>(f->second / step_ns_, added_.size() - 1)] += seg_end - pos_;
+      pos_ = seg_end;
+      if (pos_ >= f->first) stair_.erase(f);
+    }
+    pos_ = std::max(pos_, to);
+  }
+
+  uint64_t step_ns_;
+  std::vector<uint64_t> added_;
+  std::map<uint64_t, uint64_t> stair_;  // end sector -> set point
+  uint64_t pos_ = 0;
+};
 
 }  // namespace
 
-std::vector<WorkingSetPoint> cumulative_working_set(const TimeOrder& s, uint64_t step_ns) {
-  std::vector<WorkingSetPoint> out;
-  if (s.size() == 0 || step_ns == 0) return out;
-  step_ns = series_window(step_ns, s[s.size() - 1].t_ns);
-  size_t steps = s[s.size() - 1].t_ns / step_ns + 1;
-  auto all = first_touch_per_step(s, step_ns, steps, [](const Sample&) { return true; });
-  auto rd = first_touch_per_step(s, step_ns, steps, [](const Sample& x) { return !x.write(); });
-  auto wr = first_touch_per_step(s, step_ns, steps, [](const Sample& x) { return x.write(); });
-  out.resize(steps);
+WorkingSets working_sets(const SampleStore& by_sector, const std::vector<uint64_t>& windows_ns,
+                         uint64_t step_ns) {
+  WorkingSets out;
+  out.windows.resize(windows_ns.size());
+  if (by_sector.empty() || step_ns == 0) return out;
+  uint64_t t_max = by_sector.bounds().t_max;
+  std::vector<WindowCover> win;
+  win.reserve(windows_ns.size());
+  for (uint64_t w : windows_ns) win.emplace_back(std::max<uint64_t>(w, 1), t_max);
+  step_ns = series_window(step_ns, t_max);
+  size_t steps = t_max / step_ns + 1;
+  FirstTouch first[3] = {{step_ns, steps}, {step_ns, steps}, {step_ns, steps}};
+  by_sector.for_each([&](const Sample& x) {
+    if (x.sectors == 0) return;
+    for (auto& w : win) w.add(x);
+    first[kAll].add(x.t_ns, x.sector, x.end_sector());
+    first[x.write() ? kWrites : kReads].add(x.t_ns, x.sector, x.end_sector());
+  });
+  for (size_t i = 0; i < win.size(); ++i) out.windows[i] = std::move(win[i].points);
+  const auto& all = first[kAll].finish();
+  const auto& rd = first[kReads].finish();
+  const auto& wr = first[kWrites].finish();
+  out.cumulative.resize(steps);
   WorkingSetPoint cum;
   for (size_t k = 0; k < steps; ++k) {
     cum.all += all[k];
     cum.reads += rd[k];
     cum.writes += wr[k];
     cum.t_ns = (k + 1) * step_ns;
-    out[k] = cum;
+    out.cumulative[k] = cum;
   }
   return out;
 }
 
-std::vector<SeekPoint> seek_distance(const TimeOrder& s, uint64_t window_ns) {
-  std::vector<SeekPoint> out;
-  if (s.size() == 0 || window_ns == 0) return out;
-  window_ns = series_window(window_ns, s[s.size() - 1].t_ns);
-  uint64_t last = s[s.size() - 1].t_ns / window_ns;
-  out.resize(last + 1);
-  for (size_t k = 0; k <= last; ++k) out[k].t_ns = k * window_ns;
-  for (size_t i = 1; i < s.size(); ++i) {
-    const Sample& x = s[i];
-    uint64_t prev_end = s[i - 1].end_sector();
-    auto& p = out[x.t_ns / window_ns];
-    ++p.seeks;
-    if (x.sector < prev_end) {
-      ++p.backward;
-      p.sum += prev_end - x.sector;
-    } else {
-      p.sum += x.sector - prev_end;
+std::vector<std::vector<SeekPoint>> seek_distances(const SampleStore& by_t,
+                                                   const std::vector<uint64_t>& windows_ns) {
+  std::vector<std::vector<SeekPoint>> out(windows_ns.size());
+  if (by_t.empty()) return out;
+  uint64_t t_max = by_t.bounds().t_max;
+  std::vector<uint64_t> width;
+  for (size_t i = 0; i < windows_ns.size(); ++i) {
+    width.push_back(series_window(std::max<uint64_t>(windows_ns[i], 1), t_max));
+    out[i].resize(t_max / width[i] + 1);
+    for (size_t k = 0; k < out[i].size(); ++k) out[i][k].t_ns = k * width[i];
+  }
+  bool first = true;
+  uint64_t prev_end = 0;
+  by_t.for_each([&](const Sample& x) {
+    if (!first) {
+      bool back = x.sector < prev_end;
+      uint64_t dist = back ? prev_end - x.sector : x.sector - prev_end;
+      for (size_t i = 0; i < width.size(); ++i) {
+        auto& p = out[i][x.t_ns / width[i]];
+        ++p.seeks;
+        p.backward += back;
+        p.sum += dist;
+      }
     }
-  }
+    first = false;
+    prev_end = x.end_sector();
+  });
   return out;
 }
 
-PositionHistogram position_histogram(const std::vector<Sample>& s, size_t bins) {
+PositionHistogram position_histogram(const SampleStore& s, size_t bins) {
   PositionHistogram h;
   bins = std::max<size_t>(bins, 1);
-  uint64_t max_end = 0;
-  for (const auto& x : s) max_end = std::max(max_end, x.end_sector());
+  uint64_t max_end = s.bounds().end_max;
   h.slice_sectors = std::max<uint64_t>(1, (max_end + bins - 1) / bins);
   h.reads.assign(bins, 0);
   h.writes.assign(bins, 0);
-  for (const auto& x : s) {
+  s.for_each([&](const Sample& x) {
     size_t b = std::min<uint64_t>(x.sector / h.slice_sectors, bins - 1);
     ++(x.write() ? h.writes : h.reads)[b];
-  }
+  });
   return h;
 }
 
-SizeHistogram size_histogram(const std::vector<Sample>& s) {
+SizeHistogram size_histogram(const SampleStore& s) {
   SizeHistogram h;
-  for (const auto& x : s) (x.write() ? h.writes : h.reads).add(x.sectors);
+  s.for_each([&](const Sample& x) { (x.write() ? h.writes : h.reads).add(x.sectors); });
   return h;
 }
 
-std::vector<ProcDistributions> per_process(const TimeOrder& s, size_t nprocs) {
+std::vector<ProcDistributions> per_process(const SampleStore& by_t, size_t nprocs) {
   std::vector<ProcDistributions> out(nprocs);
-  for (size_t i = 0; i < s.size(); ++i) {
-    const Sample& x = s[i];
-    if (x.proc >= nprocs) continue;
-    auto& d = out[x.proc];
-    d.sizes.add(x.sectors);
-    if (i > 0) {
-      uint64_t pe = s[i - 1].end_sector();
-      d.seeks.add(x.sector < pe ? pe - x.sector : x.sector - pe);
+  bool first = true;
+  uint64_t pe = 0;
+  by_t.for_each([&](const Sample& x) {
+    if (x.proc < nprocs) {
+      auto& d = out[x.proc];
+      d.sizes.add(x.sectors);
+      if (!first) d.seeks.add(x.sector < pe ? pe - x.sector : x.sector - pe);
     }
-  }
+    first = false;
+    pe = x.end_sector();
+  });
   return out;
 }
 

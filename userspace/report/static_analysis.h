@@ -1,25 +1,35 @@
 // Static analyses of a load or trace (no replay results needed): working set,
 // seek distance, turns and throughput per time window, size and position
-// histograms, per-process views. All take the samples in set-point order;
-// window k covers [k*W, (k+1)*W) on the dataset clock, empty windows included;
-// W grows when the span would need more than kMaxSeriesWindows windows.
+// histograms, per-process views. Each is one pass over a SampleStore (in
+// set-point order, sector order or any order, as said); memory is one row per
+// window, not per request. Window k covers [k*W, (k+1)*W) on the dataset
+// clock, empty windows included; W grows when the span would need more than
+// kMaxSeriesWindows windows.
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "report/histogram.h"
 #include "report/sample.h"
+#include "report/sample_store.h"
 
 namespace blkrr::report {
 
 // Time series have at most about this many windows: a longer span widens the
 // window (two requests 83 days apart must not make millions of 1 s rows).
+// The window is widened to a whole multiple of the one asked for (30 hours of
+// 1 s windows become 6 s windows); plots and tables use the actual width.
 constexpr uint64_t kMaxSeriesWindows = 20000;
 inline uint64_t series_window(uint64_t window_ns, uint64_t span_ns) {
-  uint64_t need = span_ns / kMaxSeriesWindows + 1;
-  return window_ns > need ? window_ns : need;
+  window_ns = window_ns ? window_ns : 1;
+  return window_ns * (span_ns / (window_ns * kMaxSeriesWindows) + 1);
+}
+// The same in seconds.
+inline double series_window_s(uint64_t window_ns, uint64_t span_ns) {
+  return static_cast<double>(series_window(window_ns, span_ns)) / 1e9;
 }
 
 // Distinct sectors touched, split by direction ("all" counts a sector once
@@ -28,9 +38,16 @@ struct WorkingSetPoint {
   uint64_t t_ns = 0;  // window start (cumulative: window end)
   uint64_t all = 0, reads = 0, writes = 0;
 };
-std::vector<WorkingSetPoint> working_set(const TimeOrder& s, uint64_t window_ns);
-// Distinct sectors touched from the start up to the end of each step.
-std::vector<WorkingSetPoint> cumulative_working_set(const TimeOrder& s, uint64_t step_ns);
+struct WorkingSets {
+  std::vector<std::vector<WorkingSetPoint>> windows;  // one series per window size
+  std::vector<WorkingSetPoint> cumulative;  // distinct sectors from the start to each step's end
+};
+// One sweep over the samples in sector order (exact): per window, the end of
+// the range covered so far; cumulatively, each stretch of sectors is credited
+// to the earliest request covering it. Memory: the windows, plus the requests
+// that overlap at one position and are not covered by an earlier, longer one.
+WorkingSets working_sets(const SampleStore& by_sector, const std::vector<uint64_t>& windows_ns,
+                         uint64_t step_ns);
 
 // Seek distance of a request: |sector - end sector of the previous request|
 // (time order, both directions); the first request has none. A seek is
@@ -45,27 +62,27 @@ struct SeekPoint {
     return seeks ? 100.0 * static_cast<double>(backward) / static_cast<double>(seeks) : 0;
   }
 };
-std::vector<SeekPoint> seek_distance(const TimeOrder& s, uint64_t window_ns);
+// One pass in set-point order; one series per window size.
+std::vector<std::vector<SeekPoint>> seek_distances(const SampleStore& by_t,
+                                                   const std::vector<uint64_t>& windows_ns);
 
 struct RatePoint {
   uint64_t t_ns = 0;
   uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0;
 };
-// Requests and bytes per window, keyed by `time_of(sample)`; used with set
-// points (demanded) and with completion times (achieved).
+// Requests and bytes per window, keyed by `time_of(sample)` (any order;
+// `span_ns` is the largest time_of); used with set points (demanded), issue
+// and completion times (achieved).
 template <class TimeOf>
-std::vector<RatePoint> rates_by(const std::vector<Sample>& s, uint64_t window_ns, TimeOf time_of) {
+std::vector<RatePoint> rates_by(const SampleStore& s, uint64_t window_ns, uint64_t span_ns,
+                                TimeOf time_of) {
   std::vector<RatePoint> out;
-  uint64_t span = 0;
-  for (const auto& x : s) span = time_of(x) > span ? time_of(x) : span;
-  window_ns = series_window(window_ns, span);
-  for (const auto& x : s) {
-    uint64_t k = time_of(x) / window_ns;
-    if (k >= out.size()) {
-      size_t old = out.size();
-      out.resize(k + 1);
-      for (size_t i = old; i <= k; ++i) out[i].t_ns = i * window_ns;
-    }
+  if (s.empty()) return out;
+  window_ns = series_window(window_ns, span_ns);
+  out.resize(span_ns / window_ns + 1);
+  for (size_t i = 0; i < out.size(); ++i) out[i].t_ns = i * window_ns;
+  s.for_each([&](const Sample& x) {
+    uint64_t k = std::min<uint64_t>(time_of(x) / window_ns, out.size() - 1);
     auto& p = out[k];
     if (x.write()) {
       ++p.writes;
@@ -74,7 +91,7 @@ std::vector<RatePoint> rates_by(const std::vector<Sample>& s, uint64_t window_ns
       ++p.reads;
       p.read_bytes += x.bytes();
     }
-  }
+  });
   return out;
 }
 
@@ -83,13 +100,13 @@ struct PositionHistogram {
   uint64_t slice_sectors = 1;
   std::vector<uint64_t> reads, writes;
 };
-PositionHistogram position_histogram(const std::vector<Sample>& s, size_t bins);
+PositionHistogram position_histogram(const SampleStore& s, size_t bins);
 
 // Request sizes in sectors, by direction, power-of-two buckets.
 struct SizeHistogram {
   Log2Histogram reads, writes;
 };
-SizeHistogram size_histogram(const std::vector<Sample>& s);
+SizeHistogram size_histogram(const SampleStore& s);
 
 // Per process (native traces): sizes and seek distances of its requests.
 // The seek distance is measured against the previous request on the disk,
@@ -97,6 +114,6 @@ SizeHistogram size_histogram(const std::vector<Sample>& s);
 struct ProcDistributions {
   Log2Histogram sizes, seeks;
 };
-std::vector<ProcDistributions> per_process(const TimeOrder& s, size_t nprocs);
+std::vector<ProcDistributions> per_process(const SampleStore& by_t, size_t nprocs);
 
 }  // namespace blkrr::report

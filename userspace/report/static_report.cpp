@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "report/static_analysis.h"
+#include "report/static_series.h"
 #include "report/timeplot.h"
 #include "report/units.h"
 
@@ -12,144 +13,7 @@ namespace blkrr::report {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kSecMiB = 512.0 / kMiB;  // sectors -> MiB
-
-// The longest set-point span of the inputs, in seconds.
-double span_s(const std::vector<const Dataset*>& data) {
-  uint64_t t = 0;
-  for (const Dataset* d : data)
-    for (const auto& s : d->samples) t = std::max(t, s.t_ns);
-  return static_cast<double>(t) / 1e9;
-}
-
-Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
-                         const std::vector<TimeOrder>& order, nlohmann::json& js) {
-  TimeAxis ax = plot_time_axis(data, span_s(data));
-  for (int w = 0; w <= 4; ++w) {
-    bool cumulative = w == 4;
-    uint64_t win = cumulative ? 1 : kStaticWindows[w];
-    std::string tag = cumulative ? "cumulative" : std::to_string(win) + "s";
-    PlotSpec lin, log;
-    lin.name = "ws-" + tag + "-lin";
-    lin.title = cumulative ? "Cumulative working set: how much distinct data the load has touched "
-                             "(a steady climb = new data, flat = re-use)"
-                           : "Working set per " + std::to_string(win) +
-                                 " s window: distinct data touched (reads blue, writes red)";
-    lin.ylabel = "working set [MiB]";
-    for (size_t i = 0; i < data.size(); ++i) {
-      const Dataset& d = *data[i];
-      auto ws = cumulative ? cumulative_working_set(order[i], win * 1'000'000'000)
-                           : working_set(order[i], win * 1'000'000'000);
-      std::string name = "static-" + d.label + "-ws-" + tag;
-      auto f = ctx.csv(name, {"t_s", "all_mib", "reads_mib", "writes_mib"});
-      if (!f) return f.error();
-      for (const auto& p : ws)
-        f->row({static_cast<double>(p.t_ns) / 1e9, p.all * kSecMiB, p.reads * kSecMiB,
-                p.writes * kSecMiB});
-      BLKRR_TRY(f->close());
-      if (ws.empty()) continue;
-      std::string pre = data.size() > 1 ? d.label + " " : "";
-      mark_plot(lin, d);
-      auto get = [&](auto member) {
-        return per_step(ws, [&](const WorkingSetPoint& p) { return p.*member * kSecMiB; });
-      };
-      TimeSeries all{pre + "all", neutral_color(i), get(&WorkingSetPoint::all)};
-      TimeSeries rd{pre + "reads", read_color(i), get(&WorkingSetPoint::reads)};
-      TimeSeries wr{pre + "writes", write_color(i), get(&WorkingSetPoint::writes)};
-      for (auto* t : {&all, &rd, &wr}) {
-        t->use_max = cumulative;
-        t->band = !cumulative && t != &all;
-      }
-      BLKRR_TRY(
-          add_time_series(ctx, lin, ax, static_cast<double>(win), name + "-plot", {all, rd, wr}));
-      if (cumulative)
-        js[d.label]["working_set_total_mib"] = ws.back().all * kSecMiB;
-      else {
-        double mx = 0;
-        for (const auto& p : ws) mx = std::max(mx, p.all * kSecMiB);
-        js[d.label]["working_set_max_mib"][tag] = mx;
-      }
-    }
-    log = lin;
-    log.name = "ws-" + tag + "-log";
-    log.title += " (log scale)";
-    log.logy = true;
-    ctx.add_plot(sec, lin);
-    ctx.add_plot(sec, log);
-  }
-  return {};
-}
-
-Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
-                  const std::vector<TimeOrder>& order, nlohmann::json& js) {
-  TimeAxis ax = plot_time_axis(data, span_s(data));
-  PlotSpec turns;
-  turns.name = "turns";
-  turns.title = "Turns: share of backward seeks (high = the load jumps back and forth)";
-  turns.ylabel = "backward seeks [% of requests]";
-  for (uint64_t win : kStaticWindows) {
-    std::string tag = std::to_string(win) + "s";
-    PlotSpec sum, avg;
-    sum.name = "seek-sum-" + tag;
-    sum.title = "Seek distance summed per " + tag + " window: how far the load travels";
-    avg.name = "seek-avg-" + tag;
-    avg.title = "Average seek distance per " + tag + " window (small = sequential, large = random)";
-    std::vector<std::vector<SeekPoint>> all(data.size());
-    double max_sum = 0, max_avg = 0;
-    for (size_t i = 0; i < data.size(); ++i) {
-      all[i] = seek_distance(order[i], win * 1'000'000'000);
-      for (const auto& p : all[i]) {
-        max_sum = std::max(max_sum, static_cast<double>(p.sum) * 512);
-        max_avg = std::max(max_avg, p.avg() * 512);
-      }
-    }
-    Scale us = byte_scale(max_sum), ua = byte_scale(max_avg);
-    sum.ylabel = "seek distance per window [" + us.unit + "]";
-    avg.ylabel = "average seek distance [" + ua.unit + "]";
-    for (size_t i = 0; i < data.size(); ++i) {
-      const Dataset& d = *data[i];
-      const auto& sk = all[i];
-      std::string name = "static-" + d.label + "-seek-" + tag;
-      auto f = ctx.csv(
-          name, {"t_s", "seeks", "backward", "sum_sectors", "avg_sectors", "backward_percent"});
-      if (!f) return f.error();
-      uint64_t seeks = 0, back = 0, total = 0;
-      for (const auto& p : sk) {
-        f->row({static_cast<double>(p.t_ns) / 1e9, static_cast<double>(p.seeks),
-                static_cast<double>(p.backward), static_cast<double>(p.sum), p.avg(),
-                p.turns_percent()});
-        seeks += p.seeks;
-        back += p.backward;
-        total += p.sum;
-      }
-      BLKRR_TRY(f->close());
-      if (sk.empty()) continue;
-      mark_plot(sum, d);
-      mark_plot(avg, d);
-      double step = static_cast<double>(win);
-      auto vs = per_step(
-          sk, [&](const SeekPoint& p) { return static_cast<double>(p.sum) * 512 / us.div; });
-      auto va = per_step(sk, [&](const SeekPoint& p) { return p.avg() * 512 / ua.div; });
-      BLKRR_TRY(add_time_series(ctx, sum, ax, step, name + "-sum-plot",
-                                {{d.label, neutral_color(i), vs}}));
-      BLKRR_TRY(add_time_series(ctx, avg, ax, step, name + "-avg-plot",
-                                {{d.label, neutral_color(i), va}}));
-      if (win == 1) {
-        mark_plot(turns, d);
-        auto vt = per_step(sk, [](const SeekPoint& p) { return p.turns_percent(); });
-        BLKRR_TRY(add_time_series(ctx, turns, ax, step, name + "-turns-plot",
-                                  {{d.label, neutral_color(i), vt}}));
-        js[d.label]["seek_avg_sectors"] = seeks ? static_cast<double>(total) / seeks : 0.0;
-        js[d.label]["seek_avg_bytes"] = seeks ? 512.0 * static_cast<double>(total) / seeks : 0.0;
-        js[d.label]["backward_seek_percent"] = seeks ? 100.0 * back / seeks : 0.0;
-      }
-    }
-    ctx.add_plot(sec, sum);
-    ctx.add_plot(sec, avg);
-  }
-  ctx.add_plot(sec, turns);
-  return {};
-}
+constexpr uint64_t kSec = 1'000'000'000;
 
 Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                   nlohmann::json& js) {
@@ -162,11 +26,14 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   iops.ylabel = "requests per second";
   std::vector<std::pair<std::string, Summary>> rows_iops, rows_mbps;
   std::vector<std::vector<RatePoint>> rates;
+  std::vector<double> win;  // window of each input's series, seconds (1 s up to 5.5 h)
   double max_bytes = 0;
   for (const Dataset* d : data) {
-    rates.push_back(rates_by(d->samples, 1'000'000'000, [](const Sample& s) { return s.t_ns; }));
+    uint64_t t_max = d->samples.bounds().t_max;
+    win.push_back(series_window_s(kSec, t_max));
+    rates.push_back(rates_by(d->samples, kSec, t_max, [](const Sample& s) { return s.t_ns; }));
     for (const auto& p : rates.back())
-      max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes));
+      max_bytes = std::max<double>(max_bytes, std::max(p.read_bytes, p.write_bytes) / win.back());
   }
   Scale bu = byte_scale(max_bytes);
   mbps.ylabel = "throughput [" + bu.unit + "/s]";
@@ -177,11 +44,12 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     auto f = ctx.csv(name, {"t_s", "read_iops", "write_iops", "read_mbs", "write_mbs"});
     if (!f) return f.error();
     std::vector<double> io, mb;
+    double w = win[i];  // values per second: counts / w
     for (const auto& p : r) {
-      f->row({static_cast<double>(p.t_ns) / 1e9, static_cast<double>(p.reads),
-              static_cast<double>(p.writes), p.read_bytes / 1e6, p.write_bytes / 1e6});
-      io.push_back(static_cast<double>(p.reads + p.writes));
-      mb.push_back((p.read_bytes + p.write_bytes) / 1e6);
+      f->row({static_cast<double>(p.t_ns) / 1e9, p.reads / w, p.writes / w, p.read_bytes / 1e6 / w,
+              p.write_bytes / 1e6 / w});
+      io.push_back(static_cast<double>(p.reads + p.writes) / w);
+      mb.push_back((p.read_bytes + p.write_bytes) / 1e6 / w);
     }
     BLKRR_TRY(f->close());
     if (r.empty()) continue;
@@ -190,15 +58,15 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     mark_plot(mbps, d);
     auto g = [&](auto get) { return per_step(r, get); };
     BLKRR_TRY(add_time_series(
-        ctx, iops, ax, 1, name + "-iops-plot",
-        {{pre + "reads", read_color(i), g([](const RatePoint& p) { return double(p.reads); })},
-         {pre + "writes", write_color(i),
-          g([](const RatePoint& p) { return double(p.writes); })}}));
-    BLKRR_TRY(add_time_series(ctx, mbps, ax, 1, name + "-bytes-plot",
+        ctx, iops, ax, w, name + "-iops-plot",
+        {{pre + "reads", read_color(i), g([w](const RatePoint& p) { return p.reads / w; })},
+         {pre + "writes", write_color(i), g([w](const RatePoint& p) { return p.writes / w; })}}));
+    BLKRR_TRY(add_time_series(ctx, mbps, ax, w, name + "-bytes-plot",
                               {{pre + "reads", read_color(i),
-                                g([&](const RatePoint& p) { return p.read_bytes / bu.div; })},
-                               {pre + "writes", write_color(i),
-                                g([&](const RatePoint& p) { return p.write_bytes / bu.div; })}}));
+                                g([&](const RatePoint& p) { return p.read_bytes / bu.div / w; })},
+                               {pre + "writes", write_color(i), g([&](const RatePoint& p) {
+                                  return p.write_bytes / bu.div / w;
+                                })}}));
     Summary si = summarize(io), sm = summarize(mb);
     js[d.label]["iops_per_second"] = to_json(si);
     js[d.label]["mbs_per_second"] = to_json(sm);
@@ -207,8 +75,9 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   }
   ctx.add_plot(sec, iops);
   ctx.add_plot(sec, mbps);
-  sec.blocks.push_back(summary_table("Requests per second (1 s windows)", "IOPS", rows_iops));
-  sec.blocks.push_back(summary_table("Throughput per second (1 s windows)", "MB/s", rows_mbps));
+  std::string per = fmt_elapsed(*std::max_element(win.begin(), win.end())) + " windows";
+  sec.blocks.push_back(summary_table("Requests per second (" + per + ")", "IOPS", rows_iops));
+  sec.blocks.push_back(summary_table("Throughput per second (" + per + ")", "MB/s", rows_mbps));
   return {};
 }
 
@@ -320,10 +189,11 @@ std::string bucket_name(size_t b) {  // sectors bucket -> "4K", "1M", ...
   return fmt_num(bytes) + unit[u];
 }
 
-Status process_views(Context& ctx, Section& sec, const Dataset& d, const TimeOrder& order,
-                     nlohmann::json& js) {
+Status process_views(Context& ctx, Section& sec, const Dataset& d, nlohmann::json& js) {
   if (d.procs.empty()) return {};
-  auto dist = per_process(order, d.procs.size());
+  auto by_t = d.sorted(SortKey::kSetPoint);
+  if (!by_t) return by_t.error();
+  auto dist = per_process(**by_t, d.procs.size());
   std::vector<size_t> idx(d.procs.size());
   std::iota(idx.begin(), idx.end(), 0);
   std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
@@ -397,17 +267,11 @@ Status add_static(Context& ctx, const std::vector<const Dataset*>& data) {
   if (data.empty()) return {};
   Section& sec = ctx.section("Static analysis (where and when the load touches the disk)");
   nlohmann::json& js = ctx.json()["static"];
-  std::vector<TimeOrder> order;
   std::vector<std::vector<std::string>> rows;
   for (const Dataset* d : data) {
-    order.emplace_back(d->samples);
-    uint64_t reads = 0, rb = 0, wb = 0, tmax = 0;
-    for (const auto& s : d->samples) {
-      reads += !s.write();
-      (s.write() ? wb : rb) += s.bytes();
-      tmax = std::max(tmax, s.t_ns);
-    }
-    uint64_t n = d->samples.size();
+    const SampleBounds& b = d->samples.bounds();
+    uint64_t reads = b.reads, rb = b.read_bytes, wb = b.write_bytes, tmax = b.empty_t_max();
+    uint64_t n = b.count;
     js[d->label]["kind"] = kind_name(d->kind);
     js[d->label]["requests"] = n;
     js[d->label]["reads"] = reads;
@@ -426,11 +290,11 @@ Status add_static(Context& ctx, const std::vector<const Dataset*>& data) {
                               "written MiB", "duration [s]", "mean IOPS", "other requests"},
                              rows));
   BLKRR_TRY(rate_plots(ctx, sec, data, js));
-  BLKRR_TRY(working_set_plots(ctx, sec, data, order, js));
-  BLKRR_TRY(seek_plots(ctx, sec, data, order, js));
+  BLKRR_TRY(working_set_plots(ctx, sec, data, js));
+  BLKRR_TRY(seek_plots(ctx, sec, data, js));
   BLKRR_TRY(histogram_plots(ctx, sec, data));
-  for (size_t i = 0; i < data.size(); ++i)
-    BLKRR_TRY(process_views(ctx, sec, *data[i], order[i], js));
+  for (const Dataset* d : data) BLKRR_TRY(process_views(ctx, sec, *d, js));
+  for (const Dataset* d : data) d->drop_sorted(SortKey::kSetPoint);
   return {};
 }
 

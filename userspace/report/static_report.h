@@ -9,9 +9,6 @@
 
 namespace blkrr::report {
 
-// Window lengths of the working-set and seek-distance analyses, seconds.
-inline constexpr uint64_t kStaticWindows[] = {1, 6, 60, 600};
-
 Status add_static(Context& ctx, const std::vector<const Dataset*>& data);
 
 }  // namespace blkrr::report

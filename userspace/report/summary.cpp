@@ -15,114 +15,56 @@ namespace blkrr::report {
 
 namespace {
 
-constexpr double kStallMinS = 1.0;       // a completion gap this long with work queued...
-constexpr double kStallTimesP99 = 10;    // ...and this many times the p99 latency
-constexpr double kOutlierTimesP99 = 10;  // a latency above 10x the p99 is an outlier
-constexpr double kTailRatio = 20;        // p99 / p50 above this: a long tail
-constexpr double kIssueErrorNs = 1e6;    // replay p99 issue error above 1 ms: behind schedule
-constexpr double kAchievedRatio = 0.9;   // replays reaching less than 90 % of the demanded rate
-constexpr double kReorderPercent = 1;    // more than 1 % issued out of order
-constexpr double kKsDifferent = 0.2;     // latency distributions this far apart differ
+constexpr double kStallMinS = 1.0;      // a completion gap this long with work queued...
+constexpr double kStallTimesP99 = 10;   // ...and this many times the p99 latency
+constexpr double kTailRatio = 20;       // p99 / p50 above this: a long tail
+constexpr double kIssueErrorNs = 1e6;   // replay p99 issue error above 1 ms: behind schedule
+constexpr double kAchievedRatio = 0.9;  // replays reaching less than 90 % of the demanded rate
+constexpr double kReorderPercent = 1;   // more than 1 % issued out of order
+constexpr double kKsDifferent = 0.2;    // latency distributions this far apart differ
 
 std::string pct(double v) {
   return fmt_significant(v) + " %";
 }
 
-// The longest time during which requests were in flight and none completed.
-void find_stall(std::vector<uint64_t> issue, std::vector<uint64_t> complete, Facts& f) {
-  if (issue.empty()) return;
-  std::sort(issue.begin(), issue.end());
-  std::sort(complete.begin(), complete.end());
-  uint64_t prev = issue.front();
-  size_t issued = 0;  // issues at or before prev
-  for (size_t k = 0; k < complete.size(); ++k) {
-    uint64_t c = complete[k];
-    while (issued < issue.size() && issue[issued] <= prev) ++issued;
-    uint64_t busy_from = issued > k ? prev : (issued < issue.size() ? issue[issued] : c);
-    if (c > busy_from && static_cast<double>(c - busy_from) / 1e9 > f.stall_s) {
-      f.stall_s = static_cast<double>(c - busy_from) / 1e9;
-      f.stall_at_s = static_cast<double>(busy_from) / 1e9;
-      size_t before_c =
-          static_cast<size_t>(std::lower_bound(issue.begin(), issue.end(), c) - issue.begin());
-      f.stall_inflight = before_c > k ? before_c - k : 0;
-    }
-    prev = c;
-  }
-}
-
-void latency_facts(const Dataset& d, Facts& f) {
-  Distribution lat;  // exact up to its limit, else a histogram
-  std::vector<uint64_t> issue, complete;
-  for (const auto& s : d.samples) {
-    if (!s.has_latency()) continue;
-    lat.add(static_cast<double>(s.latency_ns));
-    issue.push_back(s.issue_ns());
-    complete.push_back(s.complete_ns());
-    if (static_cast<double>(s.latency_ns) >= f.lat_max_ns) {
-      f.lat_max_ns = static_cast<double>(s.latency_ns);
-      f.lat_max_at_s = static_cast<double>(s.issue_ns()) / 1e9;
-    }
-  }
-  f.latency_n = lat.count();
-  if (f.latency_n == 0) return;
-  f.lat_p50_ns = lat.percentile(50);
-  f.lat_p99_ns = lat.percentile(99);
-  if (percentile_supported(f.latency_n, 99)) {
-    const double limit = kOutlierTimesP99 * f.lat_p99_ns;
-    f.outliers = 0;
-    for (const auto& s : d.samples)
-      f.outliers += s.has_latency() && static_cast<double>(s.latency_ns) > limit;
-  }
-  find_stall(std::move(issue), std::move(complete), f);
-}
-
-void replay_facts(const Dataset& d, Facts& f) {
-  Distribution err;
-  uint64_t t0 = std::numeric_limits<uint64_t>::max(), t1 = 0;
-  for (const auto& s : d.samples) {
-    err.add(static_cast<double>(s.delay_ns));
-    f.pushed_back += (s.flags & kSamplePushedBack) != 0;
-    t0 = std::min(t0, s.t_ns);
-    t1 = std::max(t1, s.t_ns);
-  }
-  f.issue_n = err.count();
-  if (f.issue_n == 0) return;
-  f.issue_p99_ns = err.percentile(99);
-  if (t1 > t0)
-    f.demanded_iops = static_cast<double>(d.samples.size()) / (static_cast<double>(t1 - t0) / 1e9);
-  std::vector<uint32_t> idx(d.samples.size());
-  std::iota(idx.begin(), idx.end(), 0u);
-  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return d.samples[a].issue_ns() < d.samples[b].issue_ns();
-  });
-  std::vector<uint64_t> seq(idx.size());
-  for (size_t k = 0; k < idx.size(); ++k) seq[k] = d.samples[idx[k]].t_ns;
-  f.reordered_percent = rfc4737_reordering(seq).percent();
-}
-
 }  // namespace
 
-Facts facts_of(const Dataset& d) {
+Facts facts_of(const Dataset& d, const Timing* t) {
   Facts f;
   f.label = d.label;
-  f.requests = d.samples.size();
+  const SampleBounds& b = d.samples.bounds();
+  f.requests = b.count;
   f.fake = d.fake;
   f.start_unix = provenance_of(d).start_unix;
-  if (d.samples.empty()) return f;
-  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
-  double bytes = 0;
-  for (const auto& s : d.samples) {
-    first = std::min(first, s.issue_ns());
-    last = std::max(last, s.has_latency() ? s.complete_ns() : s.issue_ns());
-    bytes += static_cast<double>(s.bytes());
-  }
+  if (b.count == 0) return f;
+  uint64_t first = b.issue_min, last = d.has_latency() ? b.complete_max : b.issue_max;
   f.duration_s = static_cast<double>(last - first) / 1e9;
   if (f.duration_s > 0) {
     f.iops = static_cast<double>(f.requests) / f.duration_s;
-    f.bytes_per_s = bytes / f.duration_s;
+    f.bytes_per_s = static_cast<double>(b.read_bytes + b.write_bytes) / f.duration_s;
   }
-  latency_facts(d, f);
-  if (d.has_delay()) replay_facts(d, f);
+  if (!t) return f;
+  const Distribution& lat = t->latency_ms[0];
+  f.latency_n = lat.count();
+  if (f.latency_n) {
+    f.lat_p50_ns = lat.percentile(50) * 1e6;
+    f.lat_p99_ns = lat.percentile(99) * 1e6;
+    f.lat_max_ns = t->lat_max_ns;
+    f.lat_max_at_s = t->lat_max_at_s;
+    f.outliers = t->outliers;
+    f.stall_s = t->stall_s;
+    f.stall_at_s = t->stall_at_s;
+    f.stall_inflight = t->stall_inflight;
+  }
+  if (d.has_delay() && t->delay_ms[0].count()) {
+    f.issue_n = t->delay_ms[0].count();
+    f.issue_p99_ns = t->delay_ms[0].percentile(99) * 1e6;
+    f.pushed_back = b.pushed_back;
+    if (b.t_max > b.t_min)
+      f.demanded_iops =
+          static_cast<double>(b.count) / (static_cast<double>(b.t_max - b.t_min) / 1e9);
+    f.reordered_percent = t->by_issue.percent();
+  }
   return f;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/dataset.h"
+#include "report/timing.h"
 
 namespace blkrr::report {
 
@@ -33,7 +34,8 @@ struct Facts {
   uint64_t pushed_back = 0;
   bool fake = false;
 };
-Facts facts_of(const Dataset& d);
+// `t`: the input's Timing (nullptr: requests, rate and duration only).
+Facts facts_of(const Dataset& d, const Timing* t);
 
 struct Finding {
   bool warn = false;  // something looks wrong

@@ -6,19 +6,35 @@ namespace blkrr::report {
 namespace {
 
 // n requests, one per millisecond, each 1 ms long (reads of 4 KiB).
-Dataset steady(size_t n) {
-  Dataset d;
-  d.label = "t";
-  d.kind = DataKind::kTrace;
+std::vector<Sample> steady_samples(size_t n) {
+  std::vector<Sample> v;
   for (size_t i = 0; i < n; ++i) {
     Sample s;
     s.t_ns = i * 1'000'000;
     s.sectors = 8;
     s.flags = kSampleHasLatency;
     s.latency_ns = 1'000'000;
-    d.samples.push_back(s);
+    v.push_back(s);
   }
+  return v;
+}
+
+Dataset dataset(const std::vector<Sample>& v) {
+  Dataset d;
+  d.label = "t";
+  d.kind = DataKind::kTrace;
+  d.samples = SampleStore::from(v);
   return d;
+}
+Dataset steady(size_t n) {
+  return dataset(steady_samples(n));
+}
+
+// The facts as the report computes them (with the input's Timing).
+Facts facts_of(const Dataset& d) {
+  auto t = timing_of(d, 1'000'000'000);
+  EXPECT_TRUE(t.ok());
+  return blkrr::report::facts_of(d, t.ok() ? &*t : nullptr);
 }
 
 TEST(Summary, SteadyLoadLooksFine) {
@@ -37,10 +53,10 @@ TEST(Summary, SteadyLoadLooksFine) {
 }
 
 TEST(Summary, StallAndOutlierAreNamed) {
-  Dataset d = steady(1000);
-  d.samples[500].latency_ns = 3'000'000'000;  // one request hangs 3 s, nothing else runs
-  for (size_t i = 501; i < d.samples.size(); ++i) d.samples[i].t_ns += 3'000'000'000;
-  Facts f = facts_of(d);
+  auto v = steady_samples(1000);
+  v[500].latency_ns = 3'000'000'000;  // one request hangs 3 s, nothing else runs
+  for (size_t i = 501; i < v.size(); ++i) v[i].t_ns += 3'000'000'000;
+  Facts f = facts_of(dataset(v));
   EXPECT_DOUBLE_EQ(f.stall_s, 3.0);
   EXPECT_DOUBLE_EQ(f.stall_at_s, 0.5);
   EXPECT_EQ(f.stall_inflight, 1u);

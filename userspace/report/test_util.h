@@ -7,6 +7,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "report/dataset.h"
 
 namespace blkrr::report::testing {
 
@@ -33,6 +37,14 @@ inline std::string slurp(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Datasets are move-only (their samples may live in a temporary file).
+template <class... D>
+std::vector<Dataset> datasets(D&&... d) {
+  std::vector<Dataset> v;
+  (v.push_back(std::forward<D>(d)), ...);
+  return v;
 }
 
 inline bool exists(const std::string& path) {

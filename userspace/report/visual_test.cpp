@@ -161,8 +161,9 @@ void check_report(const std::string& name, const std::vector<Dataset>& data,
   if (const char* keep = std::getenv("BLKRR_REPORT_KEEP")) dir = std::string(keep) + "/" + name;
   ReportOptions o;
   o.out_dir = dir;
-  if (const char* keep = std::getenv("BLKRR_REPORT_KEEP"))
+  if (const char* keep = std::getenv("BLKRR_REPORT_KEEP")) {
     ASSERT_EQ(std::system(("mkdir -p '" + std::string(keep) + "'").c_str()), 0);
+  }
   auto r = make_report(data, o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->render.ran);
@@ -234,18 +235,19 @@ TEST(ReportVisual, ThirtyHourLoad) {
 
 TEST(ReportVisual, CompareOriginalAndReplay) {
   Dataset orig = synthetic("orig", 0.1, 50);
-  Dataset rep = orig;
+  Dataset rep;
   rep.label = "rep";
   rep.path = "rep.replay.gz";
   rep.kind = DataKind::kReplay;
   rep.info = {
       R"(INFO: settings {"speedup":1,"mapping":"wrap","order":"global","engine":"uring","queue_depth":32})",
       R"(SUMMARY: {"mapping":{"wraparound_factor":4.5},"load":{"path":"orig.blkrr"}})"};
-  for (auto& s : rep.samples) {
+  orig.samples.for_each([&rep](Sample s) {
     s.flags |= kSampleHasDelay;
     s.delay_ns = 30'000;
     s.latency_ns = s.latency_ns * 12 / 10;
-  }
+    rep.samples.push_back(s);
+  });
   std::vector<Dataset> v;
   v.push_back(std::move(orig));
   v.push_back(std::move(rep));
