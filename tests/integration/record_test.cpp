@@ -162,7 +162,9 @@ TEST(Record, ExactRequestsAttributedToTheChildAndOtherDeviceFilteredOut) {
   uint64_t sum = 0;
   for (const auto& r : t->reqs) {
     sum += r.disk_time_ns;
-    if (!r.completed()) EXPECT_EQ(r.disk_time_ns, 0u);
+    if (!r.completed()) {
+      EXPECT_EQ(r.disk_time_ns, 0u);
+    }
   }
   const uint64_t uni = busy_union(t->reqs, a->dev());
   ASSERT_GT(uni, 0u);
@@ -475,7 +477,7 @@ TEST(Record, ClearErrors) {
       "blkrr record:");
   ASSERT_TRUE(unwritable) << unwritable.error().message;
   EXPECT_NE(unwritable->wait(), 0);
-  EXPECT_NE(unwritable->output().find("output not writable"), std::string::npos)
+  EXPECT_NE(unwritable->output().find("/proc/blkrr-cannot-write does not exist"), std::string::npos)
       << unwritable->output();
 }
 

@@ -15,14 +15,17 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "core/clock.h"
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
+#include "cli/record_summary.h"
 #include "core/args.h"
 #include "core/device.h"
 #include "core/disktime_stream.h"
+#include "core/io_guard.h"
 #include "core/progress.h"
 #include "core/signals.h"
 #include "core/units.h"
@@ -71,93 +74,6 @@ Result<uint64_t> cgroup_id_of(const std::string& arg) {
                2);
 }
 
-struct DevStats {
-  uint64_t requests = 0, bytes = 0, not_seen = 0;
-};
-
-// Everything the summary needs, accumulated as records arrive.
-struct Tally {
-  std::map<DevT, DevStats> by_dev;  // by partition (== disk when none)
-  std::map<Op, uint64_t> by_op;
-  uint64_t requests = 0, bytes = 0;
-  uint64_t first_issue = UINT64_MAX, last_complete = 0;
-  void add(const Request& r) {
-    auto& d = by_dev[r.part ? r.part : r.dev];
-    d.requests++;
-    d.bytes += r.bytes;
-    if (!r.completed()) d.not_seen++;
-    by_op[r.op]++;
-    requests++;
-    bytes += r.bytes;
-    first_issue = std::min(first_issue, r.issue_ns);
-    if (r.completed()) last_complete = std::max(last_complete, r.complete_ns);
-  }
-};
-
-constexpr const char* kDropCounters[] = {
-    "ringbuf_reserve_failed",
-    "inflight_map_full",
-    "completion_without_issue",
-    "completion_not_seen_reissued",
-    "completion_not_seen_checked",
-    "completion_not_seen_idle",
-    "completion_from_io_done",
-    "completion_not_seen_swept",
-    "completion_not_seen_at_stop",
-    "partial_completions",
-    "requeues",
-    "prog_recursion_misses",
-    "pending_clamped",
-    "devstate_map_full",
-};
-
-// The progress line on a terminal: time so far, requests and bytes written,
-// and every request lost so far (the capture's loss counters).
-std::string progress_text(const Tally& t, const Counters& c, double seconds) {
-  uint64_t lost = 0;
-  for (const auto& [name, n] : c)
-    if (live::is_loss_counter(name)) lost += n;
-  return strfmt("recording: %s, %" PRIu64 " requests, %s, %" PRIu64 " lost",
-                fmt_elapsed(seconds).c_str(), t.requests,
-                fmt_bytes(static_cast<double>(t.bytes)).c_str(), lost);
-}
-
-void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
-                   double seconds, const std::string& path, uint64_t file_bytes) {
-  DeviceNamer namer;
-  std::printf("recorded %" PRIu64 " requests in %.1f s to %s\n", t.requests, seconds, path.c_str());
-  std::printf("%-12s %-8s %10s %14s %12s %7s\n", "DEVICE", "MAJ:MIN", "REQUESTS", "BYTES",
-              "BUSY(ms)", "%UTIL");
-  for (const auto& [dev, s] : t.by_dev) {
-    double busy_ms = 0;
-    bool disk = false;
-    for (const auto& b : busy)
-      if (b.disk == dev) {
-        busy_ms = static_cast<double>(b.busy_ns) / 1e6;
-        disk = true;
-      }
-    if (disk)
-      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12.1f %6.1f%%\n",
-                  namer.name(dev).c_str(), dev_to_string(dev).c_str(), s.requests, s.bytes, busy_ms,
-                  seconds > 0 ? busy_ms / 10.0 / seconds : 0.0);
-    else
-      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12s %7s\n", namer.name(dev).c_str(),
-                  dev_to_string(dev).c_str(), s.requests, s.bytes, "-", "-");
-  }
-  std::printf("operations:");
-  for (const auto& [op, n] : t.by_op)
-    std::printf(" %s %" PRIu64, std::string(op_name(op)).c_str(), n);
-  std::printf("\ndrops and anomalies:");
-  for (const char* name : kDropCounters) {
-    auto it = c.find(name);
-    std::printf(" %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
-  }
-  if (auto it = c.find("fault_skipped_completions"); it != c.end() && it->second)
-    std::printf(" fault_skipped_completions=%" PRIu64 " (injected)", it->second);
-  std::printf("\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
-              t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
-}
-
 // --start-at: the capture is loaded before the agreed instant (loading takes
 // time that would differ between hosts); until then its records are drained
 // and dropped, then the thread sleeps to the instant itself. Ctrl-C (or
@@ -200,15 +116,19 @@ std::vector<DeviceBusy> device_busy_or_none(const Capture& cap) {
   return busy ? *busy : std::vector<DeviceBusy>{};
 }
 
-}  // namespace
-
-Result<int> cmd_record(int argc, char** argv) {
+// What the command line asks for.
+struct RecordArgs {
   std::vector<std::string> devs;
   uint32_t pid = 0;
+  bool have_pid = false;
   uint64_t ringbuf_mb = 64, duration_ns = 0;
   std::string comm, cgroup, out;
-  bool have_pid = false, quiet = false, lean = false;
+  bool quiet = false, lean = false;
   double start_at = 0;
+};
+
+// The options into `a`; false when --help or --version was printed.
+Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
   ArgParser p(
       "blkrr record",
       "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE] "
@@ -219,25 +139,25 @@ Result<int> cmd_record(int argc, char** argv) {
       "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
       "every drop counter, the file size and bytes per request. Needs root.");
   p.common_strings(CommonOpt::kDevice,
-                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &devs);
+                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &a.devs);
   p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
            [&](std::string_view v) -> Status {
              auto n = parse_pid(v);
              if (!n) return n.error();
-             pid = *n;
-             have_pid = true;
+             a.pid = *n;
+             a.have_pid = true;
              return {};
            });
   p.common_string(CommonOpt::kComm, "only requests created by tasks of this name (15 chars max)",
-                  &comm);
-  p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory", &cgroup,
-                  "PATH");
+                  &a.comm);
+  p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory",
+                  &a.cgroup, "PATH");
   p.removed('c', "-n COMM (task name) or --cgroup PATH");
   p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
            [&](std::string_view v) -> Status {
              auto d = parse_duration_ns(v);
              if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
-             duration_ns = *d;
+             a.duration_ns = *d;
              return {};
            });
   p.option(0, "start-at", "UNIX_TIME",
@@ -246,49 +166,58 @@ Result<int> cmd_record(int argc, char** argv) {
            [&](std::string_view v) -> Status {
              auto t = parse_start_at(v);
              if (!t) return t.error();
-             start_at = *t;
+             a.start_at = *t;
              return {};
            });
-  p.common_string(CommonOpt::kOutput, "trace file (default blkrr-<host>-<UTC time>.blkrr)", &out);
+  p.common_string(CommonOpt::kOutput, "trace file (default blkrr-<host>-<UTC time>.blkrr)", &a.out);
   p.opt_u64(0, "ringbuf-mb", "N",
-            "ring buffer size in MiB (default 64, rounded up to a power of 2)", &ringbuf_mb);
-  p.flag(0, "lean", &lean,
+            "ring buffer size in MiB (default 64, rounded up to a power of 2)", &a.ringbuf_mb);
+  p.flag(0, "lean", &a.lean,
          "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
          "replaying and validating a load needs");
-  p.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary");
+  p.common_flag(CommonOpt::kQuiet, &a.quiet, "no progress line and no summary");
   p.examples(
       "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
       "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
       "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
       "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host");
-  auto pr = p.parse(argc, argv);
-  if (!pr) return pr.error();
-  if (!*pr) return 0;
-  if (ringbuf_mb == 0 || ringbuf_mb > 2048) return Error("--ringbuf-mb must be 1..2048", 2);
-  if (start_at != 0) {  // refuse an instant in the past before loading anything
+  return p.parse(argc, argv);
+}
+
+// The capture's configuration from the arguments, checked before anything
+// loads (the instant, the process, the cgroup, the output).
+Result<CaptureConfig> capture_config(RecordArgs& a) {
+  if (a.ringbuf_mb == 0 || a.ringbuf_mb > 2048) return Error("--ringbuf-mb must be 1..2048", 2);
+  if (a.start_at != 0) {  // refuse an instant in the past before loading anything
     ClockPair now = read_clock_pair();
-    auto at = start_instant_for_unix(start_at, now.mono_ns, now.real_ns, 0);
+    auto at = start_instant_for_unix(a.start_at, now.mono_ns, now.real_ns, 0);
     if (!at) return at.error();
   }
-
   CaptureConfig cfg;
-  cfg.ringbuf_mb = static_cast<uint32_t>(ringbuf_mb);
-  cfg.lean = lean;
+  cfg.ringbuf_mb = static_cast<uint32_t>(a.ringbuf_mb);
+  cfg.lean = a.lean;
   cfg.user_disk_time = true;  // the kernel takes no device lock where it can (docs/capture.md)
-  BLKRR_TRY(select_devices(devs, cfg));
-  if (have_pid) {
-    BLKRR_TRY(require_process(pid));
-    cfg.tgid = pid;
+  BLKRR_TRY(select_devices(a.devs, cfg));
+  if (a.have_pid) {
+    BLKRR_TRY(require_process(a.pid));
+    cfg.tgid = a.pid;
   }
-  if (!comm.empty()) cfg.comm = comm;
-  if (!cgroup.empty()) {
-    auto id = cgroup_id_of(cgroup);
+  if (!a.comm.empty()) cfg.comm = a.comm;
+  if (!a.cgroup.empty()) {
+    auto id = cgroup_id_of(a.cgroup);
     if (!id) return id.error();
     cfg.cgroup_id = *id;
   }
-  if (out.empty()) out = default_output();
+  if (a.out.empty()) a.out = default_output();
+  // Before the capture loads: a writable directory, never a block device.
+  BLKRR_TRY(check_outputs({{a.out, "-o"}}, {}));
+  return cfg;
+}
 
-  // Header: host, kernel, clock anchors, the devices and the settings.
+// The trace header: host, kernel, command line, the devices and the settings
+// (the clock anchors are set when the recording starts).
+Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, int argc,
+                                 char** argv) {
   TraceHeader h;
   h.host = hostname();
   utsname u{};
@@ -312,118 +241,172 @@ Result<int> cmd_record(int argc, char** argv) {
   h.settings["devices"] = devspec.empty() ? "all" : devspec;
   if (cfg.tgid) h.settings["pid"] = std::to_string(*cfg.tgid);
   if (cfg.comm) h.settings["comm"] = *cfg.comm;
-  if (cfg.cgroup_id) h.settings["cgroup"] = cgroup + " (id " + std::to_string(*cfg.cgroup_id) + ")";
-  h.settings["ringbuf_mb"] = std::to_string(ringbuf_mb);
-  if (lean) h.settings["lean"] = "no disk time, no cgroup ids";
+  if (cfg.cgroup_id)
+    h.settings["cgroup"] = a.cgroup + " (id " + std::to_string(*cfg.cgroup_id) + ")";
+  h.settings["ringbuf_mb"] = std::to_string(a.ringbuf_mb);
+  if (a.lean) h.settings["lean"] = "no disk time, no cgroup ids";
+  if (a.start_at != 0) h.settings["start_at"] = strfmt("%.3f", a.start_at);
+  return h;
+}
 
-  BLKRR_TRY(capture_preflight());
-  auto cap = Capture::start(cfg);
-  if (!cap) return cap.error();
-  // What the capture runs with on this kernel (docs/kernels.md).
-  for (const auto& [k, v] : (*cap)->features()) h.settings["capture." + k] = v;
-  h.settings["attribution"] = h.settings["capture.attribution"];
-  uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
-  // Ctrl-C or SIGTERM ends the recording, or the wait for --start-at (until
-  // then, they kill).
-  StopSignals signals({});
-  if (start_at != 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", start_at);
-    h.settings["start_at"] = buf;
-    if (!quiet)
-      std::fprintf(stderr, "blkrr record: capture loaded; waiting for --start-at %s\n", buf);
-    auto at = wait_for_start(**cap, start_at, before_start, signals);
-    if (!at) return at.error();
+// One recording from its start to its trailer: records go through the
+// user-space disk time (when the capture has it) into the trace, a block is
+// flushed at least every second, a progress line on a terminal.
+class Recording {
+ public:
+  Recording(const RecordArgs& a, Capture& cap, TraceWriter& w, const TraceHeader& h)
+      : a_(a), cap_(cap), w_(w), h_(h), user_dt_(cap.disk_time_in_user_space()) {}
+
+  // Until -D, a stop signal or a write error.
+  void run(StopSignals& signals) {
+    t0_ = a_.start_at != 0 ? h_.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
+    uint64_t last_flush = t0_;
+    ProgressLine progress(ProgressLine::wanted(a_.quiet));
+    auto on_req = [this](const Request& r) { take(r); };
+    while (!signals.pending() && !write_err_) {
+      uint64_t now = clock_ns(CLOCK_MONOTONIC);
+      if (a_.duration_ns && now - t0_ >= a_.duration_ns) break;
+      int timeout = 200;
+      if (a_.duration_ns)
+        timeout =
+            static_cast<int>(std::min<uint64_t>(200, (t0_ + a_.duration_ns - now) / 1'000'000 + 1));
+      auto n = cap_.poll(timeout, on_req);
+      if (!n) {
+        write_err_ = n.error();
+        break;
+      }
+      now = clock_ns(CLOCK_MONOTONIC);
+      if (user_dt_ && now > kDiskTimeDelayNs)
+        dts_.release(now - kDiskTimeDelayNs, [this](const Request& r) { write(r); });
+      if (now - last_flush >= 1'000'000'000ull) {
+        if (auto st = w_.flush(); !st) write_err_ = st.error();
+        last_flush = now;
+      }
+      if (progress.due())
+        progress.show(progress_text(tally_, cap_.counters(), seconds_since_start()));
+    }
+    progress.finish();
   }
-  // The anchors: the recording starts here (at --start-at, as late as the wake-up was).
-  const ClockPair anchor = read_clock_pair();
-  h.real_anchor_ns = anchor.real_ns;
-  h.mono_anchor_ns = anchor.mono_ns;
+
+  // Drains the capture, writes the trailer with every counter, prints the summary.
+  Result<int> finish(uint64_t before_start) {
+    const double seconds = seconds_since_start();
+    Status stopped = cap_.stop([this](const Request& r) { take(r); });
+    dts_.finish([this](const Request& r) { write(r); });
+    Counters counters = cap_.counters();
+    std::vector<DeviceBusy> busy_v = user_dt_ ? busy_from(dts_) : device_busy_or_none(cap_);
+    if (user_dt_) counters["disk_time_in_user_space"] = 1;
+    for (const auto& b : busy_v) {
+      counters["device_busy_ns." + dev_to_string(b.disk)] = b.busy_ns;
+      counters["device_completions." + dev_to_string(b.disk)] = b.requests;
+    }
+    counters["records_written"] = w_.records_written();
+    if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start + before_start_;
+    if (write_err_) {
+      uint64_t kept = w_.records_written();
+      (void)w_.close(counters);  // may fail too (disk full): the flushed blocks stay readable
+      return Error(write_err_->message + "; the trace keeps what was flushed before (" +
+                   std::to_string(kept) + " records or fewer, readable with 'blkrr dump')");
+    }
+    if (auto st = w_.close(counters); !st) return st.error();
+    if (!stopped) return stopped.error();
+    if (!a_.quiet) {
+      std::error_code ec;
+      uint64_t size = std::filesystem::file_size(a_.out, ec);
+      print_summary(tally_, counters, busy_v, seconds, a_.out, ec ? 0 : size);
+    }
+    return 0;
+  }
+
+ private:
+  // A record from the capture: dropped before --start-at, otherwise through
+  // the disk-time stream (records wait kDiskTimeDelayNs for the requests
+  // issued before their completion that complete later) or straight out.
+  void take(const Request& r) {
+    if (a_.start_at != 0 && r.issue_ns < h_.mono_anchor_ns) {
+      before_start_++;
+      return;
+    }
+    if (user_dt_)
+      dts_.add(r);
+    else
+      write(r);
+  }
+  void write(const Request& r) {
+    if (write_err_) return;
+    tally_.add(r);
+    if (auto st = w_.append(r); !st) write_err_ = st.error();
+  }
+  double seconds_since_start() const {
+    return static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0_) / 1e9;
+  }
+
+  const RecordArgs& a_;
+  Capture& cap_;
+  TraceWriter& w_;
+  const TraceHeader& h_;
+  const bool user_dt_;
+  DiskTimeStream dts_;
+  Tally tally_;
+  std::optional<Error> write_err_;
+  uint64_t t0_ = 0, before_start_ = 0;
+};
+
+// The trace file: written block by block, not atomically, so that a killed
+// or crashed recording keeps every block so far under its own name (the
+// reader reports the missing trailer).
+Result<TraceWriter> open_trace(const std::string& out, const TraceHeader& h) {
   TraceWriter::Options wopts;
   // zlib's run-length strategy on column-elided blocks: the cheapest
   // compression per request for ~8 bytes/request (docs/performance.md, record).
   wopts.rle = true;
-  // Not atomic: a killed or crashed recording keeps every block so far under
-  // its own name (the reader reports the missing trailer).
   wopts.atomic = false;
   auto w = TraceWriter::create(out, h, wopts);
   if (!w) return w.error().context("output not writable");
+  return w;
+}
 
-  if (!quiet)
+}  // namespace
+
+Result<int> cmd_record(int argc, char** argv) {
+  RecordArgs a;
+  auto parsed = parse_record_args(argc, argv, a);
+  if (!parsed) return parsed.error();
+  if (!*parsed) return 0;
+  auto cfg = capture_config(a);
+  if (!cfg) return cfg.error();
+  auto h = trace_header(a, *cfg, argc, argv);
+  if (!h) return h.error();
+
+  BLKRR_TRY(capture_preflight());
+  auto cap = Capture::start(*cfg);
+  if (!cap) return cap.error();
+  // What the capture runs with on this kernel (docs/kernels.md).
+  for (const auto& [k, v] : (*cap)->features()) h->settings["capture." + k] = v;
+  h->settings["attribution"] = h->settings["capture.attribution"];
+  // Ctrl-C or SIGTERM ends the recording, or the wait for --start-at (until
+  // then, they kill).
+  StopSignals signals({});
+  uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
+  if (a.start_at != 0) {
+    if (!a.quiet)
+      std::fprintf(stderr, "blkrr record: capture loaded; waiting for --start-at %s\n",
+                   h->settings["start_at"].c_str());
+    auto at = wait_for_start(**cap, a.start_at, before_start, signals);
+    if (!at) return at.error();
+  }
+  // The anchors: the recording starts here (at --start-at, as late as the wake-up was).
+  const ClockPair anchor = read_clock_pair();
+  h->real_anchor_ns = anchor.real_ns;
+  h->mono_anchor_ns = anchor.mono_ns;
+  auto w = open_trace(a.out, *h);
+  if (!w) return w.error();
+  if (!a.quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
-                 h.settings["devices"].c_str(), out.c_str());
-
-  Tally tally;
-  std::optional<Error> write_err;
-  auto write_req = [&](const Request& r) {
-    if (write_err) return;
-    tally.add(r);
-    if (auto st = w->append(r); !st) write_err = st.error();
-  };
-  // Disk time in user space: records wait kDiskTimeDelayNs for the requests
-  // issued before their completion that complete later.
-  const bool user_dt = (*cap)->disk_time_in_user_space();
-  DiskTimeStream dts;
-  auto on_req = [&](const Request& r) {
-    if (start_at != 0 && r.issue_ns < h.mono_anchor_ns) {
-      before_start++;
-      return;
-    }
-    if (user_dt)
-      dts.add(r);
-    else
-      write_req(r);
-  };
-  const uint64_t t0 = start_at != 0 ? h.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
-  uint64_t last_flush = t0;
-  ProgressLine progress(ProgressLine::wanted(quiet));
-  while (!signals.pending() && !write_err) {
-    uint64_t now = clock_ns(CLOCK_MONOTONIC);
-    if (duration_ns && now - t0 >= duration_ns) break;
-    int timeout = 200;
-    if (duration_ns)
-      timeout = static_cast<int>(std::min<uint64_t>(200, (t0 + duration_ns - now) / 1'000'000 + 1));
-    auto n = (*cap)->poll(timeout, on_req);
-    if (!n) {
-      write_err = n.error();
-      break;
-    }
-    now = clock_ns(CLOCK_MONOTONIC);
-    if (user_dt && now > kDiskTimeDelayNs) dts.release(now - kDiskTimeDelayNs, write_req);
-    if (now - last_flush >= 1'000'000'000ull) {
-      if (auto st = w->flush(); !st) write_err = st.error();
-      last_flush = now;
-    }
-    if (progress.due())
-      progress.show(progress_text(tally, (*cap)->counters(), static_cast<double>(now - t0) / 1e9));
-  }
-  progress.finish();
-  const double seconds = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
-  Status stopped = (*cap)->stop(on_req);
-  dts.finish(write_req);
-  Counters counters = (*cap)->counters();
-  std::vector<DeviceBusy> busy_v = user_dt ? busy_from(dts) : device_busy_or_none(**cap);
-  if (user_dt) counters["disk_time_in_user_space"] = 1;
-  for (const auto& b : busy_v) {
-    counters["device_busy_ns." + dev_to_string(b.disk)] = b.busy_ns;
-    counters["device_completions." + dev_to_string(b.disk)] = b.requests;
-  }
-  counters["records_written"] = w->records_written();
-  if (start_at != 0) counters["before_start_at_dropped"] = before_start;
-  if (write_err) {
-    uint64_t kept = w->records_written();
-    (void)w->close(counters);  // may fail too (disk full): the flushed blocks stay readable
-    return Error(write_err->message + "; the trace keeps what was flushed before (" +
-                 std::to_string(kept) + " records or fewer, readable with 'blkrr dump')");
-  }
-  if (auto st = w->close(counters); !st) return st.error();
-  if (!stopped) return stopped.error();
-  if (!quiet) {
-    std::error_code ec;
-    uint64_t size = std::filesystem::file_size(out, ec);
-    print_summary(tally, counters, busy_v, seconds, out, ec ? 0 : size);
-  }
-  return 0;
+                 h->settings["devices"].c_str(), a.out.c_str());
+  Recording rec(a, **cap, *w, *h);
+  rec.run(signals);
+  return rec.finish(before_start);
 }
 
 }  // namespace blkrr::cli
