@@ -31,6 +31,11 @@ class RecordBus {
   RecordBus& operator=(const RecordBus&) = delete;
 
   void add_sink(RecordSink* s) { sinks_.push_back(s); }
+  // Tells the sinks the start instant (RecordSink::on_start), on the calling
+  // thread: call it before the first push().
+  void start(uint64_t start_instant_ns) {
+    for (RecordSink* s : sinks_) s->on_start(start_instant_ns);
+  }
   void push(const ReplayRecord& r) {
     batch_.push_back(r);
     if (batch_.size() >= batch_size_) flush();
