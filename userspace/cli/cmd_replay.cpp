@@ -82,6 +82,10 @@ Result<int> cmd_replay(int argc, char** argv) {
            set_with(&o.schedule.window_start_ns, parse_duration_ns));
   p.option(0, "duration", "TIME", "replay this much load time only",
            set_with(&o.schedule.window_duration_ns, parse_duration_ns));
+  p.opt_u64(0, "repeat", "N",
+            "replay the load N times, each pass one mean gap after the previous one (the file "
+            "is read again for every pass)",
+            &o.source.repeat);
   p.option(0, "start-at", "UNIX_TIME", "start at this wall-clock instant (several hosts in step)",
            set_with(&start_at, parse_start_at));
   p.option(0, "order", "POLICY",
@@ -163,6 +167,7 @@ Result<int> cmd_replay(int argc, char** argv) {
     if (!f) return Error("unknown input format '" + from + "'", 2);
     o.source.format = *f;
   }
+  if (o.source.repeat == 0) return Error("--repeat must be at least 1", 2);
   if (qd == 0 || qd > 65536) return Error("--queue-depth must be between 1 and 65536", 2);
   if (threads == 0 || threads > 4096) return Error("--threads must be between 1 and 4096", 2);
   o.queue_depth = static_cast<uint32_t>(qd);

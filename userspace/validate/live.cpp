@@ -161,7 +161,7 @@ Result<Observation> LiveValidator::stop() {
   return obs;
 }
 
-Result<Report> LiveValidator::finish(std::vector<ReplayedRequest> replayed) {
+Result<Report> LiveValidator::finish(const std::vector<ReplayedRequest>& replayed) {
   add_replayed(replayed);
   return finish();
 }

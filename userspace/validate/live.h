@@ -28,10 +28,12 @@
 namespace blkrr::validate {
 
 struct LiveOptions {
-  MatchOptions match;        // flush_reaches_device is set from the device's write cache
-  uint32_t ringbuf_mb = 64;  // ring buffer of the capture
-  int poll_ms = 50;          // longest wait for records in one read
-  uint32_t settle_ms = 10;   // start() waits this long for requests in flight at attach
+  MatchOptions match;  // flush_reaches_device is set from the device's write cache
+  // Ring buffer of the capture: mapped twice, it counts twice in the RSS;
+  // 32 MiB hold ~380,000 records, seconds of a full-speed replay.
+  uint32_t ringbuf_mb = 32;
+  int poll_ms = 50;         // longest wait for records in one read
+  uint32_t settle_ms = 10;  // start() waits this long for requests in flight at attach
   // Lean capture (CaptureConfig::lean): no per-device disk-time state and no
   // cgroup id in the kernel programs; the validator uses neither.
   bool lean = true;
@@ -85,7 +87,7 @@ class LiveValidator {
   // stop(), then resolves everything left and returns the report.
   Result<Report> finish();
   // add_replayed(replayed), then finish().
-  Result<Report> finish(std::vector<ReplayedRequest> replayed);
+  Result<Report> finish(const std::vector<ReplayedRequest>& replayed);
 
   uint64_t partition_offset() const { return part_offset_; }
   // Block-layer requests collected so far (any thread).

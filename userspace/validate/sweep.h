@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -140,8 +141,10 @@ class Sweep {
   RequestDone closed_;
   BlockDone assigned_;
   uint64_t done_ = 0;
-  std::vector<RItem> pending_r_;  // heaps: earliest window start / block time on top
-  std::vector<Block> pending_b_;
+  // Heaps (earliest window start / block time on top) in deques: they grow
+  // and shrink by small blocks, without the 2x of a vector's reallocation.
+  std::deque<RItem> pending_r_;
+  std::deque<Block> pending_b_;
   // Open windows: pool slots indexed by start sector.
   std::vector<Active> pool_;
   std::vector<uint32_t> free_;
