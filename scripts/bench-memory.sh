@@ -17,6 +17,9 @@
 #              WORK          scratch directory on disk (default /var/tmp/blkrr-bench-memory)
 #              LOOP_MAX      largest size replayed on the loop device (default 10000000)
 #              VALIDATE_MAX  largest size replayed with --validate (default 10000000)
+#              REPORT_MAX    largest size reported (default 10000000: report still holds
+#                            ~40 bytes a request, 4 GB at 100 M); above it the replay
+#                            result goes to a FIFO and is not kept
 #              STEPS         default "convert replay loop validate report"
 #
 # The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
@@ -36,6 +39,7 @@ BASE_MAX="${BASE_MAX:-1000000}"
 WORK="${WORK:-/var/tmp/blkrr-bench-memory}"
 LOOP_MAX="${LOOP_MAX:-10000000}"
 VALIDATE_MAX="${VALIDATE_MAX:-10000000}"
+REPORT_MAX="${REPORT_MAX:-10000000}"
 STEPS="${STEPS:-convert replay loop validate report}"
 LOCK=/run/lock/blkrr-kernel.lock
 SIZES=("$@")
@@ -53,6 +57,7 @@ cleanup() {
   if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
   if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
   rm -f "$WORK"/out.replay.gz "$WORK"/target.img "$WORK"/sink.load.gz "$WORK"/sink.blkrr
+  rm -f "$WORK"/sink.replay.gz
   rm -f "$WORK"/base.load.gz
   rm -rf "$WORK"/report
 }
@@ -155,8 +160,13 @@ one_size() {
   fi
   if has_step replay; then
     truncate -s 2G "$WORK/target.img"
+    local result="$WORK/out.replay.gz"
+    if ! has_step report || [ "$want" -gt "$REPORT_MAX" ]; then
+      sink sink.replay.gz
+      result=$SINK
+    fi
     measure "replay --fake-io --timing fullspeed -o" "$n" 0 @BLKRR@ replay @IN@ \
-      "$WORK/target.img" --allow-file --fake-io --timing fullspeed -o "$WORK/out.replay.gz" --quiet
+      "$WORK/target.img" --allow-file --fake-io --timing fullspeed -o "$result" --quiet
     rm -f "$WORK/target.img"
   fi
   if has_step loop && [ "$want" -le "$LOOP_MAX" ] && setup_loop; then
