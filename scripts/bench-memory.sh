@@ -142,6 +142,9 @@ setup_loop() {
   LOOPIMG=$(mktemp /dev/shm/blkrr-bench-memory.XXXXXX)
   truncate -s 1G "$LOOPIMG"
   LOOP=$(losetup -f --show "$LOOPIMG")
+  # Allocate the tmpfs pages now: the first writes to a fresh loop device are
+  # slower, which would favour whichever binary runs second.
+  flock "$LOCK" dd if=/dev/zero of="$LOOP" bs=1M count=1024 oflag=direct status=none
 }
 
 one_size() {

@@ -12,9 +12,9 @@
 // A record that comes after advance() passed its time is too late to be
 // matched: a replayed request is resolved as not served (missing), a block
 // record as late (neither matched nor foreign); both are counted in the
-// report (late_requests, late_blocks). With advance() never called (whole
-// inputs, match_requests()) nothing is late and the result is that of one
-// sweep over everything. See docs/validate.md.
+// report (late_requests, late_blocks). When nothing is late (match_requests()
+// feeds whole inputs in time order) the result is that of one sweep over
+// everything, whenever advance() is called. See docs/validate.md.
 #pragma once
 
 #include <cstdint>
