@@ -18,7 +18,7 @@
 #              LOOP_MAX      largest size replayed on the loop device (default 10000000)
 #              VALIDATE_MAX  largest size replayed with --validate (default 10000000)
 #              REPORT_MAX    largest size reported (default 10000000: report still holds
-#                            ~40 bytes a request, 4 GB at 100 M); above it the replay
+#                            ~75 bytes a request, ~7.5 GB at 100 M); above it the replay
 #                            result goes to a FIFO and is not kept
 #              STEPS         default "convert replay loop validate report"
 #
@@ -27,9 +27,12 @@
 # kernel lock (/run/lock/blkrr-kernel.lock) for their own run only, and need
 # root; without root they are skipped. Everything runs under nice.
 #
-# Durations on the 2-core VM of docs/performance.md (load 5-20): about 3 s
-# per million requests for convert and replay --fake-io, 11-15 s on the loop
-# device, 20 s for report; 100 M ~2 h with STEPS="convert replay report".
+# Its runs are niced already (nice 10): do not run the script itself under nice,
+# or the runs starve behind other work. Durations on the 2-core VM of
+# docs/performance.md at a load average of ~19 (seconds per million requests):
+# convert 0.5-1.8, replay --fake-io 2-7, on the loop device 22-42, --validate
+# 25-70, report 5; 1 M and 10 M with the loop and validate steps ~45 min, the
+# 100 M convert and replay steps ~15 min.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
