@@ -21,6 +21,11 @@
 #                            ~75 bytes a request, ~7.5 GB at 100 M); above it the replay
 #                            result goes to a FIFO and is not kept
 #              STEPS         default "convert replay loop validate report"
+#              CMODE         --cmode of the replays (default partial). The repeated load's
+#                            pass boundaries overlap what is in flight, and with partial
+#                            the replayer's rescans of its waiting requests cost more CPU
+#                            as the run goes on (docs/performance.md); CMODE=conflicts
+#                            replays 100 M requests in minutes
 #
 # The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
 # its size does not grow with the load). Steps on it take the machine-wide
@@ -44,6 +49,7 @@ LOOP_MAX="${LOOP_MAX:-10000000}"
 VALIDATE_MAX="${VALIDATE_MAX:-10000000}"
 REPORT_MAX="${REPORT_MAX:-10000000}"
 STEPS="${STEPS:-convert replay loop validate report}"
+CMODE="${CMODE:-partial}"
 LOCK=/run/lock/blkrr-kernel.lock
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000000 10000000 100000000)
@@ -172,15 +178,17 @@ one_size() {
       result=$SINK
     fi
     measure "replay --fake-io --timing fullspeed -o" "$n" 0 @BLKRR@ replay @IN@ \
-      "$WORK/target.img" --allow-file --fake-io --timing fullspeed -o "$result" --quiet
+      "$WORK/target.img" --allow-file --fake-io --timing fullspeed --cmode "$CMODE" \
+      -o "$result" --quiet
     rm -f "$WORK/target.img"
   fi
   if has_step loop && [ "$want" -le "$LOOP_MAX" ] && setup_loop; then
-    measure "replay on a loop device, fullspeed" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force --timing fullspeed --quiet
+    measure "replay on a loop device, fullspeed" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
+      --timing fullspeed --cmode "$CMODE" --quiet
   fi
   if has_step validate && [ "$want" -le "$VALIDATE_MAX" ] && setup_loop; then
     measure "replay --validate on a loop device" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
-      --timing fullspeed --validate --quiet --json "$WORK/validate.json"
+      --timing fullspeed --cmode "$CMODE" --validate --quiet --json "$WORK/validate.json"
   fi
   if has_step report && [ -s "$WORK/out.replay.gz" ]; then
     measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" -o "$WORK/report"
