@@ -188,6 +188,7 @@ std::vector<std::string> expand_blktrace_base(const std::string& in) {
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts) {
   if (inputs.empty()) return Error("no input given");
+  if (opts.repeat != 1) return open_repeated_source(inputs, opts);
   std::vector<std::string> blktrace_paths;
   std::vector<std::unique_ptr<RequestSource>> parts;
   for (const auto& in : inputs) {

@@ -29,6 +29,9 @@ struct SourceOptions {
   // Device to keep ("sda", "/dev/sda", "8:0", a partition; MSR: disk number).
   // Empty: all. MSR and blktrace inputs with several devices need one.
   std::string device;
+  // Passes over the inputs (replay --repeat): each pass follows the previous
+  // one by a mean gap; the files are read again, never stored.
+  uint64_t repeat = 1;
 };
 
 // What a source knows about its input, available after open.
@@ -69,6 +72,10 @@ class RequestSource {
 // before the previous one ended being moved to follow it.
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts);
+
+// open_source() with opts.repeat > 1 (converters/source_repeat.cpp).
+Result<std::unique_ptr<RequestSource>> open_repeated_source(const std::vector<std::string>& inputs,
+                                                            const SourceOptions& opts);
 
 // "8:0" -> dev_t; nullopt if not of that form.
 std::optional<DevT> parse_majmin(std::string_view s);

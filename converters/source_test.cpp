@@ -97,6 +97,34 @@ TEST(Source, SeveralLoadsAreConcatenated) {
   EXPECT_EQ((*s)->info().paths.size(), 2u);
 }
 
+// --repeat 3: the load three times, each pass one mean gap after the
+// previous one's last request, the file read again for each pass.
+TEST(Source, RepeatedPassesFollowEachOther) {
+  TempDir t;
+  std::string path = t.write("r.load",
+                             "0.000000100 ; 800 ; 8 ; R\n0.000000300 ; 900 ; 8 ; W\n"
+                             "0.000000500 ; 1000 ; 16 ; R\n");
+  SourceOptions o;
+  o.repeat = 3;
+  auto s = open_source({path}, o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::vector<uint64_t> times, sectors;
+  Request r;
+  while (*(*s)->next(r)) {
+    times.push_back(r.issue_ns);
+    sectors.push_back(r.sector);
+  }
+  // Span 400 ns, mean gap 200 ns: a period of 600 ns.
+  EXPECT_EQ(times, (std::vector<uint64_t>{100, 300, 500, 700, 900, 1100, 1300, 1500, 1700}));
+  EXPECT_EQ(sectors, (std::vector<uint64_t>{800, 900, 1000, 800, 900, 1000, 800, 900, 1000}));
+  o.repeat = 0;
+  EXPECT_FALSE(open_source({path}, o).ok());
+  o.repeat = 2;
+  auto pipe = open_source({"-"}, o);
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_NE(pipe.error().message.find("regular file"), std::string::npos) << pipe.error().message;
+}
+
 TEST(Source, NativeTraceAllFieldsAndTrailer) {
   TempDir t;
   auto reqs = sample_requests();

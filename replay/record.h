@@ -51,6 +51,9 @@ struct ReplayRecord {
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
+  // Once, before the first record: the start instant (CLOCK_MONOTONIC ns)
+  // the records' times are relative to.
+  virtual void on_start(uint64_t /*start_instant_ns*/) {}
   virtual void on_records(std::span<const ReplayRecord> records) = 0;
 };
 

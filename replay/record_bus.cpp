@@ -58,8 +58,11 @@ bool pread_all(int fd, char* p, size_t n, uint64_t off) {
 
 }  // namespace
 
-RecordBus::RecordBus(bool threaded, size_t batch, size_t max_queued)
-    : threaded_(threaded), batch_size_(batch), max_queued_(std::max<size_t>(max_queued, 1)) {
+RecordBus::RecordBus(bool threaded, size_t batch, size_t max_queued, uint64_t max_spill_bytes)
+    : threaded_(threaded),
+      batch_size_(batch),
+      max_queued_(std::max<size_t>(max_queued, 1)),
+      max_spill_(max_spill_bytes) {
   batch_.reserve(batch_size_);
   if (threaded_) thread_ = std::thread([this] { run(); });
 }
@@ -82,8 +85,9 @@ void RecordBus::deliver(const std::vector<ReplayRecord>& b) {
 
 bool RecordBus::spill_locked() {
   if (spill_failed_) return false;
-  if (!spill_) spill_.reset(open_spill_file());
   const size_t bytes = batch_.size() * sizeof(ReplayRecord);
+  if (spill_end_ + bytes > max_spill_) return false;  // full: wait for room in memory
+  if (!spill_) spill_.reset(open_spill_file());
   if (!spill_ ||
       !pwrite_all(spill_.get(), reinterpret_cast<const char*>(batch_.data()), bytes, spill_end_)) {
     spill_failed_ = true;  // from now on the replay waits for room instead

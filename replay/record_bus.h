@@ -6,8 +6,10 @@
 // When the sinks fall further behind (a fullspeed replay outrunning gzip),
 // further batches go to an unlinked spill file (in $TMPDIR, else /var/tmp)
 // and are read back in order; the file is emptied each time the sinks catch
-// up. Only if no spill file can be made does the replay thread wait for room
-// (counted in waits()).
+// up. The spill file is bounded too (max_spill_bytes, 1 GiB: ~12 M records
+// behind): past it, and if no spill file can be made, the replay thread waits
+// for room (counted in waits()), so a fullspeed replay that outruns gzip for
+// hours runs at the writer's pace instead of filling the disk.
 #pragma once
 
 #include <condition_variable>
@@ -25,12 +27,19 @@ namespace blkrr::replay {
 class RecordBus {
  public:
   // threaded=false runs the sinks inline (unit tests).
-  explicit RecordBus(bool threaded, size_t batch = 4096, size_t max_queued = 64);
+  static constexpr uint64_t kMaxSpillBytes = 1ull << 30;
+  explicit RecordBus(bool threaded, size_t batch = 4096, size_t max_queued = 64,
+                     uint64_t max_spill_bytes = kMaxSpillBytes);
   ~RecordBus();
   RecordBus(const RecordBus&) = delete;
   RecordBus& operator=(const RecordBus&) = delete;
 
   void add_sink(RecordSink* s) { sinks_.push_back(s); }
+  // Tells the sinks the start instant (RecordSink::on_start), on the calling
+  // thread: call it before the first push().
+  void start(uint64_t start_instant_ns) {
+    for (RecordSink* s : sinks_) s->on_start(start_instant_ns);
+  }
   void push(const ReplayRecord& r) {
     batch_.push_back(r);
     if (batch_.size() >= batch_size_) flush();
@@ -42,7 +51,8 @@ class RecordBus {
   // Times flush() waited for room in a full queue, and for how long.
   uint64_t waits() const { return waits_; }
   uint64_t waited_ns() const { return waited_ns_; }
-  // Batches that went through the spill file, and the file's largest size.
+  // Batches that went through the spill file, and the file's largest size
+  // (at most max_spill_bytes).
   uint64_t spilled_batches() const { return spilled_; }
   uint64_t spill_peak_bytes() const { return spill_peak_; }
   // Records the spill file could not give back (an I/O error): not delivered.
@@ -65,6 +75,7 @@ class RecordBus {
 
   bool threaded_;
   size_t batch_size_, max_queued_;
+  uint64_t max_spill_;
   uint64_t waits_ = 0, waited_ns_ = 0, spilled_ = 0, spill_peak_ = 0, lost_ = 0;
   std::vector<RecordSink*> sinks_;
   std::vector<ReplayRecord> batch_;

@@ -82,6 +82,23 @@ TEST(RecordBus, WithoutASpillFileTheProducerWaitsForRoom) {
   for (uint64_t i = 0; i < 400; ++i) ASSERT_EQ(s.seqs[i], i);
 }
 
+// The spill file is bounded: past its cap the producer waits for room, and
+// nothing is lost or reordered.
+TEST(RecordBus, AFullSpillFileMakesTheProducerWait) {
+  OrderSink s;
+  const uint64_t cap = 3 * 4 * sizeof(ReplayRecord);  // three batches of 4 records
+  RecordBus bus(true, 4, 2, cap);
+  bus.add_sink(&s);
+  for (uint64_t i = 0; i < 400; ++i) bus.push(rec(i));
+  bus.finish();
+  ASSERT_EQ(s.seqs.size(), 400u);
+  for (uint64_t i = 0; i < 400; ++i) ASSERT_EQ(s.seqs[i], i);
+  EXPECT_GT(bus.spilled_batches(), 0u);
+  EXPECT_LE(bus.spill_peak_bytes(), cap);
+  EXPECT_GT(bus.waits(), 0u);
+  EXPECT_EQ(bus.lost(), 0u);
+}
+
 TEST(RecordBus, AFastSinkNeverBlocksTheProducer) {
   struct Fast : RecordSink {
     uint64_t n = 0;

@@ -380,6 +380,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   BLKRR_TRY(fetch_head());  // the first read (and gzip start-up) happens before the clock starts
   start_ = cfg_.start_instant_ns ? *cfg_.start_instant_ns : clock_.now_ns() + cfg_.lead_ns;
   res_.start_instant_ns = start_;
+  bus_.start(start_);
   next_progress_ = start_ + cfg_.progress_interval_ns;
   bool stopping = false;
   BLKRR_TRY(calibrate_wake());

@@ -1,68 +1,148 @@
 #!/usr/bin/env bash
 # Memory benchmark (issue 17): maximum RSS and time per million requests of
 # convert, replay (--fake-io on a file, and real I/O on a loop device),
-# replay --validate and report, on synthetic loads of growing size.
+# replay --validate on a loop device and report, on synthetic loads of
+# growing size generated on the fly: the shipped linux-mysql load (80794
+# requests) read again and again (convert --repeat, replay --repeat), never
+# stored. Only the replay result that report reads is written (~15 bytes a
+# request, in WORK), and removed after it.
 #
 #   scripts/bench-memory.sh [SIZES...]        (default: 1000000 10000000 100000000)
 #
 # Environment: BLKRR         the blkrr binary (default build/userspace/cli/blkrr)
+#              BASE          an older blkrr binary: every step of sizes up to BASE_MAX
+#                            (default 1000000) runs with it too, right after, for a
+#                            same-run comparison; it replays a stored copy of the load
+#                            (made by convert --repeat in WORK), having no replay --repeat
 #              WORK          scratch directory on disk (default /var/tmp/blkrr-bench-memory)
 #              LOOP_MAX      largest size replayed on the loop device (default 10000000)
 #              VALIDATE_MAX  largest size replayed with --validate (default 10000000)
-#              STEPS         steps besides convert, which always runs as it makes the inputs
-#                            (default "convert replay loop validate report")
+#              REPORT_MAX    largest size reported (default 10000000: report still holds
+#                            ~75 bytes a request, ~7.5 GB at 100 M); above it the replay
+#                            result goes to a FIFO and is not kept
+#              STEPS         default "convert replay loop validate report"
+#              CMODE         --cmode of the replays (default partial). The repeated load's
+#                            pass boundaries overlap what is in flight, and with partial
+#                            the replayer's rescans of its waiting requests cost more CPU
+#                            as the run goes on (docs/performance.md); CMODE=conflicts
+#                            replays 100 M requests in minutes
 #
-# Each load is made on the fly from the shipped linux-mysql load (80794
-# requests) repeated until it has at least SIZE requests (blkrr convert
-# --repeat), then converted to a native trace; both live in WORK only while
-# that size runs (about 10 bytes a request for the .load.gz, as many for the
-# native trace and 15 for the replay result). The loop device (1 GiB, on
-# /dev/shm) and --validate need root; without root those steps are skipped.
-# --validate is wrapped in the blk-tracer lock (/run/lock/blkrr-blk-tracer.lock)
-# as every kernel-tracing command on a shared machine.
+# The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
+# its size does not grow with the load). Steps on it take the machine-wide
+# kernel lock (/run/lock/blkrr-kernel.lock) for their own run only, and need
+# root; without root they are skipped. Everything runs under nice.
 #
-# Durations on the 2-core VM of docs/performance.md (loaded, ~20 s per million
-# requests for replay): 1 M requests ~5 min in all, 10 M ~15 min without the
-# loop/validate steps; 100 M ~1.5 h with STEPS="replay report".
+# Its runs are niced already (nice 10): do not run the script itself under nice,
+# or the runs starve behind other work. Durations on the 2-core VM of
+# docs/performance.md at a load average of ~19 (seconds per million requests):
+# convert 0.5-1.8, replay --fake-io 2-7, on the loop device 22-42, --validate
+# 25-70, report 5; 1 M and 10 M with the loop and validate steps ~45 min, the
+# 100 M convert and replay steps ~15 min.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 BLKRR="${BLKRR:-$here/build/userspace/cli/blkrr}"
+BASE="${BASE:-}"
+BASE_MAX="${BASE_MAX:-1000000}"
 WORK="${WORK:-/var/tmp/blkrr-bench-memory}"
 LOOP_MAX="${LOOP_MAX:-10000000}"
 VALIDATE_MAX="${VALIDATE_MAX:-10000000}"
+REPORT_MAX="${REPORT_MAX:-10000000}"
 STEPS="${STEPS:-convert replay loop validate report}"
+CMODE="${CMODE:-partial}"
+LOCK=/run/lock/blkrr-kernel.lock
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000000 10000000 100000000)
 src="$here/tests/data/linux-mysql.load.gz"
 per=80794
 
 [ -x "$BLKRR" ] || { echo "bench-memory: no blkrr binary at $BLKRR (set BLKRR=...)" >&2; exit 2; }
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "bench-memory: BASE=$BASE is not executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench-memory: needs GNU time (/usr/bin/time, package time)" >&2; exit 2; }
 mkdir -p "$WORK"
-LOOP="" LOOPIMG=""
+LOOP="" LOOPIMG="" DRAIN="" SINK="" PASSES=1 WANT=0
 cleanup() {
+  if [ -n "$DRAIN" ]; then kill "$DRAIN" 2>/dev/null || true; fi
   if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
   if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
-  rm -f "$WORK"/load.gz "$WORK"/load.blkrr "$WORK"/out.replay.gz "$WORK"/target.img
+  rm -f "$WORK"/out.replay.gz "$WORK"/target.img "$WORK"/sink.load.gz "$WORK"/sink.blkrr
+  rm -f "$WORK"/sink.replay.gz
+  rm -f "$WORK"/base.load.gz
   rm -rf "$WORK"/report
 }
 trap cleanup EXIT
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 
-# run LABEL REQUESTS command...: one table row (wall s, s per M requests, max RSS MB)
-run() {
-  local label=$1 n=$2 t
-  shift 2
-  if ! /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >"$WORK/out.txt" 2>&1; then
-    echo "| $label | $n | failed: $(tail -2 "$WORK/out.txt" | tr '\n' ' ') |"
-    return 0
-  fi
+# A FIFO named like an output file, emptied by cat: the output is written
+# (compressed, formatted) but not kept. One for each run of measure().
+sink() {
+  SINK="$WORK/$1"
+}
+drain() {
+  rm -f "$SINK"
+  mkfifo "$SINK"
+  cat "$SINK" >/dev/null &
+  DRAIN=$!
+}
+
+# row LABEL REQUESTS BINARY-NAME: one table row from the last run (wall s, s per M, max RSS MB)
+row() {
+  local t
   t=$(tail -1 "$WORK/time.txt")
-  awk -v l="$label" -v n="$n" -v t="$t" 'BEGIN {
+  awk -v l="$1" -v n="$2" -v b="$3" -v t="$t" 'BEGIN {
     split(t, a, " ");
-    printf "| %-40s | %10d | %8.1f | %6.2f | %7.1f |\n", l, n, a[1], a[1] / (n / 1e6), a[2] / 1024 }'
+    printf "| %-38s | %-4s | %11d | %8.1f | %9.2f | %10.1f |\n", l, b, n, a[1], a[1] / (n / 1e6), a[2] / 1024 }'
+}
+
+# measure LABEL REQUESTS LOCKED COMMAND...: runs COMMAND with BLKRR, then
+# with BASE when set ("@BLKRR@" is the binary, "@IN@" the load: the shipped
+# one read PASSES times, or for BASE its stored copy); LOCKED=1 takes the
+# kernel lock for the run.
+measure() {
+  local label=$1 n=$2 locked=$3 bin name
+  shift 3
+  for name in new base; do
+    bin=$BLKRR
+    local in=("$src" --repeat "$PASSES")
+    if [ "$name" = base ]; then
+      if [ -z "$BASE" ] || [ "$WANT" -gt "$BASE_MAX" ]; then continue; fi
+      bin=$BASE
+      in=("$WORK/base.load.gz")
+    fi
+    local cmd=()
+    for a in "$@"; do
+      if [ "$a" = @IN@ ]; then cmd+=("${in[@]}"); else cmd+=("${a//@BLKRR@/$bin}"); fi
+    done
+    [ -z "$SINK" ] || drain
+    local pre=(nice -n 10)
+    [ "$locked" = 1 ] && pre=(flock "$LOCK" nice -n 5)
+    if ! "${pre[@]}" /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "${cmd[@]}" >"$WORK/out.txt" 2>&1; then
+      echo "| $label | $name | $n | failed: $(tail -2 "$WORK/out.txt" | tr '\n' ' ') |"
+    else
+      row "$label" "$n" "$name"
+    fi
+    if [ -n "$DRAIN" ]; then
+      wait "$DRAIN" 2>/dev/null || true
+      DRAIN=""
+    fi
+    validation_line "$name"
+  done
+  SINK=""
+}
+
+# The verdict of a replay --validate run and what its matcher held at most.
+validation_line() {
+  local j="$WORK/validate.json"
+  [ -s "$j" ] || return 0
+  if command -v jq >/dev/null; then
+    jq -r --arg b "$1" '.validation | "    \($b): \(.verdict), \(.requests.covered) of " +
+      "\(.requests.submitted) covered, late \(.requests.late // "-") requests " +
+      "\(.block_requests.late // "-") block requests; held at most " +
+      "\(.validator_cost.max_held_requests // "all") requests " +
+      "\(.validator_cost.max_held_block_requests // "all") block requests"' "$j"
+  fi
+  rm -f "$j"
 }
 
 setup_loop() {
@@ -71,42 +151,58 @@ setup_loop() {
   LOOPIMG=$(mktemp /dev/shm/blkrr-bench-memory.XXXXXX)
   truncate -s 1G "$LOOPIMG"
   LOOP=$(losetup -f --show "$LOOPIMG")
+  # Allocate the tmpfs pages now: the first writes to a fresh loop device are
+  # slower, which would favour whichever binary runs second.
+  flock "$LOCK" dd if=/dev/zero of="$LOOP" bs=1M count=1024 oflag=direct status=none
 }
 
 one_size() {
-  local want=$1 passes n
-  passes=$(( (want + per - 1) / per ))
-  n=$(( passes * per ))
-  run "convert --repeat load.gz -> load.gz" "$n" \
-    "$BLKRR" convert "$src" --repeat "$passes" -o "$WORK/load.gz" -q
-  run "convert load.gz -> native" "$n" "$BLKRR" convert "$WORK/load.gz" -o "$WORK/load.blkrr" -q
+  local want=$1 n
+  WANT=$want
+  PASSES=$(( (want + per - 1) / per ))
+  n=$(( PASSES * per ))
+  if [ -n "$BASE" ] && [ "$WANT" -le "$BASE_MAX" ]; then
+    nice -n 10 "$BLKRR" convert "$src" --repeat "$PASSES" -o "$WORK/base.load.gz" -q
+  fi
+  if has_step convert; then
+    sink sink.load.gz
+    measure "convert --repeat -> load.gz" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.load.gz" -q
+    sink sink.blkrr
+    measure "convert --repeat -> native" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.blkrr" -q
+  fi
   if has_step replay; then
     truncate -s 2G "$WORK/target.img"
-    run "replay --fake-io --timing fullspeed -o" "$n" "$BLKRR" replay "$WORK/load.blkrr" \
-      "$WORK/target.img" --allow-file --fake-io --timing fullspeed -o "$WORK/out.replay.gz" --quiet
+    local result="$WORK/out.replay.gz"
+    if ! has_step report || [ "$want" -gt "$REPORT_MAX" ]; then
+      sink sink.replay.gz
+      result=$SINK
+    fi
+    measure "replay --fake-io --timing fullspeed -o" "$n" 0 @BLKRR@ replay @IN@ \
+      "$WORK/target.img" --allow-file --fake-io --timing fullspeed --cmode "$CMODE" \
+      -o "$result" --quiet
     rm -f "$WORK/target.img"
   fi
   if has_step loop && [ "$want" -le "$LOOP_MAX" ] && setup_loop; then
-    run "replay on a loop device, fullspeed" "$n" "$BLKRR" replay "$WORK/load.blkrr" "$LOOP" \
-      --force --timing fullspeed --quiet
+    measure "replay on a loop device, fullspeed" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
+      --timing fullspeed --cmode "$CMODE" --quiet
   fi
   if has_step validate && [ "$want" -le "$VALIDATE_MAX" ] && setup_loop; then
-    run "replay --validate on a loop device" "$n" flock /run/lock/blkrr-blk-tracer.lock \
-      "$BLKRR" replay "$WORK/load.blkrr" "$LOOP" --force --timing fullspeed --validate --quiet
+    measure "replay --validate on a loop device" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
+      --timing fullspeed --cmode "$CMODE" --validate --quiet --json "$WORK/validate.json"
   fi
   if has_step report && [ -s "$WORK/out.replay.gz" ]; then
-    run "report of the replay result" "$n" "$BLKRR" report "$WORK/out.replay.gz" \
-      -o "$WORK/report"
+    measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" -o "$WORK/report"
     rm -rf "$WORK/report"
   fi
-  rm -f "$WORK/load.gz" "$WORK/load.blkrr" "$WORK/out.replay.gz"
+  rm -f "$WORK/out.replay.gz" "$WORK/base.load.gz"
 }
 
 echo "blkrr: $BLKRR ($("$BLKRR" --version 2>/dev/null | head -1)); $(nproc) cores;" \
   "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$BASE" ] || echo "base: $BASE ($("$BASE" --version 2>/dev/null | head -1))"
 echo
-echo "| command                                  |   requests |   wall s | s / M req | max RSS MB |"
-echo "|------------------------------------------|------------|----------|------|---------|"
+echo "| command                                | bin  |    requests |   wall s | s / M req | max RSS MB |"
+echo "|----------------------------------------|------|-------------|----------|-----------|------------|"
 for s in "${SIZES[@]}"; do one_size "$s"; done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

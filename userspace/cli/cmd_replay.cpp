@@ -58,6 +58,10 @@ Result<int> cmd_replay(int argc, char** argv) {
            set_with(&o.schedule.window_start_ns, parse_duration_ns));
   p.common(CommonOpt::kDuration, "replay this much load time only",
            set_with(&o.schedule.window_duration_ns, parse_duration_ns));
+  p.opt_u64(0, "repeat", "N",
+            "replay the load N times, each pass one mean gap after the previous one (the file "
+            "is read again for every pass)",
+            &o.source.repeat);
   p.option(0, "start-at", "UNIX_TIME", "start at this wall-clock instant (several hosts in step)",
            set_with(&start_at, parse_start_at));
   p.option(0, "order", "POLICY",
@@ -108,6 +112,12 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "validate", &do_validate,
          "watch the device's block layer with eBPF during the replay and check that every "
          "submitted request reached it (splits and merges allowed); result in the summary");
+  uint64_t validate_window_ns = validate::LiveOptions::kDefaultWindowNs;
+  p.option(0, "validate-window", "TIME",
+           "with --validate: how long to wait for the records of a request before resolving it "
+           "(default 5s); records that come later are counted late and their requests missing. "
+           "Memory holds about one window of requests; 0 keeps the whole run",
+           set_with(&validate_window_ns, parse_duration_ns));
   p.flag(0, "fail-incomplete", &fail_incomplete,
          "with --validate: exit 3 when a request is missing, 4 when the verdict is unknown "
          "(the validator lost events)");
@@ -137,6 +147,7 @@ Result<int> cmd_replay(int argc, char** argv) {
     if (!f) return Error("unknown input format '" + from + "'", 2);
     o.source.format = *f;
   }
+  if (o.source.repeat == 0) return Error("--repeat must be at least 1", 2);
   if (qd == 0 || qd > 65536) return Error("--queue-depth must be between 1 and 65536", 2);
   if (threads == 0 || threads > 4096) return Error("--threads must be between 1 and 4096", 2);
   o.queue_depth = static_cast<uint32_t>(qd);
@@ -158,6 +169,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
 
   if (fail_incomplete && !do_validate) return Error("--fail-incomplete needs --validate", 2);
+  if (validate_window_ns != validate::LiveOptions::kDefaultWindowNs && !do_validate)
+    return Error("--validate-window needs --validate", 2);
   if (do_validate && (o.dry_run || o.fake_io))
     return Error("--validate needs real I/O: drop --dry-run / --fake-io", 2);
 
@@ -179,9 +192,12 @@ Result<int> cmd_replay(int argc, char** argv) {
     // Attach after the safety checks (so their probe is not foreign I/O) and
     // before the first request is due.
     hooks.before_start = [&](const std::string& device) -> Status {
-      auto v = validate::LiveValidator::start(device);
+      validate::LiveOptions lo;
+      lo.window_ns = validate_window_ns;
+      auto v = validate::LiveValidator::start(device, lo);
       if (!v) return v.error().context("--validate");
       validator = std::move(*v);
+      vsink.stream_to(validator.get());  // matched as they complete, within the window
       return {};
     };
     hooks.after_end = [&](nlohmann::json& summary, uint64_t start_ns) -> Status {

@@ -15,22 +15,6 @@ EventStore::EventStore() {
   chunks_.emplace_back(new Compact[kChunk]());
 }
 
-uint16_t EventStore::comm_index(const std::array<char, 16>& comm) {
-  // Nearly every request comes from the replayer's few threads: check the
-  // last name first, then the index.
-  if (last_comm_ < comms_.size() && comms_[last_comm_] == comm) return last_comm_;
-  auto it = comm_ids_.find(comm);
-  if (it != comm_ids_.end()) return last_comm_ = it->second;
-  if (comms_.size() >= kMaxTable) {
-    overflows_++;
-    return last_comm_ = static_cast<uint16_t>(comms_.size() - 1);
-  }
-  last_comm_ = static_cast<uint16_t>(comms_.size());
-  comms_.push_back(comm);
-  comm_ids_.emplace(comm, last_comm_);
-  return last_comm_;
-}
-
 uint16_t EventStore::dev_index(DevT dev, DevT part) {
   std::pair<DevT, DevT> k{dev, part};
   if (last_dev_ < devs_.size() && devs_[last_dev_] == k) return last_dev_;
@@ -62,7 +46,7 @@ void EventStore::add(const Request& r) {
   e.tgid = r.tgid;
   e.error = r.error;
   e.flags = r.flags;
-  e.comm = comm_index(r.comm);
+  e.comm = comms_.intern(r.comm);
   e.dev = dev_index(r.dev, r.part);
   e.op = static_cast<uint8_t>(r.op);
   e.rec_flags = r.rec_flags;
@@ -85,7 +69,7 @@ std::vector<Request> EventStore::take() {
     r.flags = e.flags;
     r.op = static_cast<Op>(e.op);
     r.rec_flags = e.rec_flags;
-    r.comm = comms_[e.comm];
+    r.comm = comms_.at(e.comm);
     r.dev = devs_[e.dev].first;
     r.part = devs_[e.dev].second;
     out.push_back(r);

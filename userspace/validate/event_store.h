@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/request.h"
+#include "validate/name_table.h"
 
 namespace blkrr::validate {
 
@@ -46,20 +47,18 @@ class EventStore {
   std::vector<Request> take();
   // Task names or devices beyond the table size (65,535 each) fall back to
   // the last entry; counted here (0 in any realistic run).
-  uint64_t table_overflows() const { return overflows_; }
+  uint64_t table_overflows() const { return overflows_ + comms_.overflows(); }
 
  private:
-  uint16_t comm_index(const std::array<char, 16>& comm);
   uint16_t dev_index(DevT dev, DevT part);
   Compact& slot();
 
   std::vector<std::unique_ptr<Compact[]>> chunks_;
   size_t size_ = 0;
-  std::vector<std::array<char, 16>> comms_;
+  NameTable comms_;
   std::vector<std::pair<DevT, DevT>> devs_;
-  std::map<std::array<char, 16>, uint16_t> comm_ids_;
   std::map<std::pair<DevT, DevT>, uint16_t> dev_ids_;
-  uint16_t last_comm_ = 0, last_dev_ = 0;
+  uint16_t last_dev_ = 0;
   uint64_t overflows_ = 0;
 };
 

@@ -1,16 +1,14 @@
-#include "core/clock.h"
 #include "validate/live.h"
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
-#include "validate/matcher.h"
+#include "core/clock.h"
 
 namespace blkrr::validate {
-
-namespace {}  // namespace
 
 bool device_has_write_cache(const std::string& disk_name, const std::string& sysfs) {
   std::ifstream in(sysfs + "/block/" + disk_name + "/queue/write_cache");
@@ -28,11 +26,18 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const std::string& d
 
 Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
                                                             const LiveOptions& opts) {
-  std::unique_ptr<LiveValidator> v(new LiveValidator());
-  v->opts_ = opts;
+  std::unique_ptr<LiveValidator> v(new LiveValidator(opts));
   v->dev_ = device;
   v->part_offset_ = device.part ? device.part->start_sector : 0;
   v->flush_reaches_device_ = device_has_write_cache(device.disk_name);
+  if (opts.keep_all) {
+    v->seen_ = std::make_unique<EventStore>();
+  } else {
+    MatchOptions mo = opts.match;
+    mo.flush_reaches_device = v->flush_reaches_device_;
+    mo.window_ns = opts.window_ns;
+    v->matcher_ = std::make_unique<WindowMatcher>(mo);
+  }
   CaptureConfig cfg;
   cfg.devices = {device};
   cfg.emit_events = true;
@@ -47,23 +52,63 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
   return v;
 }
 
+LiveValidator::LiveValidator(const LiveOptions& opts) : opts_(opts) {}
+
 LiveValidator::~LiveValidator() {
   // A validator whose capture failed to start has nothing to stop.
   if (!stopped_ && cap_) (void)stop();
 }
 
-// The consumer only stores each record (EventStore: no allocation per
-// record); everything else waits until the replay is over.
+void LiveValidator::on_record(const Request& r) {
+  ++seen_count_;
+  if (seen_)
+    seen_->add(r);
+  else
+    matcher_->add_block(r);
+}
+
+void LiveValidator::add_replayed(std::span<const ReplayedRequest> replayed) {
+  std::lock_guard<std::mutex> lk(in_mu_);
+  for (ReplayedRequest r : replayed) {
+    r.sector += part_offset_;
+    incoming_.push_back(r);
+  }
+}
+
+void LiveValidator::take_replayed() {
+  {
+    std::lock_guard<std::mutex> lk(in_mu_);
+    taking_.swap(incoming_);
+  }
+  for (const ReplayedRequest& r : taking_) {
+    if (r.submitted() && r.complete_ns != kNoTime)
+      replay_clock_ = std::max(replay_clock_, r.complete_ns);
+    if (matcher_) matcher_->add_replayed(r);
+  }
+  taking_.clear();
+}
+
+// After each read of the ring buffer the consumer takes the replayer's new
+// requests and resolves what is older than the window: every record the
+// capture emitted before the read began is in, and the replayer's requests
+// come in completion order.
 void LiveValidator::reader() {
-  Capture::EventFn fn = [this](const Request& r) { seen_.add(r); };
+  Capture::EventFn fn = [this](const Request& r) { on_record(r); };
   while (!quit_.load(std::memory_order_acquire)) {
+    const uint64_t polled_at = mono_ns();
     auto n = cap_->poll(opts_.poll_ms, fn);
     if (!n) {
       reader_error_ = n.error();
       reader_failed_ = true;
       break;
     }
-    records_.store(seen_.size(), std::memory_order_relaxed);
+    records_.store(seen_count_, std::memory_order_relaxed);
+    if (matcher_) {
+      take_replayed();
+      const uint64_t clock = std::min(polled_at, replay_clock_);
+      if (opts_.window_ns > 0 && clock > opts_.window_ns)
+        matcher_->advance(clock - opts_.window_ns);
+    }
     if (opts_.consumer_pause_ms)
       std::this_thread::sleep_for(std::chrono::milliseconds(opts_.consumer_pause_ms));
   }
@@ -77,9 +122,9 @@ Result<Observation> LiveValidator::stop() {
   quit_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
   uint64_t cpu0 = thread_cpu_ns();
-  Capture::EventFn fn = [this](const Request& r) { seen_.add(r); };
+  Capture::EventFn fn = [this](const Request& r) { on_record(r); };
   auto st = cap_->stop(fn);
-  records_.store(seen_.size(), std::memory_order_relaxed);
+  records_.store(seen_count_, std::memory_order_relaxed);
   if (reader_failed_) return reader_error_.context("validator: reading the capture");
   if (!st) return st.error().context("validator: stopping the capture");
   Observation obs;
@@ -103,10 +148,10 @@ Result<Observation> LiveValidator::stop() {
   };
   uint64_t expected = get("events") + get("completion_not_seen_swept") +
                       get("completion_not_seen_at_stop") + get("completion_not_seen_idle_emitted");
-  uint64_t got = seen_.size();
+  uint64_t got = seen_count_;
   obs.counters["validator_records"] = got;
   obs.counters["validator_records_lost"] = expected > got ? expected - got : 0;
-  obs.requests = seen_.take();
+  if (seen_) obs.requests = seen_->take();
   obs.cost.records = got;
   obs.cost.reader_cpu_ns = reader_cpu_ns_;
   obs.cost.stop_cpu_ns = thread_cpu_ns() - cpu0;
@@ -116,17 +161,23 @@ Result<Observation> LiveValidator::stop() {
   return obs;
 }
 
-Result<Report> LiveValidator::finish(std::vector<ReplayedRequest> replayed) {
+Result<Report> LiveValidator::finish(const std::vector<ReplayedRequest>& replayed) {
+  add_replayed(replayed);
+  return finish();
+}
+
+Result<Report> LiveValidator::finish() {
+  if (!matcher_) return Error("validator: finish() needs a validator started without keep_all");
   auto obs = stop();
   if (!obs) return obs.error();
-  for (auto& r : replayed) r.sector += obs->partition_offset;
-  MatchOptions mo = opts_.match;
-  mo.flush_reaches_device = obs->flush_reaches_device;
+  take_replayed();
   Losses losses;
   losses_from_counters(obs->counters, losses);
   uint64_t t0 = mono_ns();
-  Report rep = match_requests(replayed, obs->requests, losses, mo);
+  Report rep = matcher_->finish(losses);
   rep.cost = obs->cost;
+  rep.cost.max_held_requests = matcher_->max_held_requests();
+  rep.cost.max_held_blocks = matcher_->max_held_blocks();
   rep.capture_counters = obs->counters;
   rep.capture_features = obs->capture_features;
   rep.cost.match_ns = mono_ns() - t0;
@@ -134,7 +185,7 @@ Result<Report> LiveValidator::finish(std::vector<ReplayedRequest> replayed) {
                       (obs->device.part
                            ? ", partition at sector " + std::to_string(obs->partition_offset)
                            : std::string()) +
-                      "): " + std::to_string(obs->requests.size()) + " block-layer requests");
+                      "): " + std::to_string(rep.observed) + " block-layer requests");
   return rep;
 }
 

@@ -1,15 +1,19 @@
 // The live validator: captures what the block layer does on the replay
-// device while a replay runs, then matches it against what the replayer did.
+// device while a replay runs and matches it against what the replayer did,
+// as both come, within a window (LiveOptions::window_ns): memory is bounded
+// by the requests of one window, not by the run.
 //
 //   auto v = LiveValidator::start("/dev/sdX");   // before the first submission
-//   ... replay ...
-//   auto report = (*v)->finish(std::move(replayed));  // after the last completion
+//   ... replay: (*v)->add_replayed(requests) as they complete (any thread) ...
+//   auto report = (*v)->finish();                // after the last completion
 //
 // See docs/validate.md for the whole API and an example.
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,25 +23,39 @@
 #include "core/result.h"
 #include "validate/event_store.h"
 #include "validate/model.h"
+#include "validate/window_matcher.h"
 
 namespace blkrr::validate {
 
 struct LiveOptions {
-  MatchOptions match;        // flush_reaches_device is set from the device's write cache
-  uint32_t ringbuf_mb = 64;  // ring buffer of the capture
-  int poll_ms = 50;          // longest wait for records in one read
-  uint32_t settle_ms = 10;   // start() waits this long for requests in flight at attach
+  MatchOptions match;  // flush_reaches_device is set from the device's write cache
+  // Ring buffer of the capture: mapped twice, it counts twice in the RSS;
+  // 32 MiB hold ~380,000 records, seconds of a full-speed replay.
+  uint32_t ringbuf_mb = 32;
+  int poll_ms = 50;         // longest wait for records in one read
+  uint32_t settle_ms = 10;  // start() waits this long for requests in flight at attach
   // Lean capture (CaptureConfig::lean): no per-device disk-time state and no
   // cgroup id in the kernel programs; the validator uses neither.
   bool lean = true;
   // Sleep between two reads of the ring buffer: simulates a consumer that
   // cannot keep up (used to test that losses turn the verdict to "unknown").
   uint32_t consumer_pause_ms = 0;
+  // Records of a time are awaited this long (after both the replayer's
+  // completions and the capture have passed it) before what they could
+  // serve is resolved; later ones are late (Report::late_*). The report
+  // states it (MatchOptions::window_ns). 0: no window, everything is kept
+  // until finish() (memory grows with the run).
+  uint64_t window_ns = kDefaultWindowNs;
+  static constexpr uint64_t kDefaultWindowNs = 5'000'000'000;
+  // Keep every block-layer record for stop()'s Observation instead of
+  // matching (validate_attach: a capture to save and validate offline).
+  bool keep_all = false;
 };
 
 // What the capture saw between start() and stop().
 struct Observation {
-  std::vector<Request> requests;  // block-layer requests, whole-disk sectors, CLOCK_MONOTONIC
+  // Block-layer requests, whole-disk sectors, CLOCK_MONOTONIC (keep_all only).
+  std::vector<Request> requests;
   Counters counters;  // capture counters; completion_without_issue counts from the end of start()
   std::map<std::string, std::string> capture_features;  // Capture::features()
   DeviceSelection device;
@@ -59,28 +77,41 @@ class LiveValidator {
   LiveValidator(const LiveValidator&) = delete;
   LiveValidator& operator=(const LiveValidator&) = delete;
 
-  // Detaches and returns everything seen. Call once, after the replay's last
-  // completion.
+  // The replayer's requests as they complete (any thread, in completion
+  // order). Sectors are relative to the device given to start() (the
+  // partition offset is added here); times are CLOCK_MONOTONIC nanoseconds.
+  void add_replayed(std::span<const ReplayedRequest> replayed);
+  // Detaches and returns the counters (and with keep_all every record). Call
+  // once, after the replay's last completion.
   Result<Observation> stop();
-  // stop(), then match. `replayed` sectors are relative to the device given
-  // to start() (the partition offset is added here); times are
-  // CLOCK_MONOTONIC nanoseconds.
-  Result<Report> finish(std::vector<ReplayedRequest> replayed);
+  // stop(), then resolves everything left and returns the report.
+  Result<Report> finish();
+  // add_replayed(replayed), then finish().
+  Result<Report> finish(const std::vector<ReplayedRequest>& replayed);
 
   uint64_t partition_offset() const { return part_offset_; }
   // Block-layer requests collected so far (any thread).
   uint64_t records() const { return records_.load(std::memory_order_relaxed); }
 
  private:
-  LiveValidator() = default;
+  explicit LiveValidator(const LiveOptions& opts);
   void reader();
+  void on_record(const Request& r);
+  void take_replayed();  // moves add_replayed()'s requests into the matcher
 
   LiveOptions opts_;
   DeviceSelection dev_;
   uint64_t part_offset_ = 0;
   bool flush_reaches_device_ = true;
   std::unique_ptr<Capture> cap_;
-  EventStore seen_;  // written by the reader thread, then by stop() after the join
+  // keep_all: written by the reader thread, then by stop() after the join.
+  std::unique_ptr<EventStore> seen_;
+  // The matcher: used by the reader thread, then by stop()/finish() after the join.
+  std::unique_ptr<WindowMatcher> matcher_;
+  uint64_t replay_clock_ = 0;  // latest completion among the replayed requests taken
+  std::mutex in_mu_;
+  std::vector<ReplayedRequest> incoming_, taking_;  // from add_replayed(), for the reader
+  uint64_t seen_count_ = 0;                         // block-layer records received
   uint64_t reader_cpu_ns_ = 0;
   Counters baseline_;
   std::thread thread_;

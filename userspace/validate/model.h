@@ -71,6 +71,10 @@ struct MatchOptions {
   // `own_pid` (0: by any process named `own_comm`; both empty: off).
   uint32_t own_pid = 0;
   std::string own_comm;
+  // Live validation: how long after a time the validator waits for the
+  // records of that time before it resolves what they could serve (records
+  // that come later are "late"). 0: no window, whole inputs (blkrr validate).
+  uint64_t window_ns = 0;
 };
 
 struct RequestRef {
@@ -162,6 +166,9 @@ struct ValidatorCost {
   uint64_t reader_cpu_ns = 0;  // CPU time of the consumer thread while attached
   uint64_t stop_cpu_ns = 0;    // CPU time of stop(): final drain and conversion
   uint64_t match_ns = 0;       // wall time of the matching after the run
+  // The most replayed and block-layer requests the matcher held at once
+  // (added and not yet resolved): its memory, bounded by the window.
+  uint64_t max_held_requests = 0, max_held_blocks = 0;
 };
 
 // Slack for rounding when checking that overhead = replay - block latency >= 0.
@@ -181,6 +188,10 @@ struct Report {
   uint64_t partly_foreign = 0;  // served replayed requests and carried foreign sectors
   uint64_t split_requests = 0, split_pieces = 0;   // requests served by >= 2 block requests
   uint64_t merged_block = 0, merged_requests = 0;  // block requests serving >= 2 requests
+  // Records that came after the window had closed on their time (live, see
+  // MatchOptions::window_ns): requests resolved as not served (counted in
+  // missing too), block requests not matched (neither matched nor foreign).
+  uint64_t late_requests = 0, late_blocks = 0;
   std::vector<RequestRef> missing, expected_missing;
   std::vector<AlteredRequest> altered;
   std::vector<ForeignIo> foreign;

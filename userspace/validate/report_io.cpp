@@ -42,12 +42,14 @@ nlohmann::json to_json(const Report& r) {
                    {"missing", r.missing_count},
                    {"altered", r.altered_count},
                    {"expected_missing", r.expected_missing_count},
-                   {"flushes_absorbed", r.flushes_absorbed}};
+                   {"flushes_absorbed", r.flushes_absorbed},
+                   {"late", r.late_requests}};
   j["block_requests"] = {{"observed", r.observed},
                          {"matched", r.matched_block},
                          {"foreign", r.foreign_count},
                          {"foreign_bytes", r.foreign_bytes},
-                         {"partly_foreign", r.partly_foreign}};
+                         {"partly_foreign", r.partly_foreign},
+                         {"late", r.late_blocks}};
   j["splits"] = {{"requests", r.split_requests}, {"pieces", r.split_pieces}};
   j["merges"] = {{"block_requests", r.merged_block}, {"requests", r.merged_requests}};
   json miss = json::array(), exp = json::array(), alt = json::array(), fo = json::array(),
@@ -119,11 +121,13 @@ nlohmann::json to_json(const Report& r) {
                  {"programs_skipped_unexplained", l.skips_unexplained()},
                  {"counters_missing", l.counters_missing},
                  {"hides_requests", l.hides_requests()}};
-  j["settings"] = {{"pre_slack_ns", r.options.pre_slack_ns},
-                   {"post_slack_ns", r.options.post_slack_ns},
-                   {"open_window_ns", r.options.open_window_ns},
-                   {"flush_reaches_device", r.options.flush_reaches_device},
-                   {"strict_completions", r.options.strict_completions}};
+  j["settings"] = {
+      {"pre_slack_ns", r.options.pre_slack_ns},
+      {"post_slack_ns", r.options.post_slack_ns},
+      {"open_window_ns", r.options.open_window_ns},
+      {"flush_reaches_device", r.options.flush_reaches_device},
+      {"strict_completions", r.options.strict_completions},
+      {"validate_window_ns", r.options.window_ns ? json(r.options.window_ns) : json(nullptr)}};
   j["notes"] = r.notes;
   if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
   if (!r.capture_features.empty()) j["capture_features"] = r.capture_features;
@@ -133,7 +137,9 @@ nlohmann::json to_json(const Report& r) {
                            {"reader_cpu_ns", c.reader_cpu_ns},
                            {"reader_cpu_ns_per_record", c.reader_cpu_ns / c.records},
                            {"stop_cpu_ns", c.stop_cpu_ns},
-                           {"match_ns", c.match_ns}};
+                           {"match_ns", c.match_ns},
+                           {"max_held_requests", c.max_held_requests},
+                           {"max_held_block_requests", c.max_held_blocks}};
   }
   return j;
 }
@@ -156,6 +162,11 @@ std::string format_text(const Report& r, size_t list_lines) {
   s += strfmt("  splits: %" PRIu64 " requests in %" PRIu64 " pieces; merges: %" PRIu64
               " block requests serving %" PRIu64 " requests\n",
               r.split_requests, r.split_pieces, r.merged_block, r.merged_requests);
+  if (r.options.window_ns)
+    s += strfmt("  window %s: %" PRIu64 " requests and %" PRIu64
+                " block-layer requests came after it (late, not matched)\n",
+                fmt_duration_ns(static_cast<double>(r.options.window_ns)).c_str(), r.late_requests,
+                r.late_blocks);
   if (r.flushes_absorbed)
     s += strfmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",
                 r.flushes_absorbed);
@@ -197,9 +208,10 @@ std::string format_text(const Report& r, size_t list_lines) {
     s += strfmt("  %s (%zu):\n", title, total);
     each();
   };
-  const char* missing_title = r.verdict == Verdict::kUnknown
-                                  ? "not seen (the capture lost events: maybe served)"
-                                  : "missing";
+  const char* missing_title = "missing";
+  if (r.verdict == Verdict::kUnknown)
+    missing_title = r.losses.hides_requests() ? "not seen (the capture lost events: maybe served)"
+                                              : "not seen (records came late: maybe served)";
   list(missing_title, r.missing_count, [&] {
     for (size_t i = 0; i < r.missing.size() && i < list_lines; i++)
       s += "    " + ref_text(r.missing[i]) + "\n";

@@ -7,7 +7,6 @@
 #include "validate/sweep.h"
 
 #include <algorithm>
-#include <queue>
 #include <tuple>
 
 namespace blkrr::validate::detail {
@@ -42,111 +41,175 @@ void insert_range(std::vector<Range>& v, Range r) {
   }
 }
 
+// Heap order of blocks: the earliest time (then arrival) on top.
+constexpr auto b_after = [](const Block& x, const Block& y) {
+  return std::make_pair(b_time(x), x.seq) > std::make_pair(b_time(y), y.seq);
+};
+
 }  // namespace
 
-void Matcher::pass(std::vector<uint32_t> rs, std::vector<uint32_t> bs, Mode mode) {
-  std::sort(rs.begin(), rs.end(), [&](uint32_t a, uint32_t b) {
-    return std::make_pair(wstart(R_[a]), a) < std::make_pair(wstart(R_[b]), b);
-  });
-  std::sort(bs.begin(), bs.end(), [&](uint32_t a, uint32_t b) {
-    return std::make_pair(b_time(B_[a]), a) < std::make_pair(b_time(B_[b]), b);
-  });
-  max_len_ = 0;
-  for (uint32_t i : rs) max_len_ = std::max<uint64_t>(max_len_, R_[i].sectors);
-  using Close = std::pair<uint64_t, uint32_t>;  // window end, pool slot
-  std::priority_queue<Close, std::vector<Close>, std::greater<>> closing;
-  size_t next = 0;
-  auto close_slot = [&](uint32_t slot) {
+bool Sweep::r_before(const RItem& x, const RItem& y) const {
+  return std::make_pair(wstart(x.r), x.seq) > std::make_pair(wstart(y.r), y.seq);
+}
+
+void Sweep::add(const RItem& r) {
+  max_len_ = std::max<uint64_t>(max_len_, r.r.sectors);
+  pending_r_.push_back(r);
+  std::push_heap(pending_r_.begin(), pending_r_.end(),
+                 [this](const RItem& x, const RItem& y) { return r_before(x, y); });
+}
+
+void Sweep::add(const Block& b) {
+  pending_b_.push_back(b);
+  std::push_heap(pending_b_.begin(), pending_b_.end(), b_after);
+}
+
+void Sweep::open_through(uint64_t t) {
+  auto later = [this](const RItem& x, const RItem& y) { return r_before(x, y); };
+  while (!pending_r_.empty() && wstart(pending_r_.front().r) <= t) {
+    std::pop_heap(pending_r_.begin(), pending_r_.end(), later);
+    uint32_t slot;
+    if (!free_.empty()) {
+      slot = free_.back();
+      free_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(pool_.size());
+      pool_.emplace_back();
+    }
     Active& a = pool_[slot];
-    if (a.it != open_.end()) open_.erase(a.it);
-    a.cov.clear();
-    free_.push_back(slot);
-  };
-  for (uint32_t bi : bs) {
-    uint64_t t = b_time(B_[bi]);
-    while (next < rs.size() && wstart(R_[rs[next]]) <= t) {
-      uint32_t ri = rs[next++];
-      uint32_t slot;
-      if (!free_.empty()) {
-        slot = free_.back();
-        free_.pop_back();
-      } else {
-        slot = static_cast<uint32_t>(pool_.size());
-        pool_.emplace_back();
-      }
-      Active& a = pool_[slot];
-      a.r = ri;
-      a.it = open_.emplace(mode == Mode::kFlush ? 0 : R_[ri].sector, slot);
-      closing.push({wend(R_[ri]), slot});
-    }
-    while (!closing.empty() && closing.top().first < t) {
-      close_slot(closing.top().second);
-      closing.pop();
-    }
-    assign(bi, mode);
-  }
-  while (!closing.empty()) {
-    close_slot(closing.top().second);
-    closing.pop();
+    a.item = pending_r_.back();
+    a.st = RState{};
+    pending_r_.pop_back();
+    a.it = open_.emplace(mode_ == Mode::kFlush ? 0 : a.item.r.sector, slot);
+    a.start_it = starts_.insert(wstart(a.item.r));
+    closing_.emplace_back(wend(a.item.r), slot);
+    std::push_heap(closing_.begin(), closing_.end(), std::greater<>());
   }
 }
 
-void Matcher::assign(uint32_t bi, Mode mode) {
-  const Request& b = B_[bi];
+void Sweep::close(uint32_t slot) {
+  Active& a = pool_[slot];
+  if (a.it != open_.end()) open_.erase(a.it);
+  a.it = open_.end();
+  starts_.erase(a.start_it);
+  closed_(a.item, a.st);
+  a.cov.clear();
+  free_.push_back(slot);
+}
+
+void Sweep::close_before(uint64_t t) {
+  while (!closing_.empty() && closing_.front().first < t) {
+    std::pop_heap(closing_.begin(), closing_.end(), std::greater<>());
+    uint32_t slot = closing_.back().second;
+    closing_.pop_back();
+    close(slot);
+  }
+}
+
+void Sweep::advance(uint64_t w) {
+  while (!pending_b_.empty() && b_time(pending_b_.front()) < w) {
+    std::pop_heap(pending_b_.begin(), pending_b_.end(), b_after);
+    const Block b = pending_b_.back();
+    pending_b_.pop_back();
+    const uint64_t t = b_time(b);
+    open_through(t);
+    close_before(t);
+    assign(b);
+  }
+  // No block before w is left: the windows that start before it open (and
+  // those that end before it close) as they would at the next block.
+  if (w > 0) open_through(w - 1);
+  close_before(w);
+  done_ = std::max(done_, w);
+}
+
+void Sweep::finish() {
+  advance(std::numeric_limits<uint64_t>::max());
+  while (!pending_b_.empty()) {  // blocks at the largest time (none in practice)
+    std::pop_heap(pending_b_.begin(), pending_b_.end(), b_after);
+    const Block b = pending_b_.back();
+    pending_b_.pop_back();
+    open_through(b_time(b));
+    assign(b);
+  }
+  open_through(std::numeric_limits<uint64_t>::max());
+  while (!closing_.empty()) {
+    std::pop_heap(closing_.begin(), closing_.end(), std::greater<>());
+    uint32_t slot = closing_.back().second;
+    closing_.pop_back();
+    close(slot);
+  }
+}
+
+uint64_t Sweep::first_unclosed_start() const {
+  uint64_t first =
+      pending_r_.empty() ? std::numeric_limits<uint64_t>::max() : wstart(pending_r_.front().r);
+  return starts_.empty() ? first : std::min(first, *starts_.begin());
+}
+
+void Sweep::assign_flush(const Block& b, BState& bs) {
+  for (uint32_t slot : cands_) {
+    RState& st = pool_[slot].st;
+    if (st.pieces == 0) {
+      st.first_issue = b.issue_ns;
+      st.last_complete = b.completed() ? b.complete_ns : 0;
+      st.completion_missing = !b.completed();
+    }
+    st.pieces++;
+  }
+  if (!cands_.empty()) bs.served = static_cast<uint32_t>(cands_.size());
+}
+
+void Sweep::collect_candidates(const Block& b) {
   cands_.clear();
-  uint64_t bs = b.sector, be = b.sector + sectors_of(b);
   auto ok_completion = [&](const ReplayedRequest& r) {
     return o_.by_order || !b.completed() || r.complete_ns == kNoTime ||
            b.complete_ns <= r.complete_ns + o_.post_slack_ns;
   };
-  if (mode == Mode::kFlush) {
+  if (mode_ == Mode::kFlush) {
     for (const auto& [key, slot] : open_)
-      if (ok_completion(R_[pool_[slot].r])) cands_.push_back(slot);
-    bool any = false;
-    for (uint32_t slot : cands_) {
-      uint32_t ri = pool_[slot].r;
-      RState& st = rs_[ri];
-      if (st.pieces == 0) {
-        st.first_issue = b.issue_ns;
-        st.last_complete = b.completed() ? b.complete_ns : 0;
-        st.completion_missing = !b.completed();
-      }
-      st.pieces++;
-      any = true;
-    }
-    if (any) bs_[bi].served = static_cast<uint32_t>(cands_.size());
+      if (ok_completion(pool_[slot].item.r)) cands_.push_back(slot);
     return;
   }
-  uint64_t lo = bs > max_len_ ? bs - max_len_ : 0;
+  const uint64_t bs = b.sector, be = b.sector + sectors_of(b);
+  const uint64_t lo = bs > max_len_ ? bs - max_len_ : 0;
   for (auto it = open_.lower_bound(lo); it != open_.end() && it->first < be; ++it) {
-    const ReplayedRequest& r = R_[pool_[it->second].r];
+    const ReplayedRequest& r = pool_[it->second].item.r;
     if (r.sector + r.sectors <= bs) continue;
-    if ((mode == Mode::kSameOp) != (r.op == b.op)) continue;
+    if ((mode_ == Mode::kSameOp) != (r.op == b.op)) continue;
     if (!ok_completion(r)) continue;
     cands_.push_back(it->second);
   }
-  if (cands_.empty()) return;
   // Among the requests whose window strictly contains b, the one whose
   // completion the replayer saw first after b completed: a request completes
   // on the device just before the replayer sees it, so this pairs repeated
   // I/O to one sector correctly even when the block layer issued it in
   // another order than it was submitted. Then the earliest submitted.
   auto key = [&](uint32_t slot) {
-    const ReplayedRequest& r = R_[pool_[slot].r];
-    if (o_.by_order) return std::make_tuple(false, uint64_t{0}, r.submit_ns, pool_[slot].r);
+    const ReplayedRequest& r = pool_[slot].item.r;
+    const uint64_t seq = pool_[slot].item.seq;
+    if (o_.by_order) return std::make_tuple(false, uint64_t{0}, r.submit_ns, seq);
     bool inside = strictly_inside(r, b);
     uint64_t gap = 0;
     if (inside && b.completed())
       gap = r.complete_ns == kNoTime ? std::numeric_limits<uint64_t>::max()
                                      : r.complete_ns + o_.clock_tolerance_ns - b.complete_ns;
-    return std::make_tuple(!inside, gap, r.submit_ns, pool_[slot].r);
+    return std::make_tuple(!inside, gap, r.submit_ns, seq);
   };
   std::sort(cands_.begin(), cands_.end(), [&](uint32_t x, uint32_t y) { return key(x) < key(y); });
+}
+
+void Sweep::assign(const Block& b) {
+  BState bstate;
+  collect_candidates(b);
+  if (mode_ == Mode::kFlush) assign_flush(b, bstate);
+  if (mode_ == Mode::kFlush || cands_.empty()) return assigned_(b, bstate);
+  const uint64_t bs = b.sector, be = b.sector + sectors_of(b);
   bcov_.clear();
   served_.clear();
   for (uint32_t slot : cands_) {
     Active& a = pool_[slot];
-    const ReplayedRequest& r = R_[a.r];
+    const ReplayedRequest& r = a.item.r;
     uint64_t s = std::max(bs, r.sector), e = std::min(be, r.sector + r.sectors);
     tmp_.clear();
     subtract(s, e, a.cov, tmp_);
@@ -159,8 +222,8 @@ void Matcher::assign(uint32_t bi, Mode mode) {
       insert_range(bcov_, p);
       got += p.e - p.s;
     }
-    RState& st = rs_[a.r];
-    if (mode == Mode::kSameOp) {
+    RState& st = a.st;
+    if (mode_ == Mode::kSameOp) {
       st.covered += static_cast<uint32_t>(got);
       // Unbounded windows never close: a served request leaves the set so
       // that lookups on hot sectors stay short.
@@ -180,19 +243,21 @@ void Matcher::assign(uint32_t bi, Mode mode) {
     if (!b.completed() || (b.rec_flags & kRecIssueNotSeen)) st.completion_missing = true;
     st.seen_lo = std::min(st.seen_lo, bs);
     st.seen_hi = std::max(st.seen_hi, be);
-    served_.push_back(a.r);
+    served_.push_back(slot);
   }
   uint64_t assigned = 0;
   for (const Range& p : bcov_) assigned += p.e - p.s;
-  bs_[bi].assigned = static_cast<uint32_t>(assigned);
-  bs_[bi].served = static_cast<uint32_t>(served_.size());
+  bstate.assigned = static_cast<uint32_t>(assigned);
+  bstate.served = static_cast<uint32_t>(served_.size());
   if (served_.size() >= 2) {
     merged_block++;
     merged_requests += served_.size();
   }
-  if (mode == Mode::kSameOp && assigned > 0 && assigned < be - bs) {
+  if (mode_ == Mode::kSameOp && assigned > 0 && assigned < be - bs) {
     partly_foreign++;
-    for (uint32_t ri : served_) rs_[ri].larger = true;
+    for (uint32_t slot : served_) pool_[slot].st.larger = true;
   }
+  assigned_(b, bstate);
 }
+
 }  // namespace blkrr::validate::detail

@@ -19,6 +19,7 @@ namespace {
 
 int run(int argc, char** argv) {
   LiveOptions lo;
+  lo.keep_all = true;  // the capture itself, validated offline below
   if (argc >= 2 && std::string(argv[1]) == "--full") {  // the capture of blkrr record
     lo.lean = false;
     argv++;
