@@ -46,7 +46,9 @@ Status LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  const size_t chunk = std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
+  // Nothing kept: the buffer as it is (the first read fills its 8 KiB).
+  const size_t chunk =
+      end_ == 0 ? buf_.size() : std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
   if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
   auto n = src_->read(buf_.data() + end_, buf_.size() - end_);
   if (!n)
