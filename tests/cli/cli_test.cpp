@@ -462,6 +462,43 @@ TEST_F(Cli, OutputsNeverOverwriteInputs) {
   EXPECT_NE(m.out.find("nodir does not exist"), std::string::npos) << m.out;
 }
 
+// Outputs the first checks missed: a blktrace capture named by its base
+// name, the report directory (checked after reading every input; files in
+// its data/ and plots/ are replaced), record's -o (checked after loading
+// the capture).
+TEST_F(Cli, EveryWriterChecksItsOutputBeforeWork) {
+  std::string bt = std::string(BLKRR_TEST_DATA) + "/blktrace/fio-randrw.blktrace.";
+  fs::copy_file(bt + "0", path("cap.blktrace.0"));
+  fs::copy_file(bt + "1", path("cap.blktrace.1"));
+  const auto size1 = fs::file_size(path("cap.blktrace.1"));
+  auto c = blkrr({"convert", path("cap"), "-o", path("cap.blktrace.1")});
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_NE(c.out.find("is the input " + path("cap.blktrace.1")), std::string::npos) << c.out;
+  EXPECT_EQ(fs::file_size(path("cap.blktrace.1")), size1);
+
+  fs::create_directories(path("rep/plots"));
+  {
+    std::ofstream f(path("rep/plots/in.load"));
+    f << kLoadHead << "0.1 ; 8 ; 8 ; R\n";
+  }
+  auto r = blkrr({"report", path("rep/plots/in.load"), "-o", path("rep"), "-q"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("the input " + path("rep/plots/in.load") + " is in " + path("rep/plots")),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(read_load(path("rep/plots/in.load")).size(), 1u);
+  EXPECT_FALSE(fs::exists(path("rep/report.json")));
+  r = blkrr({"report", path("rep/plots/in.load"), "-o", path("nodir/rep")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("create the parent directory first"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("read "), std::string::npos) << "read the inputs first: " << r.out;
+
+  auto rec = blkrr({"record", "-o", path("nodir/x.blkrr"), "--duration", "1"});
+  EXPECT_EQ(rec.status, 2) << rec.out;
+  EXPECT_NE(rec.out.find("the directory " + path("nodir") + " does not exist"), std::string::npos)
+      << rec.out;
+}
+
 TEST_F(Cli, WriteErrorsFailAndLeaveNoPartialOutput) {
   std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   ASSERT_EQ(blkrr({"convert", load, "--window", "0:5", "-o", path("t.blkrr")}).status, 0);

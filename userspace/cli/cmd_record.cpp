@@ -23,6 +23,7 @@
 #include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "core/args.h"
+#include "core/io_guard.h"
 #include "core/device.h"
 #include "core/disktime_stream.h"
 #include "core/start_at.h"
@@ -273,6 +274,8 @@ Result<int> cmd_record(int argc, char** argv) {
     cfg.cgroup_id = *id;
   }
   if (out.empty()) out = default_output();
+  // Before the capture loads: a writable directory, never a block device.
+  BLKRR_TRY(check_outputs({{out, "-o"}}, {}));
 
   // Header: host, kernel, clock anchors, the devices and the settings.
   TraceHeader h;

@@ -27,8 +27,10 @@ Result<std::string> resolve_input(const std::string& path);
 std::string input_display_name(const std::string& resolved);
 
 // Checks before work starts: no output names an input (same device and
-// inode, following links; "-" never clashes), and each output's directory
-// exists and is writable. `what` names the options ("-o", "--json", ...).
+// inode, following links; "-" never clashes; an input NAME that is no file
+// stands for its blktrace files NAME.blktrace.N), no output is a block
+// device, and each output's directory exists and is writable. `option`
+// names the options in messages ("-o", "--json", ...).
 struct OutputCheck {
   std::string path;
   std::string option;  // for messages: "-o", "--json", "-j", "--derive"

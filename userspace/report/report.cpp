@@ -92,7 +92,53 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   return out;
 }
 
+bool same_inode(const struct stat& a, const std::string& path) {
+  struct stat b;
+  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string parent_of(const std::string& path) {
+  size_t s = path.rfind('/');
+  if (s == std::string::npos) return ".";
+  return s == 0 ? "/" : path.substr(0, s);
+}
+
 }  // namespace
+
+Status check_report_dir(const std::string& dir, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& also) {
+  struct stat d;
+  if (::stat(dir.c_str(), &d) != 0) {
+    // Created by the report: its parent must be there (one level is made).
+    std::string parent = parent_of(dir);
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+      return Error("-o " + dir + ": cannot create it in " + parent + ": " + std::strerror(errno) +
+                       "; create the parent directory first",
+                   2);
+    return {};  // a new directory holds no input
+  }
+  if (!S_ISDIR(d.st_mode)) return Error("-o " + dir + " is not a directory", 2);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return Error("-o " + dir + " is not writable: " + std::string(std::strerror(errno)), 2);
+  std::vector<std::string> files = {"index.html", "report.json"};
+  files.insert(files.end(), also.begin(), also.end());
+  for (const auto& in : inputs) {
+    struct stat st, p;
+    if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
+    for (const char* sub : {"/data", "/plots"})
+      if (::stat(parent_of(in).c_str(), &p) == 0 && same_inode(p, dir + sub))
+        return Error("the input " + in + " is in " + dir + sub +
+                         ", whose files the report writes and removes; move it or choose "
+                         "another -o directory",
+                     2);
+    for (const auto& f : files)
+      if (same_inode(st, dir + "/" + f))
+        return Error("-o " + dir + " would replace the input " + in + " (" + dir + "/" + f +
+                         "); choose another directory",
+                     2);
+  }
+  return {};
+}
 
 Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o) {
   return run(data, o, true);
