@@ -82,6 +82,7 @@ Result<bool> LineReader::next(std::string_view& line) {
       if (len > 0 && start[len - 1] == '\r') line.remove_suffix(1);
       pos_ = end_;
       ++line_;
+      unterminated_ = true;
       return true;
     }
     if (end_ - pos_ > kMaxLine) {
