@@ -464,8 +464,8 @@ TEST_F(Cli, OutputsNeverOverwriteInputs) {
 
 // Outputs the first checks missed: a blktrace capture named by its base
 // name, the report directory (checked after reading every input; files in
-// its data/ and plots/ are replaced), record's -o (checked after loading
-// the capture).
+// its data/ and plots/ are replaced), replay's device being its load,
+// record's -o (checked after loading the capture).
 TEST_F(Cli, EveryWriterChecksItsOutputBeforeWork) {
   std::string bt = std::string(BLKRR_TEST_DATA) + "/blktrace/fio-randrw.blktrace.";
   fs::copy_file(bt + "0", path("cap.blktrace.0"));
@@ -493,6 +493,13 @@ TEST_F(Cli, EveryWriterChecksItsOutputBeforeWork) {
   EXPECT_NE(r.out.find("create the parent directory first"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("read "), std::string::npos) << "read the inputs first: " << r.out;
 
+  // replay writes to its device: a device that is the load overwrote it.
+  auto d = blkrr({"replay", path("rep/plots/in.load"), path("rep/plots/in.load"), "--allow-file",
+                  "--timing", "fullspeed", "--quiet"});
+  EXPECT_EQ(d.status, 2) << d.out;
+  EXPECT_NE(d.out.find("is the load " + path("rep/plots/in.load")), std::string::npos) << d.out;
+  EXPECT_EQ(read_load(path("rep/plots/in.load")).size(), 1u);
+
   auto rec = blkrr({"record", "-o", path("nodir/x.blkrr"), "--duration", "1"});
   EXPECT_EQ(rec.status, 2) << rec.out;
   EXPECT_NE(rec.out.find("the directory " + path("nodir") + " does not exist"), std::string::npos)
@@ -507,6 +514,11 @@ TEST_F(Cli, WriteErrorsFailAndLeaveNoPartialOutput) {
   EXPECT_LT(d.status, 128) << d.out;
   auto j = shell("BLKRR dump --json " + path("t.blkrr") + " > /dev/full");
   EXPECT_NE(j.status, 0) << j.out;
+  for (const char* cmd : {"BLKRR --version", "BLKRR --help", "BLKRR devices"}) {
+    auto r = shell(std::string(cmd) + " > /dev/full");
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.out;  // --version and --help said 0
+    EXPECT_NE(r.out.find("cannot write to standard output"), std::string::npos) << r.out;
+  }
   // A full file system: a 64 KiB tmpfs cannot hold the load; nothing is left.
   if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
   fs::create_directories(path("small"));

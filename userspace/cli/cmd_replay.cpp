@@ -177,6 +177,10 @@ Result<int> cmd_replay(int argc, char** argv) {
   // -o and --json must not name the load or the device, and must be
   // writable, before the replay starts (io_guard.h).
   BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json"}}, {o.load, o.device}));
+  if (std::string in = input_file_at(o.device, {o.load}); !in.empty())
+    return Error("the device " + o.device + " is the load " + in +
+                     " (the same file); replaying would overwrite it",
+                 2);
 
   replay::SessionHooks hooks;
   std::unique_ptr<validate::LiveValidator> validator;

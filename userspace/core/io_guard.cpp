@@ -148,6 +148,14 @@ std::string input_that_is(const struct stat& o, const std::string& in) {
 }
 }  // namespace
 
+std::string input_file_at(const std::string& path, const std::vector<std::string>& inputs) {
+  struct stat st;
+  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0) return "";
+  for (const auto& in : inputs)
+    if (std::string file = input_that_is(st, in); !file.empty()) return file;
+  return "";
+}
+
 Status check_outputs(const std::vector<OutputCheck>& outputs,
                      const std::vector<std::string>& inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -161,13 +169,10 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
                          "; give them different names",
                      2);
     }
-    for (const auto& in : inputs) {
-      std::string file = exists ? input_that_is(ost, in) : "";
-      if (!file.empty())
-        return Error(o.option + " " + o.path + " is the input " + file +
-                         " (the same file); choose another name, the input would be destroyed",
-                     2);
-    }
+    if (std::string file = exists ? input_file_at(o.path, inputs) : ""; !file.empty())
+      return Error(o.option + " " + o.path + " is the input " + file +
+                       " (the same file); choose another name, the input would be destroyed",
+                   2);
     if (exists && S_ISDIR(ost.st_mode))
       return Error(o.option + " " + o.path + " is a directory; name a file", 2);
     // Written in place (not replaced), it would lose the disk's data.
