@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/compare_report.h"
+#include "core/units.h"
 #include "core/version.h"
 #include "report/context.h"
 #include "report/dynamic_report.h"
@@ -120,21 +121,22 @@ Status check_report_dir(const std::string& dir, const std::vector<std::string>& 
   if (!S_ISDIR(d.st_mode)) return Error("-o " + dir + " is not a directory", 2);
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     return Error("-o " + dir + " is not writable: " + std::string(std::strerror(errno)), 2);
-  std::vector<std::string> files = {"index.html", "report.json"};
-  files.insert(files.end(), also.begin(), also.end());
+  std::vector<std::string> owned_dirs = {dir + "/data", dir + "/plots"}, files;
+  for (const char* f : {"index.html", "report.json"}) files.emplace_back(dir + "/").append(f);
+  for (const auto& f : also) files.emplace_back(dir + "/").append(f);
   for (const auto& in : inputs) {
     struct stat st, p;
     if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
-    for (const char* sub : {"/data", "/plots"})
-      if (::stat(parent_of(in).c_str(), &p) == 0 && same_inode(p, dir + sub))
-        return Error("the input " + in + " is in " + dir + sub +
-                         ", whose files the report writes and removes; move it or choose "
-                         "another -o directory",
+    for (const auto& sub : owned_dirs)
+      if (::stat(parent_of(in).c_str(), &p) == 0 && same_inode(p, sub))
+        return Error(strfmt("the input %s is in %s, whose files the report writes and removes; "
+                            "move it or choose another -o directory",
+                            in.c_str(), sub.c_str()),
                      2);
     for (const auto& f : files)
-      if (same_inode(st, dir + "/" + f))
-        return Error("-o " + dir + " would replace the input " + in + " (" + dir + "/" + f +
-                         "); choose another directory",
+      if (same_inode(st, f))
+        return Error(strfmt("-o %s would replace the input %s (%s); choose another directory",
+                            dir.c_str(), in.c_str(), f.c_str()),
                      2);
   }
   return {};
