@@ -456,6 +456,11 @@ TEST_F(Cli, OutputsNeverOverwriteInputs) {
     EXPECT_NE(r.out.find("is the input " + load), std::string::npos) << r.out;
     EXPECT_EQ(read_load(load).size(), 1u) << args[0];
   }
+  // Standard input redirected from the output (was replaced by its conversion).
+  auto s = shell("BLKRR convert - -o " + load + " < " + load);
+  EXPECT_EQ(s.status, 2) << s.out;
+  EXPECT_NE(s.out.find("is the input - (standard input)"), std::string::npos) << s.out;
+  EXPECT_EQ(read_load(load).size(), 1u);
   // --json into a missing directory fails at once, saying why.
   auto m = blkrr({"replay", load, "/dev/null", "--json", path("nodir/x.json")});
   EXPECT_EQ(m.status, 2) << m.out;

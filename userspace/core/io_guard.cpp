@@ -133,10 +133,15 @@ bool same_file(const struct stat& a, const std::string& path) {
 
 // The file among `in`'s that is the output `o`, or "". An input that names
 // no file stands for the per-CPU files of a blktrace capture, NAME.blktrace.N
-// (converters/source.cpp reads them with gaps of up to 64 CPUs).
+// (converters/source.cpp reads them with gaps of up to 64 CPUs); "-" for the
+// file standard input comes from.
 std::string input_that_is(const struct stat& o, const std::string& in) {
-  if (in == "-") return "";
   struct stat ist;
+  if (in == "-")  // standard input redirected from the file: `convert - -o X < X`
+    return ::fstat(STDIN_FILENO, &ist) == 0 && S_ISREG(ist.st_mode) && ist.st_dev == o.st_dev &&
+                   ist.st_ino == o.st_ino
+               ? "- (standard input)"
+               : "";
   if (::stat(in.c_str(), &ist) == 0) return same_file(o, in) ? in : "";
   for (int cpu = 0, last = -1; cpu < 4096 && cpu <= last + 65; ++cpu) {
     std::string p = in + ".blktrace." + std::to_string(cpu);

@@ -27,8 +27,9 @@ Result<std::string> resolve_input(const std::string& path);
 std::string input_display_name(const std::string& resolved);
 
 // Checks before work starts: no output names an input (same device and
-// inode, following links; "-" never clashes; an input NAME that is no file
-// stands for its blktrace files NAME.blktrace.N), no output is a block
+// inode, following links; an input "-" is the file standard input comes
+// from, if any; an input NAME that is no file stands for its blktrace files
+// NAME.blktrace.N), no output is a block
 // device, and each output's directory exists and is writable. `option`
 // names the options in messages ("-o", "--json", ...).
 // The input file that `path` is (same device and inode), or "": the one

@@ -101,6 +101,24 @@ TEST(IoGuard, CheckOutputsKnowsBlktraceBaseNames) {
   EXPECT_TRUE(check_outputs({{d + "/cap.blktrace.0", "-o"}}, {d + "/other"}));
 }
 
+// `convert - -o X < X`: standard input is compared by the file it comes from.
+TEST(IoGuard, CheckOutputsKnowsTheFileOnStandardInput) {
+  std::string d = temp_dir(), in = d + "/in.load";
+  ASSERT_TRUE(write_file_atomic(in, "x"));
+  int saved = ::dup(STDIN_FILENO), fd = ::open(in.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
+  auto st = check_outputs({{in, "-o"}}, {"-"});
+  auto other = check_outputs({{d + "/out.load", "-o"}}, {"-"});
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  ::close(fd);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("is the input - (standard input)"), std::string::npos)
+      << st.error().message;
+  EXPECT_TRUE(other);
+}
+
 // A block device as an output was written in place: the disk's data lost.
 TEST(IoGuard, BlockDevicesAreNeverOutputs) {
   if (geteuid() != 0) GTEST_SKIP() << "making a device node needs root";
