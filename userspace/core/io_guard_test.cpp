@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -124,7 +125,8 @@ TEST(IoGuard, BlockDevicesAreNeverOutputs) {
   if (geteuid() != 0) GTEST_SKIP() << "making a device node needs root";
   std::string d = temp_dir(), dev = d + "/bdev";
   // A loop minor nobody attaches: nothing can be written to it anyway.
-  ASSERT_EQ(::mknod(dev.c_str(), S_IFBLK | 0600, makedev(7, 1048000)), 0);
+  if (::mknod(dev.c_str(), S_IFBLK | 0600, makedev(7, 1048000)) != 0)
+    GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
   auto st = check_outputs({{dev, "-o"}}, {});
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "-o " + dev + " is a block device; name a file");
