@@ -491,6 +491,9 @@ TEST_F(Cli, EveryWriterChecksItsOutputBeforeWork) {
   EXPECT_NE(r.out.find("the input " + path("rep/plots/in.load") + " is in " + path("rep/plots")),
             std::string::npos)
       << r.out;
+  auto fl = blkrr({"report", "--fleet", path("rep/plots/in.load"), "-o", path("rep"), "-q"});
+  EXPECT_EQ(fl.status, 2) << fl.out;
+  EXPECT_NE(fl.out.find(" is in " + path("rep/plots")), std::string::npos) << fl.out;
   EXPECT_EQ(read_load(path("rep/plots/in.load")).size(), 1u);
   EXPECT_FALSE(fs::exists(path("rep/report.json")));
   r = blkrr({"report", path("rep/plots/in.load"), "-o", path("nodir/rep")});
