@@ -22,8 +22,12 @@ secs=${1:-10}
 build=${BLKRR_FUZZ_BUILD_DIR:-build-fuzz}
 harnesses=${FUZZ_ONLY:-native load blktrace blkparse fio msr replay header}
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
+  launcher=()  # ccache when there is one: the sanitized build is the slow part of CI's stage
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_CXX_COMPILER=clang++ -DBLKRR_FUZZ=ON -DBLKRR_BENCH=OFF >/dev/null
+    -DCMAKE_CXX_COMPILER=clang++ -DBLKRR_FUZZ=ON -DBLKRR_BENCH=OFF "${launcher[@]}" >/dev/null
   targets=(fuzz_seeds)
   for h in $harnesses; do targets+=("fuzz_$h"); done
   ninja -C "$build" -j "${FUZZ_JOBS:-2}" "${targets[@]}" >/dev/null
@@ -32,7 +36,8 @@ fi
 seeds=$(mktemp -d "$build/seeds.XXXXXX")
 shm=/dev/shm
 [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
-export BLKRR_FUZZ_DIR=$(mktemp -d "$shm/blkrr-fuzz.XXXXXX")
+BLKRR_FUZZ_DIR=$(mktemp -d "$shm/blkrr-fuzz.XXXXXX")
+export BLKRR_FUZZ_DIR
 trap 'rm -rf "$seeds" "$BLKRR_FUZZ_DIR"' EXIT
 "$build/tests/fuzz/fuzz_seeds" tests/data "$seeds"
 status=0
