@@ -217,9 +217,24 @@ TEST(BadInput, CutOffLastLineOfACompressedFileIsAnError) {
       "start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n0.1 ; 4096 ; 8 ; R";
   auto p = t.write_gz("cut.load.gz", text);
   expect_error(p, p + ":2: the last line has no end (compressed file cut off?)");
-  // A plain file written by hand may end without a newline.
+  // A plain file written by hand may end without a newline; it is read,
+  // and counted so that the summary shows it ("4096" cut to "40" was silent).
   auto plain = t.write("hand.load", text);
   EXPECT_EQ(read_error(plain), "");
+  const std::pair<std::string, std::string> cut[] = {
+      {"hand.load", text},
+      {"hand.csv", "1,h,0,Read,0,512,5\n2,h,0,Read,0,512,40"},
+      {"hand.iolog", "fio version 3 iolog\n10 /dev/sdb read 0 512\n20 /dev/sdb read 4096 512"},
+      {"hand.txt",
+       "  8,0    0        1     0.000000000  10  D   W 8 + 8 [a]\n"
+       "  8,0    0        2     0.000001000  10  D   W 16 + 8 [a]"}};
+  for (const auto& [name, body] : cut) {
+    Counters c;
+    count_requests(t.write(name, body), {}, &c);
+    EXPECT_EQ(c["last line without a newline (file cut off?)"], 1u) << name;
+    count_requests(t.write(name, body + "\n"), {}, &c);
+    EXPECT_EQ(c.count("last line without a newline (file cut off?)"), 0u) << name;
+  }
 }
 
 TEST(BadInput, PipeWithoutFromIsDetectedFromOneRead) {

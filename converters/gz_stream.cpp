@@ -33,7 +33,9 @@ GzSource& GzSource::operator=(GzSource&& o) noexcept {
   in_eof_ = o.in_eof_;
   done_ = o.done_;
   read_total_ = o.read_total_;
-  in_ = std::move(o.in_);  // st_->next_in points into it: the heap buffer moves along
+  next_ = o.next_;  // points into in_: the heap buffer moves along
+  avail_ = o.avail_;
+  in_ = std::move(o.in_);
   st_ = std::move(o.st_);
   return *this;
 }
@@ -47,10 +49,6 @@ Result<GzSource> GzSource::open(const std::string& path, const std::string& disp
   s.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (s.fd_ < 0)
     return Error::system("cannot open " + display, errno, "check the path and permissions");
-  s.st_ = std::make_unique<inflate_state>();
-  isal_inflate_init(s.st_.get());
-  s.st_->crc_flag = ISAL_GZIP;
-  s.st_->avail_in = 0;
   // No larger than the file: a small input gets a small buffer (the fuzz
   // harnesses open one per input).
   struct stat st {};
@@ -59,14 +57,19 @@ Result<GzSource> GzSource::open(const std::string& path, const std::string& disp
     chunk = std::max<size_t>(static_cast<size_t>(st.st_size), 1 << 12);
   s.in_.resize(chunk);
   BLKRR_TRY(s.refill());
-  s.compressed_ = gzip_magic(s.st_->next_in, s.st_->avail_in);
+  s.compressed_ = gzip_magic(s.next_, s.avail_);
+  if (s.compressed_) {  // 85 KB of state: only for gzip files
+    s.st_ = std::make_unique<inflate_state>();
+    isal_inflate_init(s.st_.get());
+    s.st_->crc_flag = ISAL_GZIP;
+  }
   return s;
 }
 
 // Keeps the unread input and reads more behind it.
 Status GzSource::refill() {
-  size_t keep = st_->avail_in;
-  if (keep) std::memmove(in_.data(), st_->next_in, keep);
+  size_t keep = avail_;
+  if (keep) std::memmove(in_.data(), next_, keep);
   while (!in_eof_ && keep < in_.size()) {
     ssize_t n = ::read(fd_, in_.data() + keep, in_.size() - keep);
     if (n < 0 && errno == EINTR) continue;
@@ -76,19 +79,19 @@ Status GzSource::refill() {
     read_total_ += static_cast<uint64_t>(n);
     break;
   }
-  st_->next_in = in_.data();
-  st_->avail_in = static_cast<uint32_t>(keep);
+  next_ = in_.data();
+  avail_ = static_cast<uint32_t>(keep);
   return {};
 }
 
 Result<size_t> GzSource::read(char* dst, size_t cap) {
   if (done_ || cap == 0) return size_t{0};
   if (compressed_) return inflate_some(dst, cap);
-  if (st_->avail_in == 0) BLKRR_TRY(refill());
-  size_t n = std::min<size_t>(cap, st_->avail_in);
-  std::memcpy(dst, st_->next_in, n);
-  st_->next_in += n;
-  st_->avail_in -= static_cast<uint32_t>(n);
+  if (avail_ == 0) BLKRR_TRY(refill());
+  size_t n = std::min<size_t>(cap, avail_);
+  std::memcpy(dst, next_, n);
+  next_ += n;
+  avail_ -= static_cast<uint32_t>(n);
   if (n == 0) done_ = true;
   return n;
 }
@@ -97,15 +100,15 @@ Result<size_t> GzSource::read(char* dst, size_t cap) {
 // is a damaged file or a bad join, whose data would otherwise be lost unseen.
 Status GzSource::check_trailer() {
   for (;;) {
-    for (uint32_t i = 0; i < st_->avail_in; ++i) {
-      if (st_->next_in[i] == 0) continue;
-      uint64_t at = read_total_ - st_->avail_in + i;
+    for (uint32_t i = 0; i < avail_; ++i) {
+      if (next_[i] == 0) continue;
+      uint64_t at = read_total_ - avail_ + i;
       return Error(name_ + ": data that is not gzip after the last gzip member, at byte " +
                    std::to_string(at) +
                    " (damaged file, or files joined badly); check it with 'gzip -t'");
     }
-    st_->next_in += st_->avail_in;
-    st_->avail_in = 0;
+    next_ += avail_;
+    avail_ = 0;
     if (in_eof_) return {};
     BLKRR_TRY(refill());
   }
@@ -113,29 +116,29 @@ Status GzSource::check_trailer() {
 
 Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
   for (;;) {
-    if (st_->avail_in == 0 && !in_eof_) BLKRR_TRY(refill());
+    if (avail_ == 0 && !in_eof_) BLKRR_TRY(refill());
+    st_->next_in = next_;
+    st_->avail_in = avail_;
     st_->next_out = reinterpret_cast<uint8_t*>(dst);
     st_->avail_out = static_cast<uint32_t>(std::min<size_t>(cap, UINT32_MAX));
     int rc = isal_inflate(st_.get());
+    next_ = st_->next_in;
+    avail_ = st_->avail_in;
     if (rc < 0)
       return Error(name_ + ": damaged gzip data (igzip error " + std::to_string(rc) +
                    "); check the file with 'gzip -t'");
     size_t produced = cap - st_->avail_out;
     if (st_->block_state == ISAL_BLOCK_FINISH) {
       // End of a member: another may follow (concatenated gzip files).
-      if (st_->avail_in < 2 && !in_eof_) BLKRR_TRY(refill());
-      if (gzip_magic(st_->next_in, st_->avail_in)) {
-        uint8_t* next = st_->next_in;
-        uint32_t avail = st_->avail_in;
+      if (avail_ < 2 && !in_eof_) BLKRR_TRY(refill());
+      if (gzip_magic(next_, avail_)) {
         isal_inflate_reset(st_.get());
         st_->crc_flag = ISAL_GZIP;
-        st_->next_in = next;
-        st_->avail_in = avail;
       } else {
         BLKRR_TRY(check_trailer());
         done_ = true;
       }
-    } else if (produced == 0 && st_->avail_in == 0 && in_eof_) {
+    } else if (produced == 0 && avail_ == 0 && in_eof_) {
       return Error(name_ + ": the gzip stream is truncated (file cut off?)");
     }
     if (produced > 0 || done_) return produced;

@@ -43,7 +43,9 @@ class GzSource {
   bool compressed_ = false, in_eof_ = false, done_ = false;
   uint64_t read_total_ = 0;  // bytes read from the file so far
   std::vector<uint8_t> in_;
-  std::unique_ptr<inflate_state> st_;
+  uint8_t* next_ = nullptr;  // the unread input in in_
+  uint32_t avail_ = 0;
+  std::unique_ptr<inflate_state> st_;  // gzip files only
 };
 
 // Writes a gzip stream to a file descriptor it does not own.

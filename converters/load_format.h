@@ -61,6 +61,7 @@ class LoadReader {
   const std::vector<std::string>& info_lines() const { return info_; }
   uint64_t line() const { return in_.line(); }
   const std::string& path() const { return in_.path(); }
+  const LineReader& lines() const { return in_; }
   uint64_t skipped() const { return skipped_; }
   const std::map<std::string, uint64_t>& skip_reasons() const { return reasons_; }
   // Data lines whose times had a fraction width other than nine digits.

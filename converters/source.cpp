@@ -266,6 +266,7 @@ class LoadSource : public RequestSource {
     Counters c;
     if (r_.skipped()) c["lines_skipped"] = r_.skipped();
     for (const auto& [why, n] : r_.skip_reasons()) c["skipped: " + why] = n;
+    count_unterminated(r_.lines(), c);
     return c;
   }
 

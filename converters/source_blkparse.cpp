@@ -112,6 +112,7 @@ class BlkparseSource : public RequestSource {
   Counters counters() const override {
     Counters c = counters_;
     for (const auto& [k, v] : pairer_.counters()) c[k] += v;
+    count_unterminated(in_, c);
     return c;
   }
 

@@ -36,7 +36,11 @@ class FioSource : public RequestSource {
                             counters_));
     }
   }
-  Counters counters() const override { return counters_; }
+  Counters counters() const override {
+    Counters c = counters_;
+    count_unterminated(in_, c);
+    return c;
+  }
 
  private:
   static constexpr const char* kRequest = "";

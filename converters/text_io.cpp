@@ -113,8 +113,11 @@ Status LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  const size_t chunk =
-      inflater_ ? kReadChunk : std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
+  // Nothing kept: the buffer as it is (the first read fills its 8 KiB); the
+  // inflating thread hands over whole chunks.
+  const size_t chunk = inflater_   ? kReadChunk
+                       : end_ == 0 ? buf_.size()
+                                   : std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
   if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
   auto n = read_more(buf_.data() + end_, buf_.size() - end_);
   if (!n)
@@ -153,6 +156,7 @@ Result<bool> LineReader::next(std::string_view& line) {
       if (len > 0 && start[len - 1] == '\r') line.remove_suffix(1);
       pos_ = end_;
       ++line_;
+      unterminated_ = true;
       return true;
     }
     if (end_ - pos_ > kMaxLine) {

@@ -39,6 +39,9 @@ class LineReader {
   const std::string& path() const { return path_; }
   // "file:line: " prefix for messages about the current line.
   std::string where() const { return path_ + ":" + std::to_string(line_); }
+  // The last line returned had no '\n': a plain file written by hand, or
+  // one cut off (a compressed file without it is an error instead).
+  bool unterminated() const { return unterminated_; }
 
  private:
   struct Inflater;  // the inflating thread and its queue
@@ -52,9 +55,14 @@ class LineReader {
   std::unique_ptr<Inflater> inflater_;
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
-  bool eof_ = false;
+  bool eof_ = false, unterminated_ = false;
   uint64_t line_ = 0;
 };
+
+// Counts a last line without '\n' in `c`, so that the summary shows it.
+inline void count_unterminated(const LineReader& in, Counters& c) {
+  if (in.unterminated()) c["last line without a newline (file cut off?)"] = 1;
+}
 
 // True if the path names gzip output (ends in ".gz").
 bool is_gz_path(const std::string& path);

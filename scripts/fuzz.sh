@@ -12,22 +12,33 @@
 # reader's first buffer refills, small enough for thousands of inputs a
 # second). ASan's quarantine is 16 MB (FUZZ_QUARANTINE_MB): with the default
 # 256 MB every input's freed buffers came back as fresh pages (page faults,
-# munmap) and RSS grew to 400 MB.
+# munmap) and RSS grew to 400 MB. FUZZ_RUNS=N stops a harness after N
+# executions (the long runs: 10000000). Each harness writes its inputs to a
+# file in a directory of its own in /dev/shm (BLKRR_FUZZ_DIR), removed at
+# the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 build=${BLKRR_FUZZ_BUILD_DIR:-build-fuzz}
 harnesses=${FUZZ_ONLY:-native load blktrace blkparse fio msr replay header}
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
+  launcher=()  # ccache when there is one: the sanitized build is the slow part of CI's stage
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_CXX_COMPILER=clang++ -DBLKRR_FUZZ=ON -DBLKRR_BENCH=OFF >/dev/null
+    -DCMAKE_CXX_COMPILER=clang++ -DBLKRR_FUZZ=ON -DBLKRR_BENCH=OFF "${launcher[@]}" >/dev/null
   targets=(fuzz_seeds)
   for h in $harnesses; do targets+=("fuzz_$h"); done
   ninja -C "$build" -j "${FUZZ_JOBS:-2}" "${targets[@]}" >/dev/null
 fi
 # Seeds of this run in their own directory: runs may go in parallel.
 seeds=$(mktemp -d "$build/seeds.XXXXXX")
-trap 'rm -rf "$seeds"' EXIT
+shm=/dev/shm
+[ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+BLKRR_FUZZ_DIR=$(mktemp -d "$shm/blkrr-fuzz.XXXXXX")
+export BLKRR_FUZZ_DIR
+trap 'rm -rf "$seeds" "$BLKRR_FUZZ_DIR"' EXIT
 "$build/tests/fuzz/fuzz_seeds" tests/data "$seeds"
 status=0
 printf '%-9s %8s %12s %10s %8s %8s %s\n' harness seconds executions exec/s cpu_s rss_mb result
@@ -39,7 +50,7 @@ for h in $harnesses; do
   ASAN_OPTIONS="quarantine_size_mb=${FUZZ_QUARANTINE_MB:-16}${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     nice -n 10 "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=512 \
     -malloc_limit_mb=512 -timeout="${FUZZ_TIMEOUT:-60}" -max_len="${FUZZ_MAX_LEN:-16384}" \
-    -print_final_stats=1 \
+    -print_final_stats=1 ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
     -artifact_prefix="$build/crash-$h-" "$build/corpus/$h" "$seeds/$h" >"$log" 2>&1 || rc=$?
   # CPU seconds the harness got (children's user+sys ticks): the machine is shared.
   t1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)

@@ -432,10 +432,62 @@ TEST_F(Cli, OutputsNeverOverwriteInputs) {
     EXPECT_NE(r.out.find("is the input " + load), std::string::npos) << r.out;
     EXPECT_EQ(read_load(load).size(), 1u) << args[0];
   }
+  // Standard input redirected from the output (was replaced by its conversion).
+  auto s = shell("BLKRR convert - -o " + load + " < " + load);
+  EXPECT_EQ(s.status, 2) << s.out;
+  EXPECT_NE(s.out.find("is the input - (standard input)"), std::string::npos) << s.out;
+  EXPECT_EQ(read_load(load).size(), 1u);
   // --json-file into a missing directory fails at once, saying why.
   auto m = blkrr({"replay", load, "/dev/null", "--json-file", path("nodir/x.json")});
   EXPECT_EQ(m.status, 2) << m.out;
   EXPECT_NE(m.out.find("nodir does not exist"), std::string::npos) << m.out;
+}
+
+// Outputs the first checks missed: a blktrace capture named by its base
+// name, the report directory (checked after reading every input; files in
+// its data/ and plots/ are replaced), replay's device being its load,
+// record's -o (checked after loading the capture).
+TEST_F(Cli, EveryWriterChecksItsOutputBeforeWork) {
+  std::string bt = std::string(BLKRR_TEST_DATA) + "/blktrace/fio-randrw.blktrace.";
+  fs::copy_file(bt + "0", path("cap.blktrace.0"));
+  fs::copy_file(bt + "1", path("cap.blktrace.1"));
+  const auto size1 = fs::file_size(path("cap.blktrace.1"));
+  auto c = blkrr({"convert", path("cap"), "-o", path("cap.blktrace.1")});
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_NE(c.out.find("is the input " + path("cap.blktrace.1")), std::string::npos) << c.out;
+  EXPECT_EQ(fs::file_size(path("cap.blktrace.1")), size1);
+
+  fs::create_directories(path("rep/plots"));
+  {
+    std::ofstream f(path("rep/plots/in.load"));
+    f << kLoadHead << "0.1 ; 8 ; 8 ; R\n";
+  }
+  auto r = blkrr({"report", path("rep/plots/in.load"), "-o", path("rep"), "-q"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("the input " + path("rep/plots/in.load") + " is in " + path("rep/plots")),
+            std::string::npos)
+      << r.out;
+  auto fl = blkrr({"report", "--fleet", path("rep/plots/in.load"), "-o", path("rep"), "-q"});
+  EXPECT_EQ(fl.status, 2) << fl.out;
+  EXPECT_NE(fl.out.find(" is in " + path("rep/plots")), std::string::npos) << fl.out;
+  EXPECT_EQ(read_load(path("rep/plots/in.load")).size(), 1u);
+  EXPECT_FALSE(fs::exists(path("rep/report.json")));
+  r = blkrr({"report", path("rep/plots/in.load"), "-o", path("nodir/rep")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("create the parent directory first"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("read "), std::string::npos) << "read the inputs first: " << r.out;
+
+  // replay writes to its device: a device that is the load overwrote it.
+  auto d = blkrr({"replay", path("rep/plots/in.load"), path("rep/plots/in.load"), "--allow-file",
+                  "--timing", "fullspeed", "--quiet"});
+  EXPECT_EQ(d.status, 2) << d.out;
+  EXPECT_NE(d.out.find("is the load " + path("rep/plots/in.load")), std::string::npos) << d.out;
+  EXPECT_EQ(read_load(path("rep/plots/in.load")).size(), 1u);
+
+  auto rec = blkrr({"record", "-o", path("nodir/x.blkrr"), "--duration", "1"});
+  EXPECT_EQ(rec.status, 2) << rec.out;
+  EXPECT_NE(rec.out.find("the directory " + path("nodir") + " does not exist"), std::string::npos)
+      << rec.out;
 }
 
 TEST_F(Cli, WriteErrorsFailAndLeaveNoPartialOutput) {
@@ -446,6 +498,11 @@ TEST_F(Cli, WriteErrorsFailAndLeaveNoPartialOutput) {
   EXPECT_LT(d.status, 128) << d.out;
   auto j = shell("BLKRR dump --json " + path("t.blkrr") + " > /dev/full");
   EXPECT_NE(j.status, 0) << j.out;
+  for (const char* cmd : {"BLKRR --version", "BLKRR --help", "BLKRR devices"}) {
+    auto r = shell(std::string(cmd) + " > /dev/full");
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.out;  // --version and --help said 0
+    EXPECT_NE(r.out.find("cannot write to standard output"), std::string::npos) << r.out;
+  }
   // A full file system: a 64 KiB tmpfs cannot hold the load; nothing is left.
   if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
   fs::create_directories(path("small"));

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   put32(f, crc(json));
   f += json;
   auto r = blkrr::TraceReader::open(
-      blkrr::fuzz::memfd_path(reinterpret_cast<const uint8_t*>(f.data()), f.size()));
+      blkrr::fuzz::scratch_path(reinterpret_cast<const uint8_t*>(f.data()), f.size()));
   if (!r) return 0;
   blkrr::Request q;
   while (true) {

@@ -4,7 +4,7 @@
 #include "tests/fuzz/test_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto d = blkrr::report::load_dataset(blkrr::fuzz::memfd_path(data, size), "fuzz");
+  auto d = blkrr::report::load_dataset(blkrr::fuzz::scratch_path(data, size), "fuzz");
   (void)d;
   return 0;
 }

@@ -181,6 +181,10 @@ Result<int> cmd_replay(int argc, char** argv) {
   if (json_stdout && o.output == "-")
     return Error("-o - and -j both write to standard output; give --json-file FILE", 2);
   if (json_stdout) o.json_path = "-";
+  if (std::string in = input_file_at(o.device, {o.load}); !in.empty())
+    return Error("the device " + o.device + " is the load " + in +
+                     " (the same file); replaying would overwrite it",
+                 2);
 
   replay::SessionHooks hooks;
   std::unique_ptr<validate::LiveValidator> validator;

@@ -1,6 +1,4 @@
 // blkrr report: plots and statistics of loads, traces and replay results.
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -103,13 +101,9 @@ Result<int> cmd_report(int argc, char** argv) {
     if (files.size() < 2 && o.compare)
       return Error("--compare " + original + " needs at least one replay result FILE", 2);
     if (labels.size() > files.size()) return Error("more --label options than inputs", 2);
-    // The report directory must not be an input (io_guard.h does files).
-    for (const auto& in : files) {
-      struct stat a, b;
-      if (::stat(in.c_str(), &a) == 0 && ::stat(o.out_dir.c_str(), &b) == 0 &&
-          a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        return Error("-o " + o.out_dir + " is the input " + in + "; name a new directory", 2);
-    }
+    // Writable, and holding no input among the files it replaces, before
+    // any input is read.
+    BLKRR_TRY(report::check_report_dir(o.out_dir, files));
     std::vector<report::Dataset> data;
     for (size_t i = 0; i < files.size(); ++i) {
       progress.phase("report: reading " + files[i]);

@@ -65,6 +65,12 @@ Result<int> cmd_report_fleet(int argc, char** argv) {
 
   auto found = report::find_fleet_inputs(inputs);
   if (!found) return Error(found.error().message, 2);
+  std::vector<std::string> files;
+  for (const auto& in : *found) {
+    files.push_back(in.path);
+    if (!in.json_path.empty()) files.push_back(in.json_path);
+  }
+  BLKRR_TRY(report::check_report_dir(out_dir, files, {"fleet.json", "fleet.txt", "fleet.html"}));
   std::vector<report::Dataset> data;
   std::vector<report::FleetMeta> meta;
   for (const auto& in : *found) {

@@ -48,6 +48,15 @@ void usage(FILE* out) {
                "  blkrr replay prod.load.gz /dev/sdX --validate -o run.replay.gz\n");
 }
 
+// Whatever went to standard output must have arrived (/dev/full, a closed
+// pipe, a full disk): otherwise the command failed.
+int stdout_status(const std::string& who, int status) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "%s: cannot write to standard output: %s\n", who.c_str(),
+               std::strerror(errno));
+  return status ? status : 1;
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
@@ -61,11 +70,11 @@ int run(int argc, char** argv) {
   }
   if (name == "-h" || name == "--help" || name == "help") {
     usage(stdout);
-    return 0;
+    return stdout_status("blkrr", 0);
   }
   if (name == "-V" || name == "--version" || name == "version") {
     std::printf("blkrr %s\n", blkrr::version());
-    return 0;
+    return stdout_status("blkrr", 0);
   }
   for (const auto& c : kCommands) {
     if (name != c.name) continue;
@@ -78,14 +87,7 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "blkrr %s: %s\n", c.name, r.error().message.c_str());
       return r.error().exit_code;
     }
-    // Whatever went to standard output must have arrived (/dev/full, a
-    // closed pipe, a full disk): otherwise the command failed.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "blkrr %s: cannot write to standard output: %s\n", c.name,
-                   std::strerror(errno));
-      return *r ? *r : 1;
-    }
-    return *r;
+    return stdout_status(prog, *r);
   }
   std::fprintf(stderr, "blkrr: unknown command '%s'\n\n", argv[1]);
   usage(stderr);

@@ -140,6 +140,42 @@ std::string input_display_name(const std::string& resolved) {
   return it == sp.by_spooled.end() ? resolved : it->second;
 }
 
+namespace {
+bool same_file(const struct stat& a, const std::string& path) {
+  struct stat b;
+  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// The file among `in`'s that is the output `o`, or "". An input that names
+// no file stands for the per-CPU files of a blktrace capture, NAME.blktrace.N
+// (converters/source.cpp reads them with gaps of up to 64 CPUs); "-" for the
+// file standard input comes from.
+std::string input_that_is(const struct stat& o, const std::string& in) {
+  struct stat ist;
+  if (in == "-")  // standard input redirected from the file: `convert - -o X < X`
+    return ::fstat(STDIN_FILENO, &ist) == 0 && S_ISREG(ist.st_mode) && ist.st_dev == o.st_dev &&
+                   ist.st_ino == o.st_ino
+               ? "- (standard input)"
+               : "";
+  if (::stat(in.c_str(), &ist) == 0) return same_file(o, in) ? in : "";
+  for (int cpu = 0, last = -1; cpu < 4096 && cpu <= last + 65; ++cpu) {
+    std::string p = in + ".blktrace." + std::to_string(cpu);
+    if (::stat(p.c_str(), &ist) != 0) continue;
+    last = cpu;
+    if (same_file(o, p)) return p;
+  }
+  return "";
+}
+}  // namespace
+
+std::string input_file_at(const std::string& path, const std::vector<std::string>& inputs) {
+  struct stat st;
+  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0) return "";
+  for (const auto& in : inputs)
+    if (std::string file = input_that_is(st, in); !file.empty()) return file;
+  return "";
+}
+
 Status check_outputs(const std::vector<OutputCheck>& outputs,
                      const std::vector<std::string>& inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -153,16 +189,15 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
                          "; give them different names",
                      2);
     }
-    for (const auto& in : inputs) {
-      struct stat ist;
-      if (exists && in != "-" && ::stat(in.c_str(), &ist) == 0 && ist.st_dev == ost.st_dev &&
-          ist.st_ino == ost.st_ino)
-        return Error(o.option + " " + o.path + " is the input " + in +
-                         " (the same file); choose another name, the input would be destroyed",
-                     2);
-    }
+    if (std::string file = exists ? input_file_at(o.path, inputs) : ""; !file.empty())
+      return Error(o.option + " " + o.path + " is the input " + file +
+                       " (the same file); choose another name, the input would be destroyed",
+                   2);
     if (exists && S_ISDIR(ost.st_mode))
       return Error(o.option + " " + o.path + " is a directory; name a file", 2);
+    // Written in place (not replaced), it would lose the disk's data.
+    if (exists && S_ISBLK(ost.st_mode))
+      return Error(o.option + " " + o.path + " is a block device; name a file", 2);
     std::string dir = dir_of(o.path);
     struct stat dst;
     if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
@@ -188,6 +223,8 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   }
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISBLK(st.st_mode))
+    return Error(path + " is a block device; blkrr writes its outputs to files", 2);
   if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     // /dev/null, a FIFO, a terminal: write in place, never replace it.
     f.fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);

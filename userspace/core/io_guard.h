@@ -32,8 +32,16 @@ Result<Fd> open_scratch_file(const std::string& purpose);
 std::string input_display_name(const std::string& resolved);
 
 // Checks before work starts: no output names an input (same device and
-// inode, following links; "-" never clashes), and each output's directory
-// exists and is writable. `what` names the options ("-o", "--json", ...).
+// inode, following links; an input "-" is the file standard input comes
+// from, if any; an input NAME that is no file stands for its blktrace files
+// NAME.blktrace.N), no output is a block
+// device, and each output's directory exists and is writable. `option`
+// names the options in messages ("-o", "--json", ...).
+// The input file that `path` is (same device and inode), or "": the one
+// comparison check_outputs() makes, for writes that are not outputs (the
+// device replay writes to).
+std::string input_file_at(const std::string& path, const std::vector<std::string>& inputs);
+
 struct OutputCheck {
   std::string path;
   std::string option;  // for messages: "-o", "--json", "-j", "--derive"

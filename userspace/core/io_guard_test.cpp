@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -84,6 +86,54 @@ TEST(IoGuard, CheckOutputsRefusesAnInputAlsoThroughLinks) {
     EXPECT_EQ(st.error().exit_code, 2);
   }
   EXPECT_TRUE(check_outputs({{d + "/new", "-o"}, {"-", "--json"}}, {in}));
+}
+
+// `convert cap -o cap.blktrace.1` overwrote the second CPU's file of the
+// capture it was reading: a name that is no file stands for its NAME.blktrace.N.
+TEST(IoGuard, CheckOutputsKnowsBlktraceBaseNames) {
+  std::string d = temp_dir();
+  ASSERT_TRUE(write_file_atomic(d + "/cap.blktrace.0", "x"));
+  ASSERT_TRUE(write_file_atomic(d + "/cap.blktrace.3", "x"));  // CPUs 1 and 2 idle
+  auto st = check_outputs({{d + "/cap.blktrace.3", "-o"}}, {d + "/cap"});
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("is the input " + d + "/cap.blktrace.3"), std::string::npos)
+      << st.error().message;
+  EXPECT_TRUE(check_outputs({{d + "/cap.load", "-o"}}, {d + "/cap"}));
+  EXPECT_TRUE(check_outputs({{d + "/cap.blktrace.0", "-o"}}, {d + "/other"}));
+}
+
+// `convert - -o X < X`: standard input is compared by the file it comes from.
+TEST(IoGuard, CheckOutputsKnowsTheFileOnStandardInput) {
+  std::string d = temp_dir(), in = d + "/in.load";
+  ASSERT_TRUE(write_file_atomic(in, "x"));
+  int saved = ::dup(STDIN_FILENO), fd = ::open(in.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
+  auto st = check_outputs({{in, "-o"}}, {"-"});
+  auto other = check_outputs({{d + "/out.load", "-o"}}, {"-"});
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  ::close(fd);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("is the input - (standard input)"), std::string::npos)
+      << st.error().message;
+  EXPECT_TRUE(other);
+}
+
+// A block device as an output was written in place: the disk's data lost.
+TEST(IoGuard, BlockDevicesAreNeverOutputs) {
+  if (geteuid() != 0) GTEST_SKIP() << "making a device node needs root";
+  std::string d = temp_dir(), dev = d + "/bdev";
+  // A loop minor nobody attaches: nothing can be written to it anyway.
+  if (::mknod(dev.c_str(), S_IFBLK | 0600, makedev(7, 1048000)) != 0)
+    GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
+  auto st = check_outputs({{dev, "-o"}}, {});
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "-o " + dev + " is a block device; name a file");
+  EXPECT_EQ(st.error().exit_code, 2);
+  auto f = AtomicFile::create(dev);
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.error().message.find("is a block device"), std::string::npos);
 }
 
 TEST(IoGuard, CheckOutputsWantsAnExistingWritableDirectoryAndDistinctNames) {

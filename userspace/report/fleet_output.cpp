@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io_guard.h"
 #include "report/fleet.h"
 #include "core/json_doc.h"
 #include "core/units.h"
@@ -89,19 +90,6 @@ std::string spread_text(const char* what, const std::optional<StartSpread>& s) {
   return t + "\n";
 }
 
-Status write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) return Error("writing " + tmp + " failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return Error("renaming " + tmp + " to " + path + ": " + std::strerror(errno));
-  return {};
-}
-
 std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -158,9 +146,9 @@ std::string format_text(const FleetSummary& s) {
 }
 
 Status write_fleet_files(const FleetSummary& s, const std::string& dir) {
-  BLKRR_TRY(write_atomic(dir + "/fleet.json", to_json(s).dump(1) + "\n"));
+  BLKRR_TRY(write_file_atomic(dir + "/fleet.json", to_json(s).dump(1) + "\n"));
   const std::string text = format_text(s);
-  BLKRR_TRY(write_atomic(dir + "/fleet.txt", text));
+  BLKRR_TRY(write_file_atomic(dir + "/fleet.txt", text));
   std::string html =
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>blkrr fleet report</title>"
       "</head><body><h1>blkrr fleet report</h1><pre>" +
@@ -168,7 +156,7 @@ Status write_fleet_files(const FleetSummary& s, const std::string& dir) {
       "</pre><p>Per-host series in the same plots, statistics per input: "
       "<a href=\"index.html\">index.html</a>. Data: <a href=\"fleet.json\">fleet.json</a>.</p>"
       "</body></html>\n";
-  return write_atomic(dir + "/fleet.html", html);
+  return write_file_atomic(dir + "/fleet.html", html);
 }
 
 }  // namespace blkrr::report

@@ -12,6 +12,7 @@
 
 #include "report/compare_report.h"
 #include "core/json_doc.h"
+#include "core/units.h"
 #include "core/version.h"
 #include "report/context.h"
 #include "report/dynamic_report.h"
@@ -118,7 +119,54 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   return out;
 }
 
+bool same_inode(const struct stat& a, const std::string& path) {
+  struct stat b;
+  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string parent_of(const std::string& path) {
+  size_t s = path.rfind('/');
+  if (s == std::string::npos) return ".";
+  return s == 0 ? "/" : path.substr(0, s);
+}
+
 }  // namespace
+
+Status check_report_dir(const std::string& dir, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& also) {
+  struct stat d;
+  if (::stat(dir.c_str(), &d) != 0) {
+    // Created by the report: its parent must be there (one level is made).
+    std::string parent = parent_of(dir);
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+      return Error("-o " + dir + ": cannot create it in " + parent + ": " + std::strerror(errno) +
+                       "; create the parent directory first",
+                   2);
+    return {};  // a new directory holds no input
+  }
+  if (!S_ISDIR(d.st_mode)) return Error("-o " + dir + " is not a directory", 2);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return Error("-o " + dir + " is not writable: " + std::string(std::strerror(errno)), 2);
+  std::vector<std::string> owned_dirs = {dir + "/data", dir + "/plots"}, files;
+  for (const char* f : {"index.html", "report.json"}) files.emplace_back(dir + "/").append(f);
+  for (const auto& f : also) files.emplace_back(dir + "/").append(f);
+  for (const auto& in : inputs) {
+    struct stat st, p;
+    if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
+    for (const auto& sub : owned_dirs)
+      if (::stat(parent_of(in).c_str(), &p) == 0 && same_inode(p, sub))
+        return Error(strfmt("the input %s is in %s, whose files the report writes and removes; "
+                            "move it or choose another -o directory",
+                            in.c_str(), sub.c_str()),
+                     2);
+    for (const auto& f : files)
+      if (same_inode(st, f))
+        return Error(strfmt("-o %s would replace the input %s (%s); choose another directory",
+                            dir.c_str(), in.c_str(), f.c_str()),
+                     2);
+  }
+  return {};
+}
 
 Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o) {
   return run(data, o, true);

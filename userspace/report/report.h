@@ -28,6 +28,13 @@ struct ReportOutcome {
   std::string index;  // path of index.html
 };
 
+// Before any input is read: DIR is a writable directory or can be created
+// (its parent exists and is writable), and no input is a file the report
+// writes or removes: DIR/index.html, DIR/report.json, the `also` names in
+// DIR (fleet.*), or anything in DIR/data and DIR/plots. Usage errors (2).
+Status check_report_dir(const std::string& dir, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& also = {});
+
 // Saves the datasets under DIR/data (for --bins re-reports) and reports them.
 Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o);
 // Re-reports DIR from the data an earlier make_report saved there; options
