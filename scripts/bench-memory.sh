@@ -188,7 +188,7 @@ one_size() {
   fi
   if has_step validate && [ "$want" -le "$VALIDATE_MAX" ] && setup_loop; then
     measure "replay --validate on a loop device" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
-      --timing fullspeed --cmode "$CMODE" --validate --quiet --json "$WORK/validate.json"
+      --timing fullspeed --cmode "$CMODE" --validate --quiet --json-file "$WORK/validate.json"
   fi
   if has_step report && [ -s "$WORK/out.replay.gz" ]; then
     measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" -o "$WORK/report"

@@ -109,7 +109,7 @@ TEST(ReplayValidate, SmallWindowStaysExactAtFullSpeed) {
   std::string js = tmp("window.json");
   int rc = run(kBlkrr + " replay " + BLKRR_TEST_DATA + "/linux-mysql.load.gz " + dev->path() +
                " --timing fullspeed --validate --validate-window 100ms --fail-incomplete --quiet "
-               "--json " +
+               "--json-file " +
                js);
   ASSERT_EQ(rc, 0) << "exit status of blkrr replay --validate --fail-incomplete";
   auto j = read_json(js);
