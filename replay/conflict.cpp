@@ -57,13 +57,29 @@ void ExtentSet::erase(uint64_t id, uint64_t start) {
 }
 
 bool ExtentSet::conflicts(uint64_t start, uint64_t end, bool write, int strong) const {
+  return conflicts_below(start, end, write, strong, UINT64_MAX);
+}
+
+bool ExtentSet::conflicts_below(uint64_t start, uint64_t end, bool write, int strong,
+                                uint64_t id_limit) const {
   if (by_start_.empty() || end <= start) return false;
   uint64_t from = start > max_len_ ? start - max_len_ : 0;
   for (auto it = by_start_.lower_bound({from, 0}); it != by_start_.end(); ++it) {
     if (it->first.first >= end) break;
-    if (it->second.end > start && kinds_conflict(strong, write, it->second.write)) return true;
+    if (it->second.end > start && it->first.second < id_limit &&
+        kinds_conflict(strong, write, it->second.write))
+      return true;
   }
   return false;
+}
+
+void ExtentSet::overlapping(uint64_t start, uint64_t end, std::vector<uint64_t>& ids) const {
+  if (by_start_.empty() || end <= start) return;
+  uint64_t from = start > max_len_ ? start - max_len_ : 0;
+  for (auto it = by_start_.lower_bound({from, 0}); it != by_start_.end(); ++it) {
+    if (it->first.first >= end) break;
+    if (it->second.end > start) ids.push_back(it->first.second);
+  }
 }
 
 }  // namespace blkrr::replay

@@ -38,6 +38,11 @@ class ExtentSet {
   void erase(uint64_t id, uint64_t start);
   // Does [start, end) of kind `write` conflict with any member?
   bool conflicts(uint64_t start, uint64_t end, bool write, int strong) const;
+  // The same, counting only members whose id is below id_limit.
+  bool conflicts_below(uint64_t start, uint64_t end, bool write, int strong,
+                       uint64_t id_limit) const;
+  // Appends the ids of the members that overlap [start, end), of any kind.
+  void overlapping(uint64_t start, uint64_t end, std::vector<uint64_t>& ids) const;
   size_t size() const { return by_start_.size(); }
   bool empty() const { return by_start_.empty(); }
   void clear() {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace blkrr::replay {
 namespace {
 
@@ -50,6 +53,25 @@ TEST(ExtentSet, SameStartDifferentIds) {
   s.erase(2, 50);
   EXPECT_FALSE(s.conflicts(50, 51, true, 0));
   EXPECT_TRUE(s.conflicts(50, 51, true, 1));
+}
+
+TEST(ExtentSet, OverlappingIdsAndConflictsBelowAnId) {
+  ExtentSet s;
+  s.insert(7, 100, 108, true);
+  s.insert(3, 104, 112, true);
+  s.insert(9, 200, 208, false);
+  std::vector<uint64_t> ids;
+  s.overlapping(106, 107, ids);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<uint64_t>{3, 7}));
+  ids.clear();
+  s.overlapping(108, 200, ids);  // touches 104-112 only; 200 is the end
+  EXPECT_EQ(ids, (std::vector<uint64_t>{3}));
+  EXPECT_TRUE(s.conflicts_below(100, 101, true, 0, 8));     // id 7
+  EXPECT_FALSE(s.conflicts_below(100, 101, true, 0, 7));    // only 7 overlaps
+  EXPECT_TRUE(s.conflicts_below(105, 106, true, 0, 4));     // id 3
+  EXPECT_FALSE(s.conflicts_below(200, 201, true, 0, 100));  // a read, strong 0
+  EXPECT_TRUE(s.conflicts_below(200, 201, true, 1, 100));
 }
 
 TEST(Conflict, Parse) {

@@ -67,13 +67,32 @@ Status Replayer::fetch_head() {
 }
 
 void Replayer::park(const PlannedRequest& r, uint8_t flags) {
-  parked_.push_back(Parked{r, flags});
+  parked_at_[r.seq] = parked_.insert(parked_.end(), Parked{r, flags});
   if (has_extent(r)) parked_ext_.insert(r.seq, r.sector, r.sector + r.sectors, r.is_write());
   ++parked_pids_[r.pid];
-  dirty_ = true;
+  // A request parked for a conflict releases nothing; with an order mode a
+  // parked request changes what its process may start.
+  if (cfg_.order != OrderMode::kNone) dirty_ = true;
+}
+
+// What a completion may release. Without an order mode a request is parked
+// only behind overlapping requests (in flight, or parked before it), so only
+// the parked requests that overlap the completed one can go now: they are
+// noted as candidates instead of rescanning the whole list, which keeps a
+// completion O(log n) when thousands wait (a repeated load's pass
+// boundaries). With an order mode, or after a flush, the whole list is
+// scanned again.
+void Replayer::note_completion(const PlannedRequest& done) {
+  if (parked_.empty() || dirty_) return;
+  if (cfg_.order != OrderMode::kNone || !has_extent(done)) {
+    dirty_ = true;
+    return;
+  }
+  parked_ext_.overlapping(done.sector, done.sector + done.sectors, candidates_);
 }
 
 void Replayer::unpark_bookkeeping(const Parked& p) {
+  parked_at_.erase(p.req.seq);
   if (has_extent(p.req)) parked_ext_.erase(p.req.seq, p.req.sector);
   auto it = parked_pids_.find(p.req.pid);
   if (it != parked_pids_.end() && --it->second == 0) parked_pids_.erase(it);
@@ -161,7 +180,44 @@ Status Replayer::flush_batch() {
 }
 
 Status Replayer::release_parked() {
-  if (!dirty_ || parked_.empty()) return {};
+  if (parked_.empty()) {
+    candidates_.clear();
+    return {};
+  }
+  if (dirty_) {
+    candidates_.clear();
+    return rescan_parked();
+  }
+  return release_candidates();
+}
+
+// The candidates a completion noted, in the order they were parked: each
+// starts unless it still conflicts with a request in flight or one parked
+// before it (the test the full scan makes).
+Status Replayer::release_candidates() {
+  if (candidates_.empty()) return {};
+  std::sort(candidates_.begin(), candidates_.end());
+  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  size_t i = 0;
+  for (; i < candidates_.size() && in_flight_ < cfg_.queue_depth; ++i) {
+    auto at = parked_at_.find(candidates_[i]);
+    if (at == parked_at_.end()) continue;
+    const auto it = at->second;
+    const PlannedRequest& r = it->req;
+    if (inflight_ext_.conflicts(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong) ||
+        parked_ext_.conflicts_below(r.sector, r.sector + r.sectors, r.is_write(), cfg_.strong,
+                                    r.seq))
+      continue;
+    unpark_bookkeeping(*it);
+    BLKRR_TRY(start(r, it->flags, Purpose::kLoad));
+    parked_.erase(it);
+  }
+  // Without room the rest stay candidates for the next completion.
+  candidates_.erase(candidates_.begin(), candidates_.begin() + static_cast<ptrdiff_t>(i));
+  return {};
+}
+
+Status Replayer::rescan_parked() {
   dirty_ = false;
   scan_ext_.clear();
   blocked_pids_.clear();
@@ -229,7 +285,7 @@ Status Replayer::handle(std::vector<IoCompletion>& done) {
     const bool ok = kind == IoKind::kFlush ? c.result >= 0 : c.result == want;
     if (kind != IoKind::kFlush) inflight_ext_.erase(c.id, r.sector);
     --in_flight_;
-    dirty_ = true;
+    note_completion(r);
     if (s.purpose == Purpose::kLoad) {
       ReplayRecord rec;
       rec.req = r;
@@ -438,7 +494,14 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
       continue;
     }
     if (in_flight_ == 0) {
-      if (dirty_) continue;  // parked requests may go now
+      if (dirty_ || !candidates_.empty()) continue;  // parked requests may go now
+      if (!parked_.empty()) {
+        // Each parked request waits behind one in flight, so this does not
+        // happen; a full scan makes sure before calling it a stall.
+        BLKRR_TRY(rescan_parked());
+        BLKRR_TRY(flush_batch());
+        if (in_flight_ > 0) continue;
+      }
       return Error("replay stalled with " + std::to_string(parked_.size()) +
                    " requests parked and none in flight (internal error; please report)");
     }
@@ -448,6 +511,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   if (stopping) {
     for (const Parked& p : parked_) emit_unstarted(p.req, p.flags | kReplayNotStarted);
     parked_.clear();
+    parked_at_.clear();
     if (head_) emit_unstarted(*head_, head_flags_ | kReplayNotStarted);
     head_.reset();
   } else if (cfg_.vmode == VerifyMode::kFinalVerify) {

@@ -105,6 +105,9 @@ class Replayer {
   void park(const PlannedRequest& r, uint8_t flags);
   void unpark_bookkeeping(const Parked& p);
   Status release_parked();
+  Status release_candidates();
+  Status rescan_parked();
+  void note_completion(const PlannedRequest& done);
   Status flush_batch();
   Status handle(std::vector<IoCompletion>& done);
   void emit(const ReplayRecord& rec);
@@ -131,10 +134,12 @@ class Replayer {
   uint8_t head_flags_ = 0;
   bool src_done_ = false;
   std::list<Parked> parked_;
+  std::unordered_map<uint64_t, std::list<Parked>::iterator> parked_at_;  // by seq
+  std::vector<uint64_t> candidates_;  // parked requests a completion may release
   ExtentSet parked_ext_, inflight_ext_, scan_ext_;
   std::unordered_map<uint32_t, uint32_t> parked_pids_;
   std::unordered_set<uint32_t> blocked_pids_;
-  bool dirty_ = false;  // something completed or parked since the last release pass
+  bool dirty_ = false;  // a parked request may go: rescan the list
 
   std::vector<Slot> slots_;
   std::vector<uint64_t> free_;

@@ -265,6 +265,29 @@ TEST(Replayer, CmodePartialKeepsLaterOverlapsBehindThePushedBack) {
   EXPECT_EQ(h.res.pushed_back, 2u);
 }
 
+// A hot sector written over and over at full speed: the writes wait in a
+// chain and go one at a time, in order, each when the one before completes,
+// whatever the queue depth; requests elsewhere are not held by the chain.
+TEST(Replayer, CmodePartialReleasesAChainOfWritesInOrder) {
+  for (uint32_t qd : {1u, 2u, 64u}) {
+    Harness h;
+    h.cfg.queue_depth = qd;
+    h.sched.mode = TimingMode::kFullspeed;
+    h.engine.latency = [](const IoOp& op) { return op.offset == 800 * 512 ? 5 * kMs : kMs; };
+    std::vector<Request> reqs;
+    for (int i = 0; i < 40; ++i) reqs.push_back(make_req(i, Op::kWrite, 800, 8));
+    for (int i = 0; i < 10; ++i) reqs.push_back(make_req(40 + i, Op::kRead, 4000 + 8 * i, 8));
+    h.run(reqs);
+    EXPECT_EQ(h.res.pushed_back, qd == 1 ? 0u : 39u) << "qd " << qd;  // qd 1: no overlap in flight
+    for (uint64_t k = 1; k < 40; ++k)
+      EXPECT_EQ(h.rec(k).submit_ns, h.rec(k - 1).complete_ns) << "qd " << qd << " write " << k;
+    if (qd == 64) {
+      for (uint64_t k = 40; k < 50; ++k) EXPECT_LT(h.rec(k).submit_ns, kMs) << "read " << k;
+    }
+    EXPECT_EQ(h.sink.all.size(), 50u);
+  }
+}
+
 TEST(Replayer, CmodeOrderingHoldsEverythingUntilAllEarlierComplete) {
   Harness h;
   h.cfg.cmode = ConflictMode::kOrdering;
