@@ -3,6 +3,7 @@
 // flight (or waiting), queried for overlaps.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <string_view>
@@ -31,18 +32,20 @@ constexpr bool kinds_conflict(int strong, bool a_write, bool b_write) {
   return a_write && b_write;
 }
 
-// Extents [start, end) in sectors, keyed by (start, id).
+// Extents [start, end) in sectors, keyed by (start, end, id).
 class ExtentSet {
  public:
   void insert(uint64_t id, uint64_t start, uint64_t end, bool write);
-  void erase(uint64_t id, uint64_t start);
+  void erase(uint64_t id, uint64_t start, uint64_t end);
   // Does [start, end) of kind `write` conflict with any member?
   bool conflicts(uint64_t start, uint64_t end, bool write, int strong) const;
   // The same, counting only members whose id is below id_limit.
   bool conflicts_below(uint64_t start, uint64_t end, bool write, int strong,
                        uint64_t id_limit) const;
-  // Appends the ids of the members that overlap [start, end), of any kind.
-  void overlapping(uint64_t start, uint64_t end, std::vector<uint64_t>& ids) const;
+  // Appends the ids of the members that overlap [start, end) and that no
+  // older member of the same extent conflicts with at `strong` (those wait
+  // behind it: a chain of writes to one sector yields its oldest only).
+  void overlapping(uint64_t start, uint64_t end, int strong, std::vector<uint64_t>& ids) const;
   size_t size() const { return by_start_.size(); }
   bool empty() const { return by_start_.empty(); }
   void clear() {
@@ -51,12 +54,13 @@ class ExtentSet {
   }
 
  private:
-  struct Entry {
-    uint64_t end;
-    bool write;
+  struct Key {
+    uint64_t start, end, id;
+    auto operator<=>(const Key&) const = default;
   };
-  using Map = std::map<std::pair<uint64_t, uint64_t>, Entry>;
+  using Map = std::map<Key, bool>;  // -> is a write
   static constexpr size_t kMaxSpare = 4096;
+  Map::const_iterator next_extent(Map::const_iterator it) const;
   Map by_start_;
   std::vector<Map::node_type> spare_;  // nodes of erased extents, for reuse
   uint64_t max_len_ = 0;               // longest extent ever inserted: bounds the search

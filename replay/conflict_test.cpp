@@ -37,10 +37,10 @@ TEST(ExtentSet, LongExtentFoundFromFarAway) {
   s.insert(1, 0, 10'000, false);
   s.insert(2, 5000, 5008, false);
   EXPECT_TRUE(s.conflicts(9000, 9008, true, 1));  // inside the long one only
-  s.erase(1, 0);
+  s.erase(1, 0, 10'000);
   EXPECT_FALSE(s.conflicts(9000, 9008, true, 1));
   EXPECT_TRUE(s.conflicts(5004, 5005, true, 1));
-  s.erase(2, 5000);
+  s.erase(2, 5000, 5008);
   EXPECT_TRUE(s.empty());
 }
 
@@ -50,7 +50,7 @@ TEST(ExtentSet, SameStartDifferentIds) {
   s.insert(2, 50, 58, true);
   EXPECT_EQ(s.size(), 2u);
   EXPECT_TRUE(s.conflicts(50, 51, true, 0));
-  s.erase(2, 50);
+  s.erase(2, 50, 58);
   EXPECT_FALSE(s.conflicts(50, 51, true, 0));
   EXPECT_TRUE(s.conflicts(50, 51, true, 1));
 }
@@ -61,17 +61,41 @@ TEST(ExtentSet, OverlappingIdsAndConflictsBelowAnId) {
   s.insert(3, 104, 112, true);
   s.insert(9, 200, 208, false);
   std::vector<uint64_t> ids;
-  s.overlapping(106, 107, ids);
+  s.overlapping(106, 107, 1, ids);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(ids, (std::vector<uint64_t>{3, 7}));
   ids.clear();
-  s.overlapping(108, 200, ids);  // touches 104-112 only; 200 is the end
+  s.overlapping(108, 200, 1, ids);  // touches 104-112 only; 200 is the end
   EXPECT_EQ(ids, (std::vector<uint64_t>{3}));
   EXPECT_TRUE(s.conflicts_below(100, 101, true, 0, 8));     // id 7
   EXPECT_FALSE(s.conflicts_below(100, 101, true, 0, 7));    // only 7 overlaps
   EXPECT_TRUE(s.conflicts_below(105, 106, true, 0, 4));     // id 3
   EXPECT_FALSE(s.conflicts_below(200, 201, true, 0, 100));  // a read, strong 0
   EXPECT_TRUE(s.conflicts_below(200, 201, true, 1, 100));
+}
+
+TEST(ExtentSet, OverlappingYieldsTheHeadOfAChain) {
+  ExtentSet s;
+  for (uint64_t id = 10; id < 20; ++id) s.insert(id, 800, 808, true);  // writes, one sector
+  s.insert(30, 800, 808, false);  // a read of the same extent, newer
+  std::vector<uint64_t> ids;
+  s.overlapping(800, 808, 1, ids);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{10}));
+  ids.clear();
+  s.overlapping(800, 808, 0, ids);  // write/write only: the read does not wait
+  EXPECT_EQ(ids, (std::vector<uint64_t>{10, 30}));
+  ExtentSet r;  // reads first: other reads do not wait behind them below 2
+  r.insert(1, 50, 58, false);
+  r.insert(2, 50, 58, false);
+  r.insert(3, 50, 58, true);
+  ids.clear();
+  r.overlapping(50, 51, 1, ids);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2}));  // the write waits behind read 1
+  ids.clear();
+  r.overlapping(50, 51, 2, ids);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1}));
+  EXPECT_FALSE(s.conflicts_below(800, 808, true, 1, 10));  // the head: nothing older
+  EXPECT_TRUE(s.conflicts_below(800, 808, true, 1, 11));
 }
 
 TEST(Conflict, Parse) {

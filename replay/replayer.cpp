@@ -113,7 +113,7 @@ Status Replayer::handle(std::vector<IoCompletion>& done) {
     const IoKind kind = kind_of(r.op);
     const int32_t want = static_cast<int32_t>(r.sectors * 512u);
     const bool ok = kind == IoKind::kFlush ? c.result >= 0 : c.result == want;
-    if (kind != IoKind::kFlush) inflight_ext_.erase(c.id, r.sector);
+    if (kind != IoKind::kFlush) inflight_ext_.erase(c.id, r.sector, r.sector + r.sectors);
     --in_flight_;
     note_completion(r);
     if (s.purpose == Purpose::kLoad) {

@@ -54,12 +54,12 @@ void Replayer::note_completion(const PlannedRequest& done) {
     dirty_ = true;
     return;
   }
-  parked_ext_.overlapping(done.sector, done.sector + done.sectors, candidates_);
+  parked_ext_.overlapping(done.sector, done.sector + done.sectors, cfg_.strong, candidates_);
 }
 
 void Replayer::unpark_bookkeeping(const Parked& p) {
   parked_at_.erase(p.req.seq);
-  if (has_extent(p.req)) parked_ext_.erase(p.req.seq, p.req.sector);
+  if (has_extent(p.req)) parked_ext_.erase(p.req.seq, p.req.sector, p.req.sector + p.req.sectors);
   auto it = parked_pids_.find(p.req.pid);
   if (it != parked_pids_.end() && --it->second == 0) parked_pids_.erase(it);
 }
