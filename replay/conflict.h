@@ -56,7 +56,8 @@ class ExtentSet {
  private:
   struct Key {
     uint64_t start, end, id;
-    auto operator<=>(const Key&) const = default;  // NOLINT(modernize-use-nullptr): a false positive on defaulted <=>
+    // NOLINTNEXTLINE(modernize-use-nullptr): a false positive on a defaulted <=>
+    auto operator<=>(const Key&) const = default;
   };
   using Map = std::map<Key, bool>;  // -> is a write
   static constexpr size_t kMaxSpare = 4096;
