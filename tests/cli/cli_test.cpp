@@ -19,6 +19,7 @@
 
 #include "converters/load_format.h"
 #include "tests/cli/test_cli_run.h"
+#include "tests/cli/test_trace_fixture.h"
 #include "core/trace_format.h"
 
 namespace fs = std::filesystem;
@@ -261,15 +262,8 @@ TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {
 TEST_F(Cli, DumpNamesDevicesAsTheRecordingHostDid) {
   TraceHeader h;
   h.tool_version = "cli_test";
-  DeviceInfo d;
-  d.dev = make_dev(8, 16);
-  d.name = "sdz";
-  PartitionInfo p;
-  p.dev = make_dev(8, 18);
-  p.name = "sdz2";
-  p.start_sector = 2048;
-  p.nr_sectors = 1 << 20;
-  d.partitions.push_back(p);
+  const DeviceInfo d = testing::disk_sdz_with_sdz2();
+  const PartitionInfo& p = d.partitions.front();
   h.devices.push_back(d);
   auto w = TraceWriter::create(path("t.blkrr"), h);
   ASSERT_TRUE(w.ok()) << w.error().message;

@@ -13,6 +13,7 @@
 #include "tests/cli/test_cli_run.h"
 #include "core/trace_format.h"
 #include "tests/cli/test_schema_check.h"
+#include "tests/cli/test_trace_fixture.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -74,16 +75,8 @@ class JsonSchema : public ScratchDirTest {
   std::string trace() {
     TraceHeader h;
     h.tool_version = "json_schema_test";
-    DeviceInfo d;
-    d.dev = make_dev(8, 16);
-    d.name = "sdz";
-    d.size_bytes = 1 << 30;
-    PartitionInfo p;
-    p.dev = make_dev(8, 18);
-    p.name = "sdz2";
-    p.start_sector = 2048;
-    p.nr_sectors = 1 << 20;
-    d.partitions.push_back(p);
+    const DeviceInfo d = testing::disk_sdz_with_sdz2(1 << 30);
+    const PartitionInfo& p = d.partitions.front();
     h.devices.push_back(d);
     h.settings["devices"] = "sdz";
     auto w = TraceWriter::create(path("t.blkrr"), h);
