@@ -262,7 +262,7 @@ TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {
 TEST_F(Cli, DumpNamesDevicesAsTheRecordingHostDid) {
   TraceHeader h;
   h.tool_version = "cli_test";
-  const DeviceInfo d = testing::disk_sdz_with_sdz2();
+  const DeviceInfo d = blkrr::testing::disk_sdz_with_sdz2();
   const PartitionInfo& p = d.partitions.front();
   h.devices.push_back(d);
   auto w = TraceWriter::create(path("t.blkrr"), h);
