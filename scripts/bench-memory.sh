@@ -14,23 +14,23 @@
 #                            (default 1000000) runs with it too, right after, for a
 #                            same-run comparison; it replays a stored copy of the load
 #                            (made by convert --repeat in WORK), having no replay --repeat
-#              WORK          scratch directory on disk (default /var/tmp/blkrr-bench-memory)
+#              WORK          where the scratch directory is made (default /dev/shm; the
+#                            loop device's 1 GiB file and the replay result live there)
 #              LOOP_MAX      largest size replayed on the loop device (default 10000000)
 #              VALIDATE_MAX  largest size replayed with --validate (default 10000000)
-#              REPORT_MAX    largest size reported (default 10000000: report still holds
-#                            ~75 bytes a request, ~7.5 GB at 100 M); above it the replay
-#                            result goes to a FIFO and is not kept
+#              REPORT_MAX    largest size reported (default 10000000: the replay result
+#                            it reads is kept in WORK, ~15 bytes a request); above it the
+#                            replay result goes to a FIFO and is not kept
 #              STEPS         default "convert replay loop validate report"
-#              CMODE         --cmode of the replays (default partial). The repeated load's
-#                            pass boundaries overlap what is in flight, and with partial
-#                            the replayer's rescans of its waiting requests cost more CPU
-#                            as the run goes on (docs/performance.md); CMODE=conflicts
-#                            replays 100 M requests in minutes
+#              CMODE         --cmode of the replays (default partial; the repeated load's
+#                            pass boundaries leave thousands of requests waiting, which
+#                            costs ~0.5 us a request since session 7, docs/performance.md)
 #
 # The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
 # its size does not grow with the load). Steps on it take the machine-wide
-# kernel lock (/run/lock/blkrr-kernel.lock) for their own run only, and need
-# root; without root they are skipped. Everything runs under nice.
+# kernel lock (/run/lock/blkrr-kernel.lock) for their own run only. Needs root
+# (scripts/bench-lib.sh: scratch directory, loop device, cleanup). Everything
+# runs under nice.
 #
 # Its runs are niced already (nice 10): do not run the script itself under nice,
 # or the runs starve behind other work. Durations on the 2-core VM of
@@ -41,10 +41,11 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=scripts/bench-lib.sh
+. "$here/scripts/bench-lib.sh"
 BLKRR="${BLKRR:-$here/build/userspace/cli/blkrr}"
 BASE="${BASE:-}"
 BASE_MAX="${BASE_MAX:-1000000}"
-WORK="${WORK:-/var/tmp/blkrr-bench-memory}"
 LOOP_MAX="${LOOP_MAX:-10000000}"
 VALIDATE_MAX="${VALIDATE_MAX:-10000000}"
 REPORT_MAX="${REPORT_MAX:-10000000}"
@@ -56,21 +57,16 @@ SIZES=("$@")
 src="$here/tests/data/linux-mysql.load.gz"
 per=80794
 
-[ -x "$BLKRR" ] || { echo "bench-memory: no blkrr binary at $BLKRR (set BLKRR=...)" >&2; exit 2; }
-[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "bench-memory: BASE=$BASE is not executable" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench-memory: needs GNU time (/usr/bin/time, package time)" >&2; exit 2; }
-mkdir -p "$WORK"
-LOOP="" LOOPIMG="" DRAIN="" SINK="" PASSES=1 WANT=0
-cleanup() {
+bench_init memory "${WORK:-/dev/shm}"
+WORK=$BENCH_WORK
+[ -x "$BLKRR" ] || bench_die "no blkrr binary at $BLKRR (set BLKRR=...)"
+[ -z "$BASE" ] || [ -x "$BASE" ] || bench_die "BASE=$BASE is not executable"
+[ -x /usr/bin/time ] || bench_die "needs GNU time (/usr/bin/time, package time)"
+LOOP="" DRAIN="" SINK="" PASSES=1 WANT=0
+stop_drain() {
   if [ -n "$DRAIN" ]; then kill "$DRAIN" 2>/dev/null || true; fi
-  if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
-  if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
-  rm -f "$WORK"/out.replay.gz "$WORK"/target.img "$WORK"/sink.load.gz "$WORK"/sink.blkrr
-  rm -f "$WORK"/sink.replay.gz
-  rm -f "$WORK"/base.load.gz
-  rm -rf "$WORK"/report
 }
-trap cleanup EXIT
+bench_on_exit stop_drain
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 
@@ -146,11 +142,8 @@ validation_line() {
 }
 
 setup_loop() {
-  [ "$(id -u)" = 0 ] || return 1
   [ -n "$LOOP" ] && return 0
-  LOOPIMG=$(mktemp /dev/shm/blkrr-bench-memory.XXXXXX)
-  truncate -s 1G "$LOOPIMG"
-  LOOP=$(losetup -f --show "$LOOPIMG")
+  bench_loop LOOP 1G none
   # Allocate the tmpfs pages now: the first writes to a fresh loop device are
   # slower, which would favour whichever binary runs second.
   flock "$LOCK" dd if=/dev/zero of="$LOOP" bs=1M count=1024 oflag=direct status=none
