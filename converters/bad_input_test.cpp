@@ -195,6 +195,33 @@ TEST(BadInput, DeeplyNestedNativeHeaderIsAnErrorNotACrash) {
   expect_error(p, "header at offset 16 is nested deeper than 64 levels");
 }
 
+// Found by fuzz_header (a 5.6e65 anchor was converted to uint64_t: undefined
+// behaviour, flagged by UBSan): numbers in the header must be integers that
+// fit, device numbers within dev_t.
+TEST(BadInput, NativeHeaderNumbersMustBeIntegersThatFit) {
+  TempDir t;
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"real_anchor_ns":5.5e65})", "'real_anchor_ns' is 5.5e+65, not an integer"},
+      {R"({"mono_anchor_ns":-1})", "'mono_anchor_ns' is -1, not an integer"},
+      {R"({"mono_anchor_ns":1.5})", "'mono_anchor_ns' is 1.5, not an integer"},
+      {R"({"devices":[{"dev":"8:0","logical_block_size":4294967296}]})",
+       "'logical_block_size' is 4294967296, not an integer in 0..4294967295"},
+      {R"({"devices":[{"dev":"8:0","partitions":[{"dev":"8:1","nr_sectors":-8}]}]})",
+       "'nr_sectors' is -8"},
+      {R"({"devices":[{"dev":"-1:0"}]})", "device '-1:0' is not MAJOR:MINOR"},
+      {R"({"devices":[{"dev":"4096:0"}]})", "device '4096:0' is not MAJOR:MINOR"},
+  };
+  int i = 0;
+  for (const auto& [json, want] : cases) {
+    auto p = t.write("h" + std::to_string(i++) + ".blkrr", native_with_header(json));
+    expect_error(p, want);
+  }
+  auto ok = t.write("ok.blkrr", native_with_header(
+                                    R"({"mono_anchor_ns":18446744073709551615,)"
+                                    R"("devices":[{"dev":"4095:1048575","size_bytes":0}]})"));
+  EXPECT_EQ(read_error(ok), "");
+}
+
 TEST(BadInput, DataAfterTheNativeTrailer) {
   TempDir t;
   std::string s = native_with_header("{}");

@@ -12,9 +12,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "core/args.h"
 #include "core/record_codec.h"
 
 namespace blkrr {
@@ -68,11 +71,32 @@ nlohmann::json header_to_json(const TraceHeader& h) {
           {"settings", h.settings}};
 }
 
+// "MAJOR:MINOR" within what the kernel's dev_t holds (12 and 20 bits).
 DevT parse_dev_string(const std::string& s) {
   auto c = s.find(':');
   if (c == std::string::npos) return 0;
-  return make_dev(static_cast<uint32_t>(std::stoul(s.substr(0, c))),
-                  static_cast<uint32_t>(std::stoul(s.substr(c + 1))));
+  auto major = parse_u64(std::string_view(s).substr(0, c));
+  auto minor = parse_u64(std::string_view(s).substr(c + 1));
+  if (!major || !minor || *major > 4095 || *minor > 1048575)
+    throw std::runtime_error("device '" + s + "' is not MAJOR:MINOR within 4095:1048575");
+  return make_dev(static_cast<uint32_t>(*major), static_cast<uint32_t>(*minor));
+}
+
+// An unsigned integer member, `def` when absent. nlohmann's value<>() would
+// convert a float or a negative number without a word (and a float beyond
+// the type's range is undefined behaviour): anything but an integer that
+// fits is an error.
+template <typename T>
+T uint_member(const nlohmann::json& j, const char* key, T def) {
+  auto it = j.find(key);
+  if (it == j.end()) return def;
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<uint64_t>();
+    if (v <= std::numeric_limits<T>::max()) return static_cast<T>(v);
+  }
+  throw std::runtime_error(std::string("'") + key + "' is " + it->dump().substr(0, 40) +
+                           ", not an integer in 0.." +
+                           std::to_string(std::numeric_limits<T>::max()));
 }
 
 Result<TraceHeader> header_from_json(const nlohmann::json& j) {
@@ -82,23 +106,23 @@ Result<TraceHeader> header_from_json(const nlohmann::json& j) {
     h.kernel_release = j.value("kernel_release", "");
     h.tool_version = j.value("tool_version", "");
     h.command_line = j.value("command_line", "");
-    h.mono_anchor_ns = j.value("mono_anchor_ns", uint64_t{0});
-    h.real_anchor_ns = j.value("real_anchor_ns", uint64_t{0});
+    h.mono_anchor_ns = uint_member(j, "mono_anchor_ns", uint64_t{0});
+    h.real_anchor_ns = uint_member(j, "real_anchor_ns", uint64_t{0});
     for (const auto& d : j.value("devices", nlohmann::json::array())) {
       DeviceInfo di;
       di.dev = parse_dev_string(d.value("dev", ""));
       di.name = d.value("name", "");
-      di.size_bytes = d.value("size_bytes", uint64_t{0});
-      di.logical_block_size = d.value("logical_block_size", 512u);
-      di.physical_block_size = d.value("physical_block_size", 512u);
+      di.size_bytes = uint_member(d, "size_bytes", uint64_t{0});
+      di.logical_block_size = uint_member(d, "logical_block_size", 512u);
+      di.physical_block_size = uint_member(d, "physical_block_size", 512u);
       di.model = d.value("model", "");
       di.scheduler = d.value("scheduler", "");
       for (const auto& p : d.value("partitions", nlohmann::json::array())) {
         PartitionInfo pi;
         pi.dev = parse_dev_string(p.value("dev", ""));
         pi.name = p.value("name", "");
-        pi.start_sector = p.value("start_sector", uint64_t{0});
-        pi.nr_sectors = p.value("nr_sectors", uint64_t{0});
+        pi.start_sector = uint_member(p, "start_sector", uint64_t{0});
+        pi.nr_sectors = uint_member(p, "nr_sectors", uint64_t{0});
         di.partitions.push_back(pi);
       }
       h.devices.push_back(std::move(di));
@@ -365,7 +389,7 @@ Result<bool> TraceReader::load_block() {
         return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
       Counters c;
       for (const auto& [k, v] : j.items())
-        if (v.is_number_unsigned() || v.is_number_integer()) c[k] = v.get<uint64_t>();
+        if (v.is_number_unsigned()) c[k] = v.get<uint64_t>();  // counters are never negative
       trailer_ = std::move(c);
       done_ = true;
       return false;
