@@ -216,9 +216,9 @@ TEST(BadInput, NativeHeaderNumbersMustBeIntegersThatFit) {
     auto p = t.write("h" + std::to_string(i++) + ".blkrr", native_with_header(json));
     expect_error(p, want);
   }
-  auto ok = t.write("ok.blkrr", native_with_header(
-                                    R"({"mono_anchor_ns":18446744073709551615,)"
-                                    R"("devices":[{"dev":"4095:1048575","size_bytes":0}]})"));
+  auto ok = t.write("ok.blkrr",
+                    native_with_header(R"({"mono_anchor_ns":18446744073709551615,)"
+                                       R"("devices":[{"dev":"4095:1048575","size_bytes":0}]})"));
   EXPECT_EQ(read_error(ok), "");
 }
 
