@@ -327,10 +327,16 @@ TEST_F(Capture, LeanCaptureRecordsTheRequestsWithoutDeviceState) {
   std::multiset<std::tuple<uint64_t, uint32_t, int>> want, have;
   for (const auto& t : load)
     for (const auto& op : t) want.insert({op.sector, op.bytes, static_cast<int>(op.op)});
+  // Without block_io_start and block_rq_insert (BLKRR_DENY=all) a request is
+  // charged to the task current at issue: kblockd's worker when it flushes a
+  // plug (docs/kernels.md). Every request is still recorded exactly.
+  const bool at_issue = cap().features().at("attribution") == "block_rq_issue";
   for (const auto& r : got) {
     have.insert({r.sector, r.bytes, static_cast<int>(r.op)});
-    EXPECT_EQ(r.comm_view(), "blkrr-lean");
-    EXPECT_EQ(r.tgid, child_pid);
+    if (!at_issue || !r.comm_view().starts_with("kworker/")) {
+      EXPECT_EQ(r.comm_view(), "blkrr-lean");
+      EXPECT_EQ(r.tgid, child_pid);
+    }
     EXPECT_EQ(r.dev, dev().dev());
     EXPECT_EQ(r.disk_time_ns, 0u);
     EXPECT_EQ(r.cgroup_id, 0u);
