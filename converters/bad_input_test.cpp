@@ -201,7 +201,8 @@ TEST(BadInput, DeeplyNestedNativeHeaderIsAnErrorNotACrash) {
 TEST(BadInput, NativeHeaderNumbersMustBeIntegersThatFit) {
   TempDir t;
   const std::pair<std::string, std::string> cases[] = {
-      {R"({"real_anchor_ns":5.5e65})", "'real_anchor_ns' is 5.5e+65, not an integer"},
+      {R"({"real_anchor_ns":5.5e65})",
+       "header at offset 16 is malformed: 'real_anchor_ns' is 5.5e+65, not an integer"},
       {R"({"mono_anchor_ns":-1})", "'mono_anchor_ns' is -1, not an integer"},
       {R"({"mono_anchor_ns":1.5})", "'mono_anchor_ns' is 1.5, not an integer"},
       {R"({"devices":[{"dev":"8:0","logical_block_size":4294967296}]})",

@@ -132,7 +132,8 @@ Result<TraceHeader> header_from_json(const nlohmann::json& j) {
         h.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
     return h;
   } catch (const std::exception& e) {
-    return Error(std::string("malformed header: ") + e.what());
+    return Error(std::string("header at offset 16 is malformed: ") + e.what() +
+                 " (not written by blkrr?)");
   }
 }
 
