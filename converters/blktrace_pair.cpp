@@ -32,6 +32,7 @@ void Pairer::complete(DevT dev, uint64_t sector, uint64_t time_ns, int32_t error
     return;
   }
   Request& r = pending_[seq - base_seq_].r;
+  if (time_ns < r.issue_ns) ++counters_["completion before issue (CPU clocks apart; latency 0)"];
   r.complete_ns = std::max(time_ns, r.issue_ns);
   r.error = error;
 }

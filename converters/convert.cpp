@@ -135,6 +135,7 @@ class Pipeline {
     first_pass_ = s_.passes == 0;
     const SourceInfo& info = src.info();
     bool reorder = !info.sorted_by_issue || o_.point == StartPoint::kComplete;
+    s_.reordered = reorder;
     last_point_ = 0;
     // Reorder buffer sorted by start time. Inputs are nearly sorted (native
     // traces are in completion order), so inserts land at or near the back.
@@ -294,7 +295,7 @@ class Pipeline {
       OutRecord rec{&q_, t, shift};
       BLKRR_TRY(sink_->write(rec));
     }
-    if (s_.out == 0) s_.first_ns = t;
+    s_.first_ns = s_.out == 0 ? t : std::min(s_.first_ns, t);
     s_.last_ns = std::max(s_.last_ns, t);
     ++s_.out;
     ++s_.out_by_op[q_.op];
@@ -363,9 +364,13 @@ std::string ConvertSummary::text() const {
   if (reorder_full)
     t += "  reorder buffer: full " + std::to_string(reorder_full) +
          " times (too many requests within --reorder-window); the oldest were written first\n";
-  if (out_of_order)
+  if (out_of_order && reordered)
     t += "  out of order:   " + std::to_string(out_of_order) +
          " requests started earlier than one already written (raise --reorder-window)\n";
+  else if (out_of_order)
+    t += "  out of order:   " + std::to_string(out_of_order) +
+         " requests start earlier than the one before them: the input is not sorted by time; "
+         "they were written in input order\n";
   uint64_t skipped = 0;
   std::string reasons;
   for (const auto& [k, v] : source_counters) {

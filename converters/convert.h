@@ -53,6 +53,7 @@ struct ConvertSummary {
   uint64_t outside_window = 0;
   uint64_t no_completion = 0;  // --point complete without a completion time
   uint64_t out_of_order = 0;   // later than the reorder window allowed
+  bool reordered = false;      // the input went through the reorder buffer
   uint64_t reorder_full = 0;   // requests pushed out early by the buffer's count limit
   uint64_t passes = 0;
   bool input_cut = false;

@@ -114,6 +114,29 @@ TEST(Convert, SummaryNumbers) {
   EXPECT_NE(text.find("0.000000000 .. 3599.890074831 s"), std::string::npos) << text;
 }
 
+// A load is read as sorted; one that is not is written in input order, counted
+// and named as such, and its time span still covers every request.
+TEST(Convert, UnsortedLoadIsCountedAndItsSpanIsWhole) {
+  TempDir t;
+  auto in = t.write("u.load", load_text({{2'000'000'000, 8, 8, 'R'},
+                                         {1'000'000'000, 16, 8, 'R'},
+                                         {3'000'000'000, 24, 8, 'W'}}));
+  auto s = convert(opts(in, t.file("o.load")));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->out, 3u);
+  EXPECT_EQ(s->out_of_order, 1u);
+  EXPECT_EQ(s->first_ns, 1'000'000'000);
+  EXPECT_EQ(s->last_ns, 3'000'000'000);
+  std::string text = s->text();
+  EXPECT_NE(text.find("the input is not sorted by time"), std::string::npos) << text;
+  EXPECT_EQ(text.find("--reorder-window"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.000000000 .. 3.000000000 s"), std::string::npos) << text;
+  auto v = read_load(t.file("o.load"));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].sector, 8u);
+  EXPECT_EQ(v[1].sector, 16u);
+}
+
 // ---- native traces ----
 
 TraceHeader header() {

@@ -90,11 +90,14 @@ const char* LoadReader::parse_data(std::string_view line, LoadRecord& out) {
       f[n++] = line.substr(b);
       break;
     }
-    if (n == 5) return "too many ';' fields (expected 6)";
+    if (n == 5)
+      return "too many ';' fields (expected 4 to 6: start ; sector ; length ; op ; delay ; "
+             "duration)";
     f[n++] = line.substr(b, e - b);
     b = e + 1;
   }
-  if (n < 4) return "too few ';' fields (expected 6)";
+  if (n < 4)
+    return "too few ';' fields (expected 4 to 6: start ; sector ; length ; op ; delay ; duration)";
   int fd = 9;
   if (!parse_seconds_ns(f[0], out.start_ns, &fd) || out.start_ns < 0)
     return "bad start time (expected seconds like 12.345678901)";

@@ -21,6 +21,7 @@ struct Tally {
   std::map<Op, uint64_t> ops;
   uint64_t n = 0, completed = 0, preflush = 0, fua = 0, readahead = 0;
   std::vector<Request> all;
+  Counters counters;
 };
 
 Result<Tally> tally(const std::vector<std::string>& in, const SourceOptions& o = {}) {
@@ -43,6 +44,7 @@ Result<Tally> tally(const std::vector<std::string>& in, const SourceOptions& o =
     t.readahead += (r.flags & kFlagReadahead) != 0;
     t.all.push_back(r);
   }
+  t.counters = (*s)->counters();
   return t;
 }
 
@@ -142,6 +144,42 @@ TEST(Blkparse, DetectedAndMalformedLines) {
   EXPECT_EQ(sel->n, 1u);
   EXPECT_EQ(sel->all[0].comm_view(), "dd");
   EXPECT_EQ(sel->all[0].rec_flags, kRecCompletionNotSeen);
+}
+
+// Kernels before 4.8 sent a flush as an empty write with a preflush: blkparse
+// prints it as "FWS 0 + 0" or "FWS [proc]". It is a flush, not a size-0 write.
+TEST(Blkparse, EmptyPreflushWriteIsAFlush) {
+  TempDir t;
+  auto p = t.write("f.txt",
+                   "  8,0    0        1     0.000000000  100  D FWS 0 + 0 [jbd2/sda1-8]\n"
+                   "  8,0    0        2     0.000001000  100  D FWS [jbd2/sda1-8]\n"
+                   "  8,0    0        3     0.000002000  100  D FWFS 80 + 8 [jbd2/sda1-8]\n");
+  auto r = tally({p}, SourceOptions{.format = InputFormat::kBlkparse});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->n, 3u);
+  EXPECT_EQ(r->ops[Op::kFlush], 2u);
+  EXPECT_EQ(r->ops[Op::kWrite], 1u);
+  EXPECT_EQ(r->all[0].flags & kFlagPreflush, 0);
+  EXPECT_NE(r->all[2].flags & kFlagPreflush, 0);
+  EXPECT_NE(r->all[2].flags & kFlagFua, 0);
+}
+
+// A completion stamped before its issue (per-CPU clocks) keeps latency 0 and
+// is counted; a failed completion keeps its error.
+TEST(Blkparse, CompletionBeforeIssueIsCountedAndErrorsKept) {
+  TempDir t;
+  auto p = t.write("c.txt",
+                   "  8,0    0        1     0.000020000  100  D   W 10 + 8 [dd]\n"
+                   "  8,0    1        2     0.000010000    0  C   W 10 + 8 [0]\n"
+                   "  8,0    0        3     0.000030000  100  D   R 80 + 8 [dd]\n"
+                   "  8,0    0        4     0.000090000    0  C   R 80 + 8 [5]\n");
+  auto r = tally({p}, SourceOptions{.format = InputFormat::kBlkparse});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->n, 2u);
+  EXPECT_EQ(r->all[0].complete_ns, r->all[0].issue_ns);
+  EXPECT_EQ(r->counters["completion before issue (CPU clocks apart; latency 0)"], 1u);
+  EXPECT_EQ(r->all[1].error, -5);
+  EXPECT_EQ(r->all[1].complete_ns - r->all[1].issue_ns, 60'000u);
 }
 
 TEST(Blkparse, EveryMalformedLineNamesFileAndLine) {

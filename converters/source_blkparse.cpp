@@ -162,6 +162,11 @@ class BlkparseSource : public RequestSource {
       rest = 8;
     }
     if (sectors > (UINT32_MAX >> 9)) return "length too large";
+    if ((flags & kFlagPreflush) && sectors == 0) {
+      // Kernels before 4.8 sent a flush as an empty write with a preflush ("FWS 0 + 0").
+      op = Op::kFlush;
+      flags &= static_cast<uint16_t>(~kFlagPreflush);
+    }
     DevT dev = make_dev(static_cast<uint32_t>(ma), static_cast<uint32_t>(mi));
     if (dev_) {
       if (dev != *dev_) return nullptr;
