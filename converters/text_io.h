@@ -128,6 +128,9 @@ char* fmt_sec9(char* p, int64_t ns, int width);
 // Microseconds with three fractional digits ("12.345"), exact.
 char* fmt_usec3(char* p, uint64_t ns);
 
+// The strings of v with sep between them.
+std::string join(const std::vector<std::string>& v, const char* sep);
+
 // ---- strict parsing of fields (whitespace around the field is trimmed) ----
 inline std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();

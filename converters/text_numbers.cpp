@@ -154,6 +154,12 @@ bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits) {
   return true;
 }
 
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
 size_t split_whitespace(std::string_view l, std::string_view* out, size_t max) {
   size_t n = 0, i = 0;
   while (n < max) {
