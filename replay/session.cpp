@@ -2,15 +2,12 @@
 #include "core/json_doc.h"
 #include "core/io_guard.h"
 
-#include <sched.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -20,11 +17,13 @@
 #include "replay/buffers.h"
 #include "replay/clock.h"
 #include "replay/engine.h"
+#include "replay/process_guard.h"
 #include "replay/planner.h"
 #include "replay/read_ahead.h"
 #include "replay/record_bus.h"
 #include "replay/replayer.h"
 #include "replay/results.h"
+#include "replay/session_progress.h"
 #include "replay/target.h"
 
 namespace blkrr::replay {
@@ -43,44 +42,6 @@ uint64_t random_run_id() {
     id = monotonic_now_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
   return id;
 }
-
-// SCHED_FIFO for the calling thread (and the threads it creates) while alive.
-class RealtimeGuard {
- public:
-  Status enable(int prio) {
-    if (prio <= 0) return {};
-    old_policy_ = sched_getscheduler(0);
-    sched_getparam(0, &old_);
-    sched_param sp{};
-    sp.sched_priority = prio;
-    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
-      return Error("--realtime " + std::to_string(prio) + ": cannot switch to SCHED_FIFO: " +
-                       std::strerror(errno) + " (needs root or CAP_SYS_NICE)",
-                   2);
-    active_ = true;
-    return {};
-  }
-  ~RealtimeGuard() {
-    if (active_) sched_setscheduler(0, old_policy_, &old_);
-  }
-
- private:
-  bool active_ = false;
-  int old_policy_ = SCHED_OTHER;
-  sched_param old_{};
-};
-
-// mlockall(MCL_CURRENT) while alive (best effort: RLIMIT_MEMLOCK may refuse).
-class MemoryLock {
- public:
-  void lock() { locked_ = mlockall(MCL_CURRENT) == 0; }
-  ~MemoryLock() {
-    if (locked_) munlockall();
-  }
-
- private:
-  bool locked_ = false;
-};
 
 Result<uint64_t> load_end_sector(const SessionOptions& o) {
   auto src = open_source({o.load}, o.source);
@@ -123,45 +84,6 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       // device (safety checks) by it.
       {"pid", static_cast<uint32_t>(getpid())},
       {"command_line", o.command_line}};
-}
-
-void print_progress(const Progress& p, uint64_t window_ns, uint64_t& last_completed,
-                    uint64_t& last_elapsed) {
-  const double dt = static_cast<double>(p.elapsed_ns - last_elapsed) / 1e9;
-  const double iops = dt > 0 ? static_cast<double>(p.completed - last_completed) / dt : 0;
-  last_completed = p.completed;
-  last_elapsed = p.elapsed_ns;
-  char pos[80];
-  if (window_ns > 0 && p.due_ns > 0) {
-    // The load's time advances at the replay's pace: the rest takes the same
-    // wall time per load second as what is done.
-    const double left = static_cast<double>(window_ns - std::min(window_ns, p.due_ns));
-    const double eta_s =
-        static_cast<double>(p.elapsed_ns) / static_cast<double>(p.due_ns) * left / 1e9;
-    std::snprintf(pos, sizeof pos, "%5.1f%%  ETA %-12s",
-                  100.0 * static_cast<double>(p.due_ns) / static_cast<double>(window_ns),
-                  fmt_elapsed(eta_s).c_str());
-  } else if (window_ns > 0) {
-    std::snprintf(pos, sizeof pos, "%5.1f%%", 0.0);
-  } else {
-    std::snprintf(pos, sizeof pos, "load t=%.1fs", static_cast<double>(p.due_ns) / 1e9);
-  }
-  std::fprintf(stderr, "\r%s  %8.0f IOPS  delay %8.1f us  in flight %4llu  done %llu   ", pos, iops,
-               static_cast<double>(p.last_delay_ns) / 1e3,
-               static_cast<unsigned long long>(p.in_flight),
-               static_cast<unsigned long long>(p.completed));
-  std::fflush(stderr);
-}
-
-// The last progress line: 100 % when the replay ran to its end.
-void print_final_progress(const Result<ReplayResult>& res) {
-  if (res && !res->interrupted) {
-    const double s = static_cast<double>(res->last_complete_ns) / 1e9;
-    std::fprintf(stderr, "\r100.0%%  done %llu requests in %s%40s\n",
-                 static_cast<unsigned long long>(res->completed), fmt_elapsed(s).c_str(), "");
-  } else {
-    std::fputs("\n", stderr);
-  }
 }
 
 // The load, checked against the options that depend on its format.
