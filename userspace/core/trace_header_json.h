@@ -1,0 +1,16 @@
+// The native trace's header as JSON (trace_format.cpp writes and reads it).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/trace_format.h"
+
+namespace blkrr {
+
+nlohmann::json header_to_json(const TraceHeader& h);
+
+// Every number must be an integer that fits its field; errors name the key.
+Result<TraceHeader> header_from_json(const nlohmann::json& j);
+
+}  // namespace blkrr
