@@ -1,5 +1,8 @@
 #include "cli/capture_options.h"
 
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <string>
@@ -29,6 +32,27 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg) 
     cfg.devices.push_back(*sel);
   }
   return {};
+}
+
+Result<uint64_t> cgroup_id_of(const std::string& arg) {
+  std::vector<std::string> tries = {arg};
+  if (arg.empty() || arg[0] != '/') {
+    tries.push_back("/sys/fs/cgroup/" + arg);
+    tries.push_back("/sys/fs/cgroup/unified/" + arg);
+  }
+  for (const auto& p : tries) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    struct statfs fs {};
+    if (statfs(p.c_str(), &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+      return Error(
+          "--cgroup '" + p + "' is not a cgroup v2 directory (blkrr filters on cgroup v2 ids)", 2);
+    return static_cast<uint64_t>(st.st_ino);
+  }
+  return Error("--cgroup '" + arg +
+                   "': no such cgroup directory (give its path, e.g. "
+                   "/sys/fs/cgroup/system.slice/mysql.service)",
+               2);
 }
 
 }  // namespace blkrr::cli

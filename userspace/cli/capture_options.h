@@ -22,4 +22,8 @@ Status require_process(uint32_t pid);
 // cfg.devices; the error names the argument that failed (exit status 2).
 Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg);
 
+// --cgroup: a cgroup v2 directory (a path, or one relative to /sys/fs/cgroup)
+// into its id, the directory's inode number.
+Result<uint64_t> cgroup_id_of(const std::string& arg);
+
 }  // namespace blkrr::cli

@@ -2,9 +2,6 @@
 // Runs until -D expires or SIGINT/SIGTERM, then drains the capture, writes the
 // trailer with every counter and prints a summary. A block is flushed at
 // least every second, so a kill -9 or a full disk loses at most ~1 s.
-#include <linux/magic.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,28 +47,6 @@ std::string default_output() {
   char ts[32];
   strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &utc);
   return "blkrr-" + hostname() + "-" + ts + ".blkrr";
-}
-
-// cgroup v2 directory -> cgroup id (the directory's inode number).
-Result<uint64_t> cgroup_id_of(const std::string& arg) {
-  std::vector<std::string> tries = {arg};
-  if (arg.empty() || arg[0] != '/') {
-    tries.push_back("/sys/fs/cgroup/" + arg);
-    tries.push_back("/sys/fs/cgroup/unified/" + arg);
-  }
-  for (const auto& p : tries) {
-    struct stat st {};
-    if (stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    struct statfs fs {};
-    if (statfs(p.c_str(), &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
-      return Error(
-          "--cgroup '" + p + "' is not a cgroup v2 directory (blkrr filters on cgroup v2 ids)", 2);
-    return static_cast<uint64_t>(st.st_ino);
-  }
-  return Error("--cgroup '" + arg +
-                   "': no such cgroup directory (give its path, e.g. "
-                   "/sys/fs/cgroup/system.slice/mysql.service)",
-               2);
 }
 
 // --start-at: the capture is loaded before the agreed instant (loading takes
