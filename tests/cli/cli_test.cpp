@@ -201,6 +201,18 @@ TEST_F(Cli, CaptureCommandsRejectBadPidsAndDevicesAlike) {
   }
 }
 
+// record --cgroup takes a cgroup v2 directory and says what else it got,
+// before the capture loads (so this runs without root).
+TEST_F(Cli, RecordCgroupMustBeACgroupV2Directory) {
+  auto r = blkrr({"record", "--cgroup", "/tmp", "-D", "1", "-o", path("c.blkrr")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--cgroup '/tmp' is not a cgroup v2 directory"), std::string::npos) << r.out;
+  r = blkrr({"record", "--cgroup", "no/such/group", "-D", "1", "-o", path("c.blkrr")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--cgroup 'no/such/group': no such cgroup directory"), std::string::npos)
+      << r.out;
+}
+
 // load -> fio iolog -> native -> load keeps every request, and `dump --json`
 // prints one object per request.
 // record and replay take --start-at alike (one parser in core/start_at.h), and
