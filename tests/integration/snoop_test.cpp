@@ -188,5 +188,25 @@ TEST(SnoopIntegration, QueueColumnOnTheScreen) {
   EXPECT_EQ(no_latency, shown_without_end(snoop->output())) << snoop->output();
 }
 
+// A standard output that fails (a full disk) ends snoop with status 1 and the
+// write's own error, not a stale errno.
+TEST(SnoopIntegration, AFullStandardOutputIsAnErrorWithItsReason) {
+  SKIP_UNLESS_CAPTURE();
+  auto loop = LoopDevice::create(64ull << 20);
+  ASSERT_TRUE(loop.ok()) << loop.error().message;
+  auto snoop =
+      BlkrrProcess::start({"snoop", "-D", "3", "-d", loop->path()}, "", 15000, "/dev/full");
+  ASSERT_TRUE(snoop.ok()) << snoop.error().message;
+  sleep_ms(600);
+  auto c = IoChild::spawn("blkrr-full", loop->path(), uniform(1, 5, Op::kRead, 4096, 0));
+  ASSERT_TRUE(c.ok());
+  c->go();
+  ASSERT_EQ(c->wait(), 0);
+  EXPECT_EQ(snoop->wait(), 1) << snoop->output();
+  EXPECT_NE(snoop->output().find("cannot write to standard output: No space left on device"),
+            std::string::npos)
+      << snoop->output();
+}
+
 }  // namespace
 }  // namespace blkrr::testing

@@ -119,7 +119,8 @@ BlkrrProcess::BlkrrProcess(BlkrrProcess&& o) noexcept
 // that prints a lot while the test is busy elsewhere never blocks on a full
 // pipe (top --json stalled that way before the test read its output).
 Result<BlkrrProcess> BlkrrProcess::start(const std::vector<std::string>& args,
-                                         const std::string& ready, int timeout_ms) {
+                                         const std::string& ready, int timeout_ms,
+                                         const char* stdout_path) {
   char tmpl[] = "/tmp/blkrr-test-out.XXXXXX";
   int fd = mkostemp(tmpl, O_CLOEXEC);
   if (fd < 0) return Error("mkostemp failed");
@@ -130,7 +131,8 @@ Result<BlkrrProcess> BlkrrProcess::start(const std::vector<std::string>& args,
     return Error("fork failed");
   }
   if (pid == 0) {
-    dup2(fd, 1);
+    int out = stdout_path ? open(stdout_path, O_WRONLY | O_CLOEXEC) : fd;
+    dup2(out < 0 ? fd : out, 1);
     dup2(fd, 2);
     std::vector<char*> argv;
     std::string bin = BLKRR_BINARY;

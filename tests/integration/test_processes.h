@@ -53,8 +53,9 @@ class IoChild {
 // output (stdout and stderr merged) or fails after timeout_ms.
 class BlkrrProcess {
  public:
+  // stdout_path: where the child's standard output goes instead (e.g. /dev/full).
   static Result<BlkrrProcess> start(const std::vector<std::string>& args, const std::string& ready,
-                                    int timeout_ms = 15000);
+                                    int timeout_ms = 15000, const char* stdout_path = nullptr);
   BlkrrProcess(BlkrrProcess&& o) noexcept;
   BlkrrProcess& operator=(BlkrrProcess&&) = delete;
   ~BlkrrProcess();

@@ -1,7 +1,9 @@
 // blkrr snoop: one line per completed block request, with its latency and
 // its adaptive disk time (iosnoop -o on Solaris, biosnoop on bcc). Lost
 // events are reported on stderr with their counts, never silently.
+#include <cerrno>
 #include <cinttypes>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 
@@ -131,6 +133,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   DeviceNamer namer;
   uint64_t lost = 0, running_at_exit = 0, shown = 0;
   bool out_ok = true;
+  int out_errno = 0;  // the failed write's
   Capture::EventFn print = [&](const Request& r) {
     if (!r.completed()) {
       // Its completion never reached the program (the kernel skipped it): the
@@ -158,7 +161,10 @@ Result<int> cmd_snoop(int argc, char** argv) {
       line = snoop_line(r, dev, opt, queue_ns);
     }
     line += '\n';
-    if (std::fputs(line.c_str(), stdout) < 0) out_ok = false;
+    if (std::fputs(line.c_str(), stdout) < 0) {
+      out_ok = false;
+      out_errno = errno;
+    }
     ++shown;
   };
   if (!a.json)
@@ -180,7 +186,10 @@ Result<int> cmd_snoop(int argc, char** argv) {
       timeout_ms = static_cast<int>(std::min<uint64_t>(100, (deadline - now) / 1000000 + 1));
     auto n = capture.poll(timeout_ms, print);
     if (!n) return n.error();
-    if (std::fflush(stdout) != 0) break;  // reader went away
+    if (std::fflush(stdout) != 0) {  // reader went away, or a full disk
+      out_errno = errno;
+      break;
+    }
     if (signals.pending()) break;
     if (mono_ns() - last_report >= 1'000'000'000) {
       losses.report(capture.counters(), false);
@@ -205,6 +214,9 @@ Result<int> cmd_snoop(int argc, char** argv) {
     std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests still in flight at exit not shown\n",
                  running_at_exit);
   std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", shown);
+  if (out_errno)
+    return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno) +
+                 "; the requests after the last line written were not shown");
   return 0;
 }
 

@@ -51,9 +51,12 @@ void usage(FILE* out) {
 // Whatever went to standard output must have arrived (/dev/full, a closed
 // pipe, a full disk): otherwise the command failed.
 int stdout_status(const std::string& who, int status) {
+  errno = 0;
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  // errno is the flush's; 0 when an earlier write failed and nothing was left.
+  const int e = errno;
   std::fprintf(stderr, "%s: cannot write to standard output: %s\n", who.c_str(),
-               std::strerror(errno));
+               e ? std::strerror(e) : "an earlier write failed");
   return status ? status : 1;
 }
 
