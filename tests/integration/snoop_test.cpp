@@ -1,6 +1,7 @@
 // blkrr snoop -Q on real loop devices (root only): with an I/O scheduler
 // every request carries its queue time (scheduler insert to issue), with
-// scheduler none no request has one.
+// scheduler none no request has one. And snoop and top on a standard output
+// that fails.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -206,6 +207,18 @@ TEST(SnoopIntegration, AFullStandardOutputIsAnErrorWithItsReason) {
   EXPECT_NE(snoop->output().find("cannot write to standard output: No space left on device"),
             std::string::npos)
       << snoop->output();
+}
+
+// top alike: a failed standard output ends it with the write's error.
+TEST(SnoopIntegration, TopWithAFullStandardOutputFailsWithItsReason) {
+  SKIP_UNLESS_CAPTURE();
+  auto top = BlkrrProcess::start({"top", "-j", "1", "1"}, "", 15000, "/dev/full");
+  ASSERT_TRUE(top.ok()) << top.error().message;
+  EXPECT_EQ(top->wait(), 1) << top->output();
+  EXPECT_NE(
+      top->output().find("blkrr top: cannot write to standard output: No space left on device"),
+      std::string::npos)
+      << top->output();
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // kernel and read once per interval: no per-request traffic to user space.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <set>
 
@@ -193,6 +195,7 @@ Result<int> cmd_top(int argc, char** argv) {
 
   bool tty = !a.json && isatty(STDOUT_FILENO);
   std::set<std::string> explained_losses;  // each loss reason is explained once
+  int out_errno = 0;                       // a failed write to standard output
   for (uint64_t n = 1; a.count == 0 || n <= a.count; ++n) {
     uint64_t deadline = start + n * a.interval_ns;
     uint64_t now = mono_ns();
@@ -244,10 +247,15 @@ Result<int> cmd_top(int argc, char** argv) {
       std::string out = render_screen(snap, opt);
       std::fputs(out.c_str(), stdout);
     }
-    if (std::fflush(stdout) != 0) break;  // reader went away
+    if (std::fflush(stdout) != 0) {  // reader went away, or a full disk
+      out_errno = errno;
+      break;
+    }
   }
   if (server) server->stop();
   print_loss_summary(capture.counters());
+  if (out_errno)
+    return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno));
   return 0;
 }
 
