@@ -70,7 +70,7 @@ class Pipeline {
     mo.load_end_sector = load_end_sector;
     auto m = DeviceMap::create(mo);
     if (!m) return m.error().context(f.mode == MapMode::kScale ? "--scale" : "--wrap");
-    map_.emplace(std::move(*m));
+    map_.emplace(*m);
     return {};
   }
 
@@ -228,7 +228,7 @@ class Pipeline {
     const char* what = measure_ ? "finding the extent for --scale" : "converting";
     progress_.show(strfmt("convert: %s: %.2f M requests read, %.2f M written, pass %llu, %.0f s",
                           what, static_cast<double>(seen_) / 1e6, static_cast<double>(s_.out) / 1e6,
-                          static_cast<unsigned long long>(s_.passes + 1), s));
+                          static_cast<unsigned long long>(s_.passes) + 1, s));
   }
 
   Status stage2(const Request& r, uint64_t point, bool sorted) {

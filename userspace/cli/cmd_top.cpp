@@ -115,11 +115,13 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   // iotop's -d SEC: a number that names no device was meant as the interval.
   for (const auto& d : a.devices)
     if (parse_double(d) && !resolve_device(d))
-      return Error("-d " + d +
-                       ": no such device; -d names a device (as biosnoop's), the interval is an "
-                       "argument: blkrr top " +
-                       d,
-                   2);
+      return Error(
+          std::string("-d ")
+              .append(d)
+              .append(": no such device; -d names a device (as biosnoop's), the interval is an "
+                      "argument: blkrr top ")
+              .append(d),
+          2);
   if (a.quiet && a.prometheus.empty())
     return Error("-q without --prometheus would show nothing", 2);
   return true;
