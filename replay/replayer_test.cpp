@@ -275,6 +275,7 @@ TEST(Replayer, CmodePartialReleasesAChainOfWritesInOrder) {
     h.sched.mode = TimingMode::kFullspeed;
     h.engine.latency = [](const IoOp& op) { return op.offset == 800 * 512 ? 5 * kMs : kMs; };
     std::vector<Request> reqs;
+    reqs.reserve(50);
     for (int i = 0; i < 40; ++i) reqs.push_back(make_req(i, Op::kWrite, 800, 8));
     for (int i = 0; i < 10; ++i) reqs.push_back(make_req(40 + i, Op::kRead, 4000 + 8 * i, 8));
     h.run(reqs);

@@ -93,8 +93,11 @@ Result<std::set<std::string>> parse_deny(const std::string& text) {
     bool known = false;
     for (const char* n : kDenyNames) known = known || word == n;
     if (!known)
-      return Error("BLKRR_DENY='" + text + "': unknown feature '" + word +
-                   "' (known: iter, io_start, io_done, insert, atomics, all)");
+      return Error(std::string("BLKRR_DENY='")
+                       .append(text)
+                       .append("': unknown feature '")
+                       .append(word)
+                       .append("' (known: iter, io_start, io_done, insert, atomics, all)"));
     out.insert(word);
   }
   return out;

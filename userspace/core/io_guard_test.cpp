@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,12 +32,12 @@ std::string slurp(const std::string& p) {
 }
 
 int count_entries(const std::string& dir) {
+  std::error_code ec;
   int n = 0;
-  std::string cmd = "ls -A " + dir + " | wc -l";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p && std::fscanf(p, "%d", &n) != 1) n = -1;
-  if (p) ::pclose(p);
-  return n;
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return ec ? -1 : n;
 }
 
 TEST(IoGuard, AtomicFileAppearsOnlyOnCommit) {

@@ -54,7 +54,8 @@ Status add_time_series(Context& ctx, PlotSpec& p, const TimeAxis& ax, double ste
     std::string c = std::to_string(2 + 3 * i), lo = std::to_string(3 + 3 * i),
                 hi = std::to_string(4 + 3 * i);
     if (banded && s.band) {
-      Series band{s.title + " min-max", path, "1:" + lo + ":" + hi, "filledcurves", s.color};
+      Series band{s.title + " min-max", path, std::string("1:").append(lo).append(":").append(hi),
+                  "filledcurves", s.color};
       band.fill = "transparent solid 0.2 noborder";
       band.key = false;
       // Bands go below every line, so that no band hides a mean.

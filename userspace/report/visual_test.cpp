@@ -174,11 +174,11 @@ void check_report(const std::string& name, const std::vector<Dataset>& data,
     std::string rel = p.get<std::string>();
     std::string stem = rel.substr(6, rel.size() - 10);  // plots/NAME.png
     Png png;
-    ASSERT_TRUE(decode_png(slurp(dir + "/" + rel), png)) << rel;
+    ASSERT_TRUE(decode_png(slurp(std::string(dir).append("/").append(rel)), png)) << rel;
     EXPECT_EQ(png.width, 1200u) << rel;
     EXPECT_EQ(png.height, 800u) << rel;
     EXPECT_GE(png.colours.size(), 5u) << rel << ": nearly blank";
-    std::string gp = slurp(dir + "/plots/" + stem + ".gp");
+    std::string gp = slurp(std::string(dir).append("/plots/").append(stem).append(".gp"));
     EXPECT_NE(gp.find(context), std::string::npos) << stem << " lacks the context " << context;
     EXPECT_NE(gp.find(std::string("blkrr ") + version()), std::string::npos) << stem;
     if (stem == "iops" || stem == "sonar" || stem == "size-histogram") {
@@ -190,7 +190,7 @@ void check_report(const std::string& name, const std::vector<Dataset>& data,
   for (const auto& f : js["data_files"]) {
     std::string path = f.get<std::string>();
     if (path.find("-plot.csv") == std::string::npos) continue;
-    std::string text = slurp(dir + "/" + path);
+    std::string text = slurp(std::string(dir).append("/").append(path));
     EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 2 * 1000 + 1) << path;
   }
   std::string html = slurp(dir + "/index.html");
@@ -218,19 +218,19 @@ TEST(ReportVisual, SmallReplay) {
   }
   std::vector<Dataset> v;
   v.push_back(std::move(d));
-  check_report("small", std::move(v), "/dev/loop7 (1.00 GiB)", 13);
+  check_report("small", v, "/dev/loop7 (1.00 GiB)", 13);
 }
 
 TEST(ReportVisual, OneHourLoad) {
   std::vector<Dataset> v;
   v.push_back(synthetic("hour", 1, 30));
-  check_report("hour", std::move(v), "host synth-host, kernel 6.18.0-test", 30);
+  check_report("hour", v, "host synth-host, kernel 6.18.0-test", 30);
 }
 
 TEST(ReportVisual, ThirtyHourLoad) {
   std::vector<Dataset> v;
   v.push_back(synthetic("day", 30, 2));
-  check_report("day", std::move(v), "sdz (SYNTH disk) (1.00 TiB)", 30);
+  check_report("day", v, "sdz (SYNTH disk) (1.00 TiB)", 30);
 }
 
 TEST(ReportVisual, CompareOriginalAndReplay) {
