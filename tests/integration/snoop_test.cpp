@@ -23,7 +23,7 @@ bool set_scheduler(const LoopDevice& loop, const char* sched) {
   return std::fclose(f) == 0 && ok;
 }
 
-struct QueueRun {  // NOLINT(bugprone-exception-escape): json members, test code
+struct QueueRun {      // NOLINT(bugprone-exception-escape): json members, test code
   std::string output;  // stdout and stderr of snoop
   int status = -1;
   int requests = 0;    // of the test's process
