@@ -31,6 +31,7 @@ fio --name=demo --filename="$loop" --direct=1 --ioengine=psync --rw=randrw --bs=
 dd if=/dev/zero of="$loop" bs=1M count=32 oflag=direct status=none
 wait "$rec"
 echo
-# head stops reading after 12 lines: dump then ends on SIGPIPE, as cat would.
-{ "$blkrr" dump "$out/demo.blkrr" || true; } | head -n 12
+# The header lines, the column titles and the first 10 requests; awk stops
+# reading there and dump then ends on SIGPIPE, as cat would.
+{ "$blkrr" dump "$out/demo.blkrr" || true; } | awk '!/^#/ && ++n > 11 { exit } { print }'
 echo "trace kept in $out/demo.blkrr"
