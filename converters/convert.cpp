@@ -246,9 +246,12 @@ class Pipeline {
         if (first_pass_) ++s_.outside_window;
         return {};
       }
-      if (rel >= o_.select.window_start_ns + o_.select.window_len_ns) {
+      const int64_t end = o_.select.window_start_ns + o_.select.window_len_ns;
+      if (rel >= end) {
         if (first_pass_) ++s_.outside_window;
-        if (sorted) window_done_ = s_.input_cut = true;  // nothing later can be inside
+        // A sorted format may still be out of order (a hand-edited load):
+        // read on for the reorder window before nothing later can be inside.
+        if (sorted && rel - end >= o_.reorder_window_ns) window_done_ = s_.input_cut = true;
         return {};
       }
       rel -= o_.select.window_start_ns;
@@ -263,7 +266,8 @@ class Pipeline {
       return Error(
           "an output start time leaves the range 0 .. 2^62 ns (--timescale/--repeat too large)");
     if (o_.until_ns && t >= *o_.until_ns) {
-      stop_ = s_.input_cut = true;
+      // As for --window: an unsorted input may still hold earlier requests.
+      if (!sorted || t - *o_.until_ns >= o_.reorder_window_ns) stop_ = s_.input_cut = true;
       return {};
     }
     if (pass_n_ == 0) pass_first_ = t;

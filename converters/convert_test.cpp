@@ -137,6 +137,35 @@ TEST(Convert, UnsortedLoadIsCountedAndItsSpanIsWhole) {
   EXPECT_EQ(v[1].sector, 16u);
 }
 
+// --window and --until on a load out of order: a request inside them that
+// comes after one past their end is still written (within --reorder-window);
+// one out of order by more than that is where reading stops.
+TEST(Convert, WindowAndUntilOnAnUnsortedLoadKeepTheLateRequest) {
+  TempDir t;
+  auto in = t.write("u.load", load_text({{500'000'000, 8, 8, 'R'},
+                                         {3'000'000'000, 16, 8, 'R'},
+                                         {1'500'000'000, 24, 8, 'W'},
+                                         {30'000'000'000, 32, 8, 'W'},
+                                         {1'600'000'000, 40, 8, 'W'}}));
+  ConvertOptions w = opts(in, t.file("w.load"));
+  w.select.window = true;
+  w.select.window_start_ns = 0;
+  w.select.window_len_ns = 2'000'000'000;
+  auto s = convert(w);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto v = read_load(t.file("w.load"));
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[1].sector, 24u);
+  EXPECT_TRUE(s->input_cut);  // stopped at 30 s: more than 10 s past the window
+  ConvertOptions u = opts(in, t.file("u2.load"));
+  u.until_ns = 2'000'000'000;
+  auto su = convert(u);
+  ASSERT_TRUE(su.ok()) << su.error().message;
+  auto vu = read_load(t.file("u2.load"));
+  ASSERT_EQ(vu.size(), 2u);
+  EXPECT_EQ(vu[1].sector, 24u);
+}
+
 // ---- native traces ----
 
 TraceHeader header() {

@@ -93,7 +93,7 @@ Result<int> cmd_convert(int argc, char** argv) {
              &gz_level);
   ap.opt_string(0, "reorder-window", "SECONDS",
                 "unsorted inputs (native traces, replay results) are sorted within this much "
-                "trace time (default 10)",
+                "trace time, and sorted ones are read this far past --window/--until (default 10)",
                 &reorder);
   ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary on stderr");
   ap.positionals("IN", &o.inputs, 1, 100000);
