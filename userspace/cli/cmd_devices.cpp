@@ -9,6 +9,7 @@
 #include "core/args.h"
 #include "core/device.h"
 #include "core/json_doc.h"
+#include "core/trace_header_json.h"
 
 namespace blkrr::cli {
 
@@ -39,22 +40,7 @@ Result<int> cmd_devices(int argc, char** argv) {
   }
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : devs) {
-      nlohmann::json parts = nlohmann::json::array();
-      for (const auto& pt : d.partitions)
-        parts.push_back({{"name", pt.name},
-                         {"dev", dev_to_string(pt.dev)},
-                         {"start_sector", pt.start_sector},
-                         {"nr_sectors", pt.nr_sectors}});
-      out.push_back({{"name", d.name},
-                     {"dev", dev_to_string(d.dev)},
-                     {"size_bytes", d.size_bytes},
-                     {"logical_block_size", d.logical_block_size},
-                     {"physical_block_size", d.physical_block_size},
-                     {"model", d.model},
-                     {"scheduler", d.scheduler},
-                     {"partitions", parts}});
-    }
+    for (const auto& d : devs) out.push_back(device_info_json(d));
     nlohmann::json doc = {{"schema", schema_tag(kSchemaDevices)}, {"devices", out}};
     std::printf("%s\n", doc.dump(2).c_str());
     return 0;

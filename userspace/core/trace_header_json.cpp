@@ -10,6 +10,7 @@ namespace blkrr {
 
 namespace {
 
+// "MAJOR:MINOR" within what the kernel's dev_t holds (12 and 20 bits).
 DevT parse_dev_string(const std::string& s) {
   auto c = s.find(':');
   if (c == std::string::npos) return 0;
@@ -39,24 +40,26 @@ T uint_member(const nlohmann::json& j, const char* key, T def) {
 
 }  // namespace
 
+nlohmann::json device_info_json(const DeviceInfo& d) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : d.partitions)
+    parts.push_back({{"dev", dev_to_string(p.dev)},
+                     {"name", p.name},
+                     {"start_sector", p.start_sector},
+                     {"nr_sectors", p.nr_sectors}});
+  return {{"dev", dev_to_string(d.dev)},
+          {"name", d.name},
+          {"size_bytes", d.size_bytes},
+          {"logical_block_size", d.logical_block_size},
+          {"physical_block_size", d.physical_block_size},
+          {"model", d.model},
+          {"scheduler", d.scheduler},
+          {"partitions", parts}};
+}
+
 nlohmann::json header_to_json(const TraceHeader& h) {
   nlohmann::json devs = nlohmann::json::array();
-  for (const auto& d : h.devices) {
-    nlohmann::json parts = nlohmann::json::array();
-    for (const auto& p : d.partitions)
-      parts.push_back({{"dev", dev_to_string(p.dev)},
-                       {"name", p.name},
-                       {"start_sector", p.start_sector},
-                       {"nr_sectors", p.nr_sectors}});
-    devs.push_back({{"dev", dev_to_string(d.dev)},
-                    {"name", d.name},
-                    {"size_bytes", d.size_bytes},
-                    {"logical_block_size", d.logical_block_size},
-                    {"physical_block_size", d.physical_block_size},
-                    {"model", d.model},
-                    {"scheduler", d.scheduler},
-                    {"partitions", parts}});
-  }
+  for (const auto& d : h.devices) devs.push_back(device_info_json(d));
   return {{"format", "blkrr-trace"},
           {"host", h.host},
           {"kernel_release", h.kernel_release},
@@ -69,7 +72,6 @@ nlohmann::json header_to_json(const TraceHeader& h) {
           {"settings", h.settings}};
 }
 
-// "MAJOR:MINOR" within what the kernel's dev_t holds (12 and 20 bits).
 Result<TraceHeader> header_from_json(const nlohmann::json& j) {
   try {
     TraceHeader h;

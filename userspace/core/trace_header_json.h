@@ -8,6 +8,9 @@
 
 namespace blkrr {
 
+// A device as the header and `blkrr devices -j` describe it (one vocabulary).
+nlohmann::json device_info_json(const DeviceInfo& d);
+
 nlohmann::json header_to_json(const TraceHeader& h);
 
 // Every number must be an integer that fits its field; errors name the key.
