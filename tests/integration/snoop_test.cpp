@@ -1,7 +1,6 @@
 // blkrr snoop -Q on real loop devices (root only): with an I/O scheduler
 // every request carries its queue time (scheduler insert to issue), with
-// scheduler none no request has one. And snoop and top on a standard output
-// that fails.
+// scheduler none no request has one.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -187,38 +186,6 @@ TEST(SnoopIntegration, QueueColumnOnTheScreen) {
   EXPECT_EQ(rows, 5) << snoop->output();
   // "-" latency only for a completion the kernel skipped, and then said so.
   EXPECT_EQ(no_latency, shown_without_end(snoop->output())) << snoop->output();
-}
-
-// A standard output that fails (a full disk) ends snoop with status 1 and the
-// write's own error, not a stale errno.
-TEST(SnoopIntegration, AFullStandardOutputIsAnErrorWithItsReason) {
-  SKIP_UNLESS_CAPTURE();
-  auto loop = LoopDevice::create(64ull << 20);
-  ASSERT_TRUE(loop.ok()) << loop.error().message;
-  auto snoop =
-      BlkrrProcess::start({"snoop", "-D", "3", "-d", loop->path()}, "", 15000, "/dev/full");
-  ASSERT_TRUE(snoop.ok()) << snoop.error().message;
-  sleep_ms(600);
-  auto c = IoChild::spawn("blkrr-full", loop->path(), uniform(1, 5, Op::kRead, 4096, 0));
-  ASSERT_TRUE(c.ok());
-  c->go();
-  ASSERT_EQ(c->wait(), 0);
-  EXPECT_EQ(snoop->wait(), 1) << snoop->output();
-  EXPECT_NE(snoop->output().find("cannot write to standard output: No space left on device"),
-            std::string::npos)
-      << snoop->output();
-}
-
-// top alike: a failed standard output ends it with the write's error.
-TEST(SnoopIntegration, TopWithAFullStandardOutputFailsWithItsReason) {
-  SKIP_UNLESS_CAPTURE();
-  auto top = BlkrrProcess::start({"top", "-j", "1", "1"}, "", 15000, "/dev/full");
-  ASSERT_TRUE(top.ok()) << top.error().message;
-  EXPECT_EQ(top->wait(), 1) << top->output();
-  EXPECT_NE(
-      top->output().find("blkrr top: cannot write to standard output: No space left on device"),
-      std::string::npos)
-      << top->output();
 }
 
 }  // namespace

@@ -135,6 +135,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   bool out_ok = true;
   int out_errno = 0;  // the failed write's
   Capture::EventFn print = [&](const Request& r) {
+    if (!out_ok) return;  // standard output failed: nothing more reaches it
     if (!r.completed()) {
       // Its completion never reached the program (the kernel skipped it): the
       // request happened and is shown with "-" for end and latency. Requests
@@ -187,6 +188,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
     auto n = capture.poll(timeout_ms, print);
     if (!n) return n.error();
     if (std::fflush(stdout) != 0) {  // reader went away, or a full disk
+      out_ok = false;
       out_errno = errno;
       break;
     }
@@ -213,10 +215,11 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (running_at_exit)
     std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests still in flight at exit not shown\n",
                  running_at_exit);
-  std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", shown);
   if (out_errno)
     return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno) +
-                 "; the requests after the last line written were not shown");
+                 "; stopped after " + std::to_string(shown) +
+                 " requests (the last ones, still buffered, may not have arrived)");
+  std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", shown);
   return 0;
 }
 
