@@ -80,12 +80,15 @@ class Pipeline {
     so_.format = format_;
     so_.gz_level = o_.gz_level;
     so_.fields = fields_for(info);
-    so_.fio_file = o_.fio_file;
-    if (so_.fio_file.empty()) {
-      so_.fio_file = "/dev/sdX";
-      if (info.trace_header && info.trace_header->devices.size() == 1)
-        so_.fio_file = "/dev/" + info.trace_header->devices[0].name;
-    }
+    // An iolog names the file fio writes to. The recorded device's name would
+    // aim a lab host's fio at its own disk of that name: only --fio-file
+    // names a real target, else the placeholder, which fio cannot open.
+    so_.fio_file = o_.fio_file.empty() ? std::string(kFioPlaceholder) : o_.fio_file;
+    if (format_ == OutputFormat::kFio && o_.fio_file.empty())
+      s_.warnings.push_back("the fio iolog targets the placeholder " + so_.fio_file +
+                            ", not a device; name the lab device with --fio-file PATH "
+                            "(fio --read_iolog writes to it) or retarget with fio's "
+                            "--replay_redirect");
     bool changed = o_.select.active() || o_.transform.active() || o_.timescale != 1.0 ||
                    o_.repeat > 1 || o_.until_ns || o_.derive;
     if (info.format == InputFormat::kLoad && !info.preamble.empty()) {

@@ -39,7 +39,7 @@ struct ConvertOptions {
   // stalled times must not hold the whole input in memory.
   size_t reorder_max_items = size_t{1} << 20;
   std::optional<FitOptions> fit;  // --wrap/--scale: positions fit a target size
-  std::string fio_file;           // fio: target file name
+  std::string fio_file;           // fio: target file name (--fio-file); empty: kFioPlaceholder
   std::string command_line;       // recorded in outputs
   bool progress = false;          // a progress line on stderr (a terminal, not --quiet)
 };
@@ -63,6 +63,7 @@ struct ConvertSummary {
   uint64_t max_sector = 0;            // highest end sector written
   Counters source_counters;           // skipped lines, capture losses, ...
   std::optional<FitReport> fit;       // --wrap/--scale: how positions were mapped
+  std::vector<std::string> warnings;  // printed on stderr even with --quiet
 
   // The human summary printed on stderr.
   std::string text() const;

@@ -326,6 +326,8 @@ TEST(Convert, CsvAndJsonCarryEveryNativeField) {
   EXPECT_NE(js[5].find("\"record_flags\":\"completion-not-seen\""), std::string::npos);
 }
 
+// The recorded device (sda) is never the iolog's target unless named: fio on
+// a lab host would write to its own disk of that name.
 TEST(Convert, FioIologV3ThatTheReaderReadsBack) {
   TempDir t;
   auto in = native(t, "a.blkrr");
@@ -333,19 +335,34 @@ TEST(Convert, FioIologV3ThatTheReaderReadsBack) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(testing::slurp(t.file("a.iolog")),
             "fio version 3 iolog\n"
-            "0 /dev/sda add\n"
-            "0 /dev/sda open\n"
-            "0 /dev/sda write 51200 4096\n"
-            "100 /dev/sda read 102400 8192\n"
-            "2000 /dev/sda sync 0 0\n"
-            "3000 /dev/sda read 153600 512\n"
-            "4000 /dev/sda write 204800 4096\n"
-            "4000 /dev/sda close\n");
+            "0 /dev/sdX add\n"
+            "0 /dev/sdX open\n"
+            "0 /dev/sdX write 51200 4096\n"
+            "100 /dev/sdX read 102400 8192\n"
+            "2000 /dev/sdX sync 0 0\n"
+            "3000 /dev/sdX read 153600 512\n"
+            "4000 /dev/sdX write 204800 4096\n"
+            "4000 /dev/sdX close\n");
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_NE(s->warnings[0].find("--fio-file"), std::string::npos) << s->warnings[0];
   EXPECT_TRUE(s->not_expressible.empty());
   auto back = convert(opts(t.file("a.iolog"), t.file("b.load")));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->in, 5u);
   EXPECT_EQ(read_load(t.file("b.load"))[1].start_ns, 100'000);
+  EXPECT_TRUE(back->warnings.empty());  // a load is no iolog: nothing to warn of
+}
+
+TEST(Convert, FioFileNamesTheTargetWhenAsked) {
+  TempDir t;
+  ConvertOptions o = opts(native(t, "a.blkrr"), t.file("a.iolog"));
+  o.fio_file = "/dev/lab0";
+  auto s = convert(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::string log = testing::slurp(t.file("a.iolog"));
+  EXPECT_NE(log.find("0 /dev/lab0 write 51200 4096\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("/dev/sda"), std::string::npos) << log;
+  EXPECT_TRUE(s->warnings.empty());
 }
 
 TEST(Convert, WrapFitsPositionsOntoATargetSize) {

@@ -16,6 +16,9 @@ namespace blkrr {
 
 enum class OutputFormat { kLoad, kFio, kCsv, kJson, kNative };
 
+// The file an iolog names when no --fio-file was given: no real device.
+inline constexpr std::string_view kFioPlaceholder = "/dev/sdX";
+
 std::string_view output_format_name(OutputFormat f);
 std::optional<OutputFormat> parse_output_format(std::string_view s);
 // From the file name: *.blkrr native, *.iolog fio, *.csv CSV, *.json/*.jsonl
@@ -39,11 +42,11 @@ enum Field : uint32_t {
 
 struct SinkOptions {
   OutputFormat format = OutputFormat::kLoad;
-  int gz_level = 6;                   // for *.gz outputs
-  std::vector<std::string> preamble;  // load: notice lines before the header
-  std::string fio_file = "/dev/sdX";  // fio: the file every request goes to
-  uint32_t fields = 0;                // CSV/JSON: Field bits
-  TraceHeader header;                 // native: header of the new trace
+  int gz_level = 6;                       // for *.gz outputs
+  std::vector<std::string> preamble;      // load: notice lines before the header
+  std::string fio_file{kFioPlaceholder};  // fio: the file every request goes to
+  uint32_t fields = 0;                    // CSV/JSON: Field bits
+  TraceHeader header;                     // native: header of the new trace
 };
 
 // One request on its way out: `start_ns` is its start time in the output

@@ -235,6 +235,26 @@ TEST_F(Cli, StartAtIsParsedAlikeAndAPastInstantIsRefusedEarly) {
   EXPECT_NE(blkrr({"record", "--help"}).out.find("--start-at UNIX_TIME"), std::string::npos);
 }
 
+// An iolog names its target only when --fio-file asks; else a placeholder
+// and a warning that --quiet does not silence (it is no summary).
+TEST_F(Cli, ConvertToFioWarnsOfThePlaceholderUnlessATargetIsNamed) {
+  std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+  auto a = blkrr({"convert", load, "--window", "0:1", "-q", "-o", path("a.iolog")});
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find("warning: the fio iolog targets the placeholder /dev/sdX"),
+            std::string::npos)
+      << a.out;
+  auto b = blkrr(
+      {"convert", load, "--window", "0:1", "--fio-file", path("lab.img"), "-o", path("b.iolog")});
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_EQ(b.out.find("warning"), std::string::npos) << b.out;
+  std::ifstream f(path("b.iolog"));
+  std::string first, second;
+  std::getline(f, first);
+  std::getline(f, second);
+  EXPECT_EQ(second, "0 " + path("lab.img") + " add");
+}
+
 TEST_F(Cli, ConvertRoundTripThroughFioAndNativeKeepsEveryRequest) {
   std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   auto a = blkrr({"convert", load, "--window", "0:30", "-o", path("w.load.gz")});

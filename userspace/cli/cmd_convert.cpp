@@ -87,7 +87,9 @@ Result<int> cmd_convert(int argc, char** argv) {
   ap.option(0, "scale", "SIZE|DEVICE",
             "fit positions onto a target by scaling them proportionally (reads the input twice)",
             [&](std::string_view v) { return set_fit(o, MapMode::kScale, v); });
-  ap.opt_string(0, "fio-file", "NAME", "fio output: the target file (default /dev/DEVICE)",
+  ap.opt_string(0, "fio-file", "NAME",
+                "fio output: the file the iolog targets (default the placeholder /dev/sdX, never "
+                "the recorded device)",
                 &o.fio_file);
   ap.opt_u64(0, "gzip-level", "N", "compression level 1..9 of .gz outputs (default 1: fastest)",
              &gz_level);
@@ -147,6 +149,7 @@ Result<int> cmd_convert(int argc, char** argv) {
   o.progress = ProgressLine::wanted(quiet);
   auto s = run_convert(o);
   if (!s) return s.error();
+  for (const auto& w : s->warnings) std::fprintf(stderr, "blkrr convert: warning: %s\n", w.c_str());
   if (!quiet) std::fputs(s->text().c_str(), stderr);
   return 0;
 }
