@@ -218,6 +218,29 @@ TEST_F(Cli, RecordCgroupMustBeACgroupV2Directory) {
 // record and replay take --start-at alike (one parser in core/start_at.h), and
 // record refuses an instant in the past before it loads the capture (so this
 // runs without root).
+// A bio-based device (zram here; dm and md in production) has no requests:
+// every command that captures refuses it instead of showing nothing.
+TEST_F(Cli, CapturingABioBasedDeviceIsRefusedNotSilentlyEmpty) {
+  if (!fs::exists("/sys/block/zram0") || fs::exists("/sys/block/zram0/mq"))
+    GTEST_SKIP() << "no bio-based zram0 on this machine (the unit test covers dm and md)";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"record", "-d", "zram0", "-D", "1", "-o", path("z.blkrr")},
+        {"snoop", "-d", "zram0", "1"},
+        {"top", "-d", "zram0", "1"}}) {
+    auto r = blkrr(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
+    EXPECT_NE(r.out.find("-d zram0: zram0 is a bio-based device with no requests of its own"),
+              std::string::npos)
+        << args[0] << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(path("z.blkrr")));
+  auto d = blkrr({"devices", "zram0"});
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("bio-based, no requests of its own"), std::string::npos) << d.out;
+  auto j = nlohmann::json::parse(blkrr::testing::blkrr_run({"devices", "-j", "zram0"}, false).out);
+  EXPECT_EQ(j["devices"][0]["has_requests"], false) << j.dump();
+}
+
 TEST_F(Cli, StartAtIsParsedAlikeAndAPastInstantIsRefusedEarly) {
   for (const char* cmd : {"record", "replay"}) {
     auto r = blkrr({cmd, "--start-at", "soon", "a", "b"});

@@ -9,6 +9,7 @@
 
 #include "core/args.h"
 #include "core/device.h"
+#include "core/device_stack.h"
 
 namespace blkrr::cli {
 
@@ -29,6 +30,7 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg) 
   for (const auto& d : args) {
     auto sel = resolve_device(d);
     if (!sel) return Error("-d " + d + ": " + sel.error().message, 2);
+    BLKRR_TRY(require_request_device(*sel, "-d " + d));
     cfg.devices.push_back(*sel);
   }
   return {};

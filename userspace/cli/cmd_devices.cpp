@@ -1,5 +1,6 @@
 // blkrr devices: block devices as blkrr sees them (names, dev_t, sizes,
-// block sizes, scheduler, partitions with their sector ranges).
+// block sizes, scheduler, partitions with their sector ranges, and for a
+// bio-based device the devices below it that carry its requests).
 #include <cinttypes>
 #include <cstdio>
 
@@ -8,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/device_stack.h"
 #include "core/json_doc.h"
 #include "core/trace_header_json.h"
 
@@ -40,7 +42,12 @@ Result<int> cmd_devices(int argc, char** argv) {
   }
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : devs) out.push_back(device_info_json(d));
+    for (const auto& d : devs) {
+      nlohmann::json j = device_info_json(d);
+      j["has_requests"] = has_request_queue(d.dev);
+      if (!j["has_requests"].get<bool>()) j["requests_on"] = request_devices_below(d.dev);
+      out.push_back(std::move(j));
+    }
     nlohmann::json doc = {{"schema", schema_tag(kSchemaDevices)}, {"devices", out}};
     std::printf("%s\n", doc.dump(2).c_str());
     return 0;
@@ -55,6 +62,13 @@ Result<int> cmd_devices(int argc, char** argv) {
       std::printf("  %-10s %-8s %14" PRIu64 "  sectors %" PRIu64 "..%" PRIu64 "\n", pt.name.c_str(),
                   dev_to_string(pt.dev).c_str(), pt.nr_sectors * 512, pt.start_sector,
                   pt.start_sector + pt.nr_sectors);
+    if (!has_request_queue(d.dev)) {  // dm, md, zram: nothing to record on it
+      std::string below;
+      for (const auto& b : request_devices_below(d.dev)) below += " " + b;
+      std::printf("  %s, no requests of its own: its requests are on%s\n",
+                  stacked_kind(d.dev).c_str(),
+                  below.empty() ? " no device below it" : below.c_str());
+    }
   }
   return 0;
 }

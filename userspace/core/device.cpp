@@ -14,24 +14,16 @@
 #include <sstream>
 
 #include "core/args.h"
+#include "core/sysfs.h"
 
 namespace fs = std::filesystem;
 
 namespace blkrr {
 namespace {
 
-std::string read_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  if (in) std::getline(in, s);
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-uint64_t read_u64(const fs::path& p, uint64_t dflt = 0) {
-  auto v = parse_u64(read_line(p));
-  return v ? *v : dflt;
-}
+using sysfs::is_partition_dir;
+using sysfs::read_line;
+using sysfs::read_u64;
 
 std::optional<DevT> parse_majmin(std::string_view s) {
   auto colon = s.find(':');
@@ -40,20 +32,6 @@ std::optional<DevT> parse_majmin(std::string_view s) {
   auto mi = parse_u64(s.substr(colon + 1));
   if (!ma || !mi || *ma >= 4096 || *mi >= (1u << 20)) return std::nullopt;
   return make_dev(static_cast<uint32_t>(*ma), static_cast<uint32_t>(*mi));
-}
-
-// The sysfs directory of a block device (disk or partition), symlinks resolved.
-std::optional<fs::path> sysfs_dir_of(DevT dev, const std::string& sysfs) {
-  std::error_code ec;
-  fs::path link = fs::path(sysfs) / "dev" / "block" / dev_to_string(dev);
-  auto real = fs::canonical(link, ec);
-  if (ec) return std::nullopt;
-  return real;
-}
-
-bool is_partition_dir(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(dir / "partition", ec);
 }
 
 PartitionInfo partition_from_dir(const fs::path& dir) {
@@ -109,7 +87,7 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
   }
   std::error_code ec;
   if (dev) {
-    auto dir = sysfs_dir_of(*dev, sysfs);
+    auto dir = sysfs::dir_of(*dev, sysfs);
     if (!dir) return Error("no block device " + dev_to_string(*dev) + " (see 'blkrr devices')");
     return selection_from_dir(*dir, spec);
   }
@@ -121,7 +99,7 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
 }
 
 Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
-  auto dir = sysfs_dir_of(disk, sysfs);
+  auto dir = sysfs::dir_of(disk, sysfs);
   if (!dir) return Error("no block device " + dev_to_string(disk));
   if (is_partition_dir(*dir)) dir = dir->parent_path();
   DeviceInfo info;
@@ -148,7 +126,7 @@ Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
 }
 
 std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs) {
-  auto dir = sysfs_dir_of(dev, sysfs);
+  auto dir = sysfs::dir_of(dev, sysfs);
   if (!dir) return std::nullopt;
   // With I/O statistics off the kernel counts nothing in flight: unknown.
   if (read_line(*dir / "queue" / "iostats") == "0") return std::nullopt;
@@ -159,7 +137,7 @@ std::optional<uint64_t> kernel_inflight(DevT dev, const std::string& sysfs) {
 }
 
 std::optional<uint32_t> queue_nr_requests(DevT dev, const std::string& sysfs) {
-  auto dir = sysfs_dir_of(dev, sysfs);
+  auto dir = sysfs::dir_of(dev, sysfs);
   if (!dir) return std::nullopt;
   if (is_partition_dir(*dir)) dir = dir->parent_path();
   auto n = parse_u64(read_line(*dir / "queue" / "nr_requests"));
@@ -185,14 +163,14 @@ std::vector<DeviceInfo> list_devices(const std::string& sysfs) {
 const std::string& DeviceNamer::name(DevT dev) {
   auto it = names_.find(dev);
   if (it != names_.end()) return it->second;
-  auto dir = sysfs_dir_of(dev, sysfs_);
+  auto dir = sysfs::dir_of(dev, sysfs_);
   return names_[dev] = dir ? dir->filename().string() : dev_to_string(dev);
 }
 
 DevT DeviceNamer::partition_of(DevT disk, uint64_t sector) {
   auto it = parts_.find(disk);
   if (it == parts_.end()) {
-    auto dir = sysfs_dir_of(disk, sysfs_);
+    auto dir = sysfs::dir_of(disk, sysfs_);
     it = parts_.emplace(disk, dir ? partitions_of(*dir) : std::vector<PartitionInfo>{}).first;
   }
   for (const auto& p : it->second)
@@ -224,7 +202,7 @@ Result<DeviceSafety> probe_device_safety(const std::string& path) {
   if (s.is_block_device) {
     DevT dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
     std::vector<DevT> devs{dev};
-    if (auto dir = sysfs_dir_of(dev, "/sys")) {
+    if (auto dir = sysfs::dir_of(dev, "/sys")) {
       for (const auto& p : partitions_of(*dir)) devs.push_back(p.dev);
       s.has_partitions = devs.size() > 1;
       std::error_code ec;
@@ -281,5 +259,35 @@ Result<DeviceSafety> probe_device_safety(const std::string& path) {
   }
   return s;
 }
+
+namespace sysfs {
+
+std::string read_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  if (in) std::getline(in, s);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+uint64_t read_u64(const fs::path& p, uint64_t dflt) {
+  auto v = parse_u64(read_line(p));
+  return v ? *v : dflt;
+}
+
+std::optional<fs::path> dir_of(DevT dev, const std::string& sysfs) {
+  std::error_code ec;
+  fs::path link = fs::path(sysfs) / "dev" / "block" / dev_to_string(dev);
+  auto real = fs::canonical(link, ec);
+  if (ec) return std::nullopt;
+  return real;
+}
+
+bool is_partition_dir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "partition", ec);
+}
+
+}  // namespace sysfs
 
 }  // namespace blkrr

@@ -1,4 +1,5 @@
 #include "core/device.h"
+#include "core/device_stack.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -32,6 +33,25 @@ class FakeSysfs : public ::testing::Test {
     link("dev/block/7:0", "../../devices/virtual/block/loop0");
     link("dev/block/8:0", "../../devices/pci0/block/sda");
     link("dev/block/8:2", "../../devices/pci0/block/sda/sda2");
+    fs::create_directories(root_ / "devices/virtual/block/loop0/mq/0");
+    fs::create_directories(root_ / "devices/pci0/block/sda/mq/0");
+  }
+  // Bio-based devices: dm-0 (vg-data) on sda2, md0 (raid1) on dm-0 and
+  // loop0, zram0 with nothing below.
+  void stack() {
+    disk("devices/virtual/block/dm-0", "253:0", 4000);
+    write("devices/virtual/block/dm-0/dm/name", "vg-data");
+    link("devices/virtual/block/dm-0/slaves/sda2", "../../../../pci0/block/sda/sda2");
+    disk("devices/virtual/block/md0", "9:0", 4000);
+    write("devices/virtual/block/md0/md/level", "raid1");
+    link("devices/virtual/block/md0/slaves/dm-0", "../../dm-0");
+    link("devices/virtual/block/md0/slaves/loop0", "../../loop0");
+    disk("devices/virtual/block/zram0", "251:0", 4000);
+    for (const char* n : {"dm-0", "md0", "zram0"})
+      link(std::string("class/block/") + n, std::string("../../devices/virtual/block/") + n);
+    link("dev/block/253:0", "../../devices/virtual/block/dm-0");
+    link("dev/block/9:0", "../../devices/virtual/block/md0");
+    link("dev/block/251:0", "../../devices/virtual/block/zram0");
   }
   void TearDown() override { fs::remove_all(root_); }
   void write(const std::string& rel, const std::string& content) {
@@ -137,6 +157,52 @@ TEST_F(FakeSysfs, KernelInflightSumsReadsAndWrites) {
   EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), std::nullopt);
   write("devices/virtual/block/loop0/queue/iostats", "1");
   EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), 7u);
+}
+
+TEST_F(FakeSysfs, RequestDevicesPassTheCheck) {
+  stack();
+  for (const char* name : {"loop0", "sda", "sda2", "8:2"}) {
+    auto sel = resolve_device(name, sys());
+    ASSERT_TRUE(sel.ok()) << name;
+    EXPECT_TRUE(require_request_device(*sel, "-d x", sys()).ok()) << name;
+  }
+}
+
+// A device-mapper or md device has no requests: naming it is refused with the
+// disks below it, through every level, never accepted to record nothing.
+TEST_F(FakeSysfs, BioBasedDevicesAreRefusedWithTheDevicesBelow) {
+  stack();
+  auto dm = resolve_device("dm-0", sys());
+  ASSERT_TRUE(dm.ok());
+  EXPECT_FALSE(has_request_queue(dm->disk, sys()));
+  EXPECT_EQ(stacked_kind(dm->disk, sys()), "device-mapper (/dev/mapper/vg-data)");
+  EXPECT_EQ(request_devices_below(dm->disk, sys()), std::vector<std::string>{"sda2"});
+  auto st = require_request_device(*dm, "-d dm-0", sys());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kUnsupported);
+  EXPECT_EQ(st.error().exit_code, 2);
+  EXPECT_NE(st.error().message.find("-d dm-0: dm-0 is a device-mapper (/dev/mapper/vg-data) "
+                                    "device with no requests of its own"),
+            std::string::npos)
+      << st.error().message;
+  EXPECT_NE(st.error().message.find("Name those instead: -d sda2 ("), std::string::npos)
+      << st.error().message;
+
+  auto md = resolve_device("9:0", sys());
+  ASSERT_TRUE(md.ok());
+  EXPECT_EQ(stacked_kind(md->disk, sys()), "md RAID (raid1)");
+  EXPECT_EQ(request_devices_below(md->disk, sys()), (std::vector<std::string>{"sda2", "loop0"}));
+  auto mst = require_request_device(*md, "-d 9:0", sys());
+  ASSERT_FALSE(mst.ok());
+  EXPECT_NE(mst.error().message.find("-d sda2 -d loop0"), std::string::npos) << mst.error().message;
+
+  auto z = resolve_device("zram0", sys());
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(stacked_kind(z->disk, sys()), "bio-based");
+  auto zst = require_request_device(*z, "-d zram0", sys());
+  ASSERT_FALSE(zst.ok());
+  EXPECT_NE(zst.error().message.find("No device below it is known"), std::string::npos)
+      << zst.error().message;
 }
 
 TEST(DeviceSafety, RegularFileWithoutSignature) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "core/device_stack.h"
 
 namespace blkrr::validate {
 
@@ -21,6 +22,9 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const std::string& d
                                                             const LiveOptions& opts) {
   auto sel = resolve_device(device);
   if (!sel) return sel.error().context("validator: resolving " + device);
+  // The validator proves completeness from the device's requests: a device
+  // without any (dm, md) would look like a replay that lost everything.
+  BLKRR_TRY(require_request_device(*sel, device));
   return start(*sel, opts);
 }
 
