@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/input_stream.h"
+
 namespace blkrr {
 
 namespace {
@@ -26,8 +28,7 @@ GzSource::GzSource(GzSource&& o) noexcept {
 }
 GzSource& GzSource::operator=(GzSource&& o) noexcept {
   if (this == &o) return *this;
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = std::exchange(o.fd_, -1);  // owned: the moved-from source must not close it
+  file_ = std::move(o.file_);
   name_ = std::move(o.name_);
   compressed_ = o.compressed_;
   in_eof_ = o.in_eof_;
@@ -39,22 +40,22 @@ GzSource& GzSource::operator=(GzSource&& o) noexcept {
   st_ = std::move(o.st_);
   return *this;
 }
-GzSource::~GzSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
+GzSource::~GzSource() = default;
 
 Result<GzSource> GzSource::open(const std::string& path, const std::string& display) {
   GzSource s;
   s.name_ = display;
-  s.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (s.fd_ < 0)
-    return Error::system("cannot open " + display, errno, "check the path and permissions");
+  auto file = InputFile::open(path);    // pipes and "-" streamed (core/input_stream.h)
+  if (!file && file.error().sys_errno)  // named as the caller names it
+    return Error::system("cannot open " + display, file.error().sys_errno,
+                         "check the path and permissions");
+  if (!file) return file.error();
+  s.file_.emplace(std::move(*file));
   // No larger than the file: a small input gets a small buffer (the fuzz
   // harnesses open one per input).
-  struct stat st {};
   size_t chunk = kInChunk;
-  if (::fstat(s.fd_, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < chunk)
-    chunk = std::max<size_t>(static_cast<size_t>(st.st_size), 1 << 12);
+  if (auto size = s.file_->size(); size && *size < chunk)
+    chunk = std::max<size_t>(static_cast<size_t>(*size), 1 << 12);
   s.in_.resize(chunk);
   BLKRR_TRY(s.refill());
   s.compressed_ = gzip_magic(s.next_, s.avail_);
@@ -71,12 +72,11 @@ Status GzSource::refill() {
   size_t keep = avail_;
   if (keep) std::memmove(in_.data(), next_, keep);
   while (!in_eof_ && keep < in_.size()) {
-    ssize_t n = ::read(fd_, in_.data() + keep, in_.size() - keep);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("cannot read " + name_ + ": " + std::strerror(errno));
-    if (n == 0) in_eof_ = true;
-    keep += static_cast<size_t>(n);
-    read_total_ += static_cast<uint64_t>(n);
+    auto n = file_->read(reinterpret_cast<char*>(in_.data()) + keep, in_.size() - keep);
+    if (!n) return n.error().context("reading " + name_);
+    if (*n == 0) in_eof_ = true;
+    keep += *n;
+    read_total_ += *n;
     break;
   }
   next_ = in_.data();

@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/input_stream.h"
 #include "core/result.h"
 
 struct inflate_state;
@@ -20,7 +22,7 @@ struct isal_zstream;
 namespace blkrr {
 
 // Reads a gzip file (one or more members) or, when it does not start with
-// the gzip magic, the plain file as it is.
+// the gzip magic, the plain file as it is; a pipe or "-" as a stream.
 class GzSource {
  public:
   static Result<GzSource> open(const std::string& path, const std::string& display);
@@ -38,7 +40,7 @@ class GzSource {
   Status check_trailer();
   Result<size_t> inflate_some(char* dst, size_t cap);
 
-  int fd_ = -1;
+  std::optional<InputFile> file_;
   std::string name_;
   bool compressed_ = false, in_eof_ = false, done_ = false;
   uint64_t read_total_ = 0;  // bytes read from the file so far

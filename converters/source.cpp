@@ -7,7 +7,7 @@
 
 #include "converters/load_format.h"
 #include "converters/text_io.h"
-#include "core/io_guard.h"
+#include "core/input_stream.h"
 
 namespace blkrr {
 
@@ -32,12 +32,9 @@ bool file_exists(const std::string& p) {
 
 // First 4 bytes of a blktrace event: magic 0x65617400 | version (little endian).
 bool looks_like_blktrace(const std::string& path) {
-  auto resolved = resolve_input(path);
-  if (!resolved) return false;
-  FilePtr f(std::fopen(resolved->c_str(), "rb"));
-  if (!f) return false;
-  unsigned char b[4];
-  if (std::fread(b, 1, 4, f.get()) != 4) return false;
+  auto head = peek_input(path, 4);
+  if (!head || head->size() != 4) return false;
+  const auto* b = reinterpret_cast<const unsigned char*>(head->data());
   uint32_t magic = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
   return (magic & 0xffffff00u) == 0x65617400u ||
          (__builtin_bswap32(magic) & 0xffffff00u) == 0x65617400u;
@@ -94,10 +91,10 @@ std::optional<InputFormat> parse_input_format(std::string_view s) {
 Result<InputFormat> detect_format(const std::string& path) {
   if (path != "-" && !file_exists(path))
     return Error("cannot open " + path + ": " + std::strerror(ENOENT));
-  // Pipes, FIFOs and "-" are kept in a temporary file: detection and the
-  // reader see the same bytes (io_guard.h).
-  auto resolved = resolve_input(path);
-  if (!resolved) return resolved.error();
+  // Pipes, FIFOs and "-" keep their first bytes for the reader after
+  // detection (core/input_stream.h).
+  auto head = peek_input(path, 8);
+  if (!head) return head.error();
   if (is_native_trace(path)) return InputFormat::kNative;
   if (looks_like_blktrace(path)) return InputFormat::kBlktrace;
   auto in = LineReader::open(path);

@@ -11,7 +11,7 @@
 #include "converters/source.h"
 #include "core/args.h"
 #include "core/device.h"
-#include "core/io_guard.h"
+#include "core/input_stream.h"
 
 namespace blkrr {
 
@@ -84,10 +84,9 @@ class CpuFile {
   static Result<CpuFile> open(const std::string& path) {
     CpuFile f;
     f.path_ = path;
-    auto resolved = resolve_input(path);  // directories refused, pipes kept
-    if (!resolved) return resolved.error();
-    f.f_.reset(std::fopen(resolved->c_str(), "rb"));
-    if (!f.f_) return Error("cannot open " + path + ": " + std::strerror(errno));
+    auto in = open_input_stdio(path);  // directories refused, pipes streamed
+    if (!in) return in.error();
+    f.f_ = std::move(*in);
     // 1 MiB, or less for a smaller file (fill() grows it for a long event).
     struct stat st;
     size_t want = 1 << 20;

@@ -87,16 +87,12 @@ LineReader::~LineReader() = default;
 
 Result<LineReader> LineReader::open(const std::string& given) {
   LineReader r;
-  // Pipes, FIFOs and "-" are read once into a temporary file (io_guard.h).
-  auto resolved = resolve_input(given);
-  if (!resolved) return resolved.error();
-  const std::string& path = *resolved;
-  r.path_ = input_display_name(path);
-  auto src = GzSource::open(path, r.path_);
+  r.path_ = given;  // "-" for standard input, streamed like a pipe (core/input_stream.h)
+  auto src = GzSource::open(given, r.path_);
   if (!src) return src.error();
   r.compressed_ = src->compressed();
   struct stat st {};
-  if (r.compressed_ && ::stat(path.c_str(), &st) == 0 &&
+  if (r.compressed_ && given != "-" && ::stat(given.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<uint64_t>(st.st_size) >= kInflateThreadFrom) {
     r.inflater_ = std::make_unique<Inflater>(std::move(*src));
   } else {

@@ -1,8 +1,11 @@
-// Fd: owns a file descriptor and closes it once (RAII for every fd the
-// project opens by hand).
+// Fd owns a file descriptor and FilePtr a FILE*: each closes its handle
+// once (RAII for every fd and stream the project opens by hand).
 #pragma once
 
 #include <unistd.h>
+
+#include <cstdio>
+#include <memory>
 
 #include <utility>
 
@@ -31,5 +34,12 @@ class Fd {
  private:
   int fd_ = -1;
 };
+
+struct FileCloser {
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<FILE, FileCloser>;
 
 }  // namespace blkrr

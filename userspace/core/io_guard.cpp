@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -19,61 +17,6 @@ namespace {
 
 std::string errno_text(int e = errno) {
   return std::strerror(e);
-}
-
-struct Spools {
-  std::mutex mu;
-  std::map<std::string, std::string> by_input;    // given path -> /proc/self/fd/N
-  std::map<std::string, std::string> by_spooled;  // and back
-};
-Spools& spools() {
-  static Spools s;
-  return s;
-}
-
-int open_spool_file(std::string& err) {
-  const char* env = std::getenv("TMPDIR");
-  std::string dir = env && *env ? env : "/tmp";
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  std::string tmpl = dir + "/blkrr-input.XXXXXX";
-  fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd < 0) {
-    err = "cannot create a temporary file in " + dir + ": " + errno_text();
-    return -1;
-  }
-  ::unlink(tmpl.c_str());
-  return fd;
-}
-
-// Copies all of `in` to a new unlinked temporary file; its descriptor.
-Result<int> spool(int in, const std::string& name) {
-  std::string err;
-  int out = open_spool_file(err);
-  if (out < 0) return Error("reading " + name + " (not a regular file): " + err + "; set TMPDIR");
-  std::vector<char> buf(1 << 16);
-  for (;;) {
-    ssize_t n = ::read(in, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(out);
-      return Error("cannot read " + name + ": " + errno_text(e));
-    }
-    if (n == 0) break;
-    for (ssize_t off = 0; off < n;) {
-      ssize_t w = ::write(out, buf.data() + off, static_cast<size_t>(n - off));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        int e = errno;
-        ::close(out);
-        return Error("cannot keep a copy of " + name + " in the temporary directory: " +
-                     errno_text(e) + " (set TMPDIR to a file system with room)");
-      }
-      off += w;
-    }
-  }
-  return out;
 }
 
 std::string dir_of(const std::string& path) {
@@ -102,42 +45,6 @@ Result<Fd> open_scratch_file(const std::string& purpose) {
     ::unlink(tmpl.c_str());
   }
   return Fd(fd);
-}
-
-Result<std::string> resolve_input(const std::string& path) {
-  Spools& sp = spools();
-  std::lock_guard<std::mutex> lk(sp.mu);
-  if (auto it = sp.by_input.find(path); it != sp.by_input.end()) return it->second;
-  if (sp.by_spooled.count(path)) return path;
-  int in = 0;
-  std::string name = path == "-" ? std::string("standard input") : path;
-  if (path != "-") {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0)
-      return Error::system("cannot open " + path, errno, "check the path");
-    if (S_ISDIR(st.st_mode))
-      return Error(ErrorKind::kBadInput,
-                   path + " is a directory, not a trace or load file; name a file in it");
-    if (S_ISREG(st.st_mode)) return path;
-    if (S_ISBLK(st.st_mode))
-      return Error(ErrorKind::kBadInput, path + " is a block device, not a trace or load file");
-    in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) return Error::system("cannot open " + path, errno);
-  }
-  auto fd = spool(in, name);
-  if (in != 0) ::close(in);
-  if (!fd) return fd.error();
-  std::string resolved = "/proc/self/fd/" + std::to_string(*fd);
-  sp.by_input[path] = resolved;
-  sp.by_spooled[resolved] = path;
-  return resolved;
-}
-
-std::string input_display_name(const std::string& resolved) {
-  Spools& sp = spools();
-  std::lock_guard<std::mutex> lk(sp.mu);
-  auto it = sp.by_spooled.find(resolved);
-  return it == sp.by_spooled.end() ? resolved : it->second;
 }
 
 namespace {

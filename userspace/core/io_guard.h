@@ -1,8 +1,6 @@
 // Guards around every file blkrr reads or writes (docs/reliability.md):
-//  - inputs that are not regular files (pipes, FIFOs, process substitution,
-//    "-" for standard input) are read once into an unlinked temporary file,
-//    so format detection and every reader (which may seek, or open the input
-//    again for --repeat) see the same bytes; directories are refused;
+//  - inputs that are not regular files (pipes, FIFOs, "-") are streamed, see
+//    core/input_stream.h; directories and block devices are refused;
 //  - outputs are written to a temporary name in the target directory and
 //    renamed over the target only when complete (AtomicFile);
 //  - every output is checked against every input (same file, also through
@@ -19,18 +17,10 @@
 
 namespace blkrr {
 
-// A path every reader can open (and open again) for `path`: itself for a
-// regular file, else the spooled copy ("/proc/self/fd/N", kept for the life
-// of the process; the same path for every call with the same input).
-// Errors: missing file, a directory, unreadable, spool failure (disk full).
-Result<std::string> resolve_input(const std::string& path);
 // An unlinked temporary file for data too large for memory (read and written
 // with pread/pwrite), in $TMPDIR, else /var/tmp; gone when closed. `purpose`
 // names it in the error ("the report's request store").
 Result<Fd> open_scratch_file(const std::string& purpose);
-// The name the user gave for a path resolve_input returned ("-" for stdin).
-std::string input_display_name(const std::string& resolved);
-
 // Checks before work starts: no output names an input (same device and
 // inode, following links; an input "-" is the file standard input comes
 // from, if any; an input NAME that is no file stands for its blktrace files

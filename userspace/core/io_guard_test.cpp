@@ -12,7 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "core/request.h"
 
@@ -148,29 +147,6 @@ TEST(IoGuard, CheckOutputsWantsAnExistingWritableDirectoryAndDistinctNames) {
   st = check_outputs({{d + "/a", "-o"}, {d + "/a", "--json"}}, {});
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("also the output of -o"), std::string::npos);
-}
-
-TEST(IoGuard, ResolveInputRefusesDirectoriesAndSpoolsFifos) {
-  std::string d = temp_dir();
-  auto r = resolve_input(d);
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("is a directory"), std::string::npos);
-  std::string fifo = d + "/fifo";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::thread writer([&] {
-    int fd = ::open(fifo.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(::write(fd, "hello\n", 6), 6);
-    ::close(fd);
-  });
-  auto s = resolve_input(fifo);
-  writer.join();
-  ASSERT_TRUE(s) << s.error().message;
-  // The same bytes on every open, and the same path for the same input.
-  EXPECT_EQ(slurp(*s), "hello\n");
-  EXPECT_EQ(slurp(*s), "hello\n");
-  EXPECT_EQ(*resolve_input(fifo), *s);
-  EXPECT_EQ(input_display_name(*s), fifo);
 }
 
 TEST(IoGuard, JsonNestingDepth) {

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/input_stream.h"
 #include "core/record_codec.h"
 #include "core/trace_header_json.h"
 
@@ -198,24 +199,22 @@ Status TraceWriter::close(const Counters& counters) {
 // ---------------------------------------------------------------- reader
 
 bool is_native_trace(const std::string& path) {
-  auto resolved = resolve_input(path);
-  if (!resolved) return false;
-  FilePtr f(std::fopen(resolved->c_str(), "rb"));
-  char m[8];
-  return f && std::fread(m, 1, 8, f.get()) == 8 && std::memcmp(m, kMagic, 8) == 0;
+  auto head = peek_input(path, 8);
+  return head && head->size() == 8 && std::memcmp(head->data(), kMagic, 8) == 0;
 }
 
 Result<TraceReader> TraceReader::open(const std::string& given) {
   TraceReader r;
-  auto resolved = resolve_input(given);  // pipes and "-" (io_guard.h)
-  if (!resolved) return resolved.error();
   const std::string& path = given;
   r.path_ = given;
-  r.f_.reset(std::fopen(resolved->c_str(), "rb"));
-  if (!r.f_) return Error::system("cannot open trace '" + path + "'", errno);
-  std::fseek(r.f_.get(), 0, SEEK_END);
-  r.file_size_ = static_cast<uint64_t>(std::ftell(r.f_.get()));
-  std::fseek(r.f_.get(), 0, SEEK_SET);
+  auto f = open_input_stdio(given);  // pipes and "-" streamed (core/input_stream.h)
+  if (!f) return f.error().context("cannot open trace '" + path + "'");
+  r.f_ = std::move(*f);
+  if (!input_is_stream(given)) {
+    std::fseek(r.f_.get(), 0, SEEK_END);
+    r.file_size_ = static_cast<uint64_t>(std::ftell(r.f_.get()));
+    std::fseek(r.f_.get(), 0, SEEK_SET);
+  }
   uint8_t pre[16];
   if (std::fread(pre, 1, 16, r.f_.get()) != 16 || std::memcmp(pre, kMagic, 8) != 0)
     return Error("'" + path + "' is not a blkrr trace (bad magic at offset 0)");
@@ -251,6 +250,13 @@ Result<TraceReader> TraceReader::open(const std::string& given) {
   return r;
 }
 
+bool TraceReader::at_end() {
+  int c = std::fgetc(f_.get());
+  if (c == EOF) return true;
+  std::ungetc(c, f_.get());
+  return false;
+}
+
 Result<bool> TraceReader::load_block() {
   block_.clear();
   pos_ = 0;
@@ -264,7 +270,7 @@ Result<bool> TraceReader::load_block() {
       done_ = true;
       return false;
     };
-    if (off == file_size_) {
+    if (off == file_size_ || at_end()) {
       warning_ = "'" + path_ + "' has no trailer (recording did not end cleanly): read " +
                  std::to_string(records_) + " records; counters unavailable";
       done_ = true;
@@ -276,6 +282,9 @@ Result<bool> TraceReader::load_block() {
     uint32_t magic = get32(h);
     if (magic == kTrailerMagic) {
       uint32_t len = get32(h + 4);
+      if (len > kMaxHeader)
+        return Error("'" + path_ + "': corrupt trailer" + at() + " (length " + std::to_string(len) +
+                     ")");
       if (off + 12 + len > file_size_) return truncated("the trailer");
       std::string js(len, '\0');
       if (std::fread(js.data(), 1, len, f_.get()) != len) return truncated("the trailer");
@@ -283,10 +292,12 @@ Result<bool> TraceReader::load_block() {
         return Error("'" + path_ + "': corrupt trailer" + at() + " (checksum mismatch)");
       if (json_nesting_depth(js) > kMaxJsonDepth)
         return Error("'" + path_ + "': trailer" + at() + " is nested too deeply");
-      if (off + 12 + len != file_size_)
-        return Error("'" + path_ + "': " + std::to_string(file_size_ - off - 12 - len) +
-                     " bytes of unknown data after the trailer" + at() +
-                     " (two files joined? corrupt)");
+      if (file_size_ == kUnknownSize ? !at_end() : off + 12 + len != file_size_)
+        return Error("'" + path_ + "': " +
+                     (file_size_ == kUnknownSize ? std::string("unknown data")
+                                                 : std::to_string(file_size_ - off - 12 - len) +
+                                                       " bytes of unknown data") +
+                     " after the trailer" + at() + " (two files joined? corrupt)");
       auto j = nlohmann::json::parse(js, nullptr, false);
       if (j.is_discarded() || !j.is_object())
         return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
@@ -309,6 +320,12 @@ Result<bool> TraceReader::load_block() {
         (cols && (raw_len < kColumnMaskBytes || raw_len > kColumnMaskBytes + full + kRecordSize)))
       return Error("'" + path_ + "': corrupt block header" + at() + " (" + std::to_string(nrec) +
                    " records, " + std::to_string(raw_len) + " bytes)");
+    // Deflate never grows data by an eighth: a longer block is corrupt (and a
+    // stream, whose size is unknown, must not make us allocate 4 GiB).
+    if (comp_len > raw_len + raw_len / 8 + 4096)
+      return Error("'" + path_ + "': corrupt block header" + at() + " (" +
+                   std::to_string(comp_len) + " compressed bytes for " + std::to_string(raw_len) +
+                   ")");
     if (off + 20 + comp_len > file_size_) return truncated("a block");
     comp_.resize(comp_len);
     if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return truncated("a block");

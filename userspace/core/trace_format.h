@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/fd.h"
 #include "core/io_guard.h"
 #include "core/request.h"
 #include "core/result.h"
@@ -35,13 +36,6 @@ struct TraceHeader {
 
 // Named counters (drops, lost completions, ...). Stored in the trailer.
 using Counters = std::map<std::string, uint64_t>;
-
-struct FileCloser {
-  void operator()(FILE* f) const {
-    if (f) fclose(f);
-  }
-};
-using FilePtr = std::unique_ptr<FILE, FileCloser>;
 
 struct DecompressorDeleter {  // libdeflate_decompressor
   void operator()(void* d) const;
@@ -128,7 +122,9 @@ class TraceReader {
 
   std::string path_;
   FilePtr f_;
-  uint64_t file_size_ = 0;
+  static constexpr uint64_t kUnknownSize = ~uint64_t{0};  // a pipe or "-"
+  uint64_t file_size_ = kUnknownSize;
+  bool at_end();  // nothing more to read (peeks one byte)
   TraceHeader header_;
   std::vector<Request> block_;
   size_t pos_ = 0;
