@@ -3,15 +3,20 @@
 #include "core/io_guard.h"
 
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 
+#include "core/clock.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "replay/buffers.h"
@@ -147,9 +152,16 @@ Result<std::optional<OutputSink>> open_output(const SessionOptions& o, const Tar
   std::vector<std::string> preamble = {std::string("blkrr ") + version() + " replay of " + o.load +
                                        " on " + tgt.description};
   if (!fake.empty()) preamble.push_back("FAKE RESULTS: " + fake.front());
-  std::vector<std::string> info_lines = {"INFO: device " + tgt.description,
-                                         "INFO: command " + o.command_line,
-                                         "INFO: settings " + settings.dump()};
+  std::vector<std::string> info_lines = {"INFO: device " + tgt.description};
+  // Which device and when, so that `validate` can tell a trace of another
+  // device or time from a replay that lost requests (validate/pairing.h).
+  struct stat st {};
+  if (!tgt.is_file && ::fstat(tgt.fd.get(), &st) == 0 && S_ISBLK(st.st_mode))
+    info_lines.push_back("INFO: device_number " +
+                         dev_to_string(make_dev(major(st.st_rdev), minor(st.st_rdev))));
+  info_lines.push_back("INFO: opened_unix_ns " + std::to_string(realtime_ns()));
+  info_lines.push_back("INFO: command " + o.command_line);
+  info_lines.push_back("INFO: settings " + settings.dump());
   struct utsname un {};
   if (::uname(&un) == 0)  // for reports: where the replay ran
     info_lines.push_back(std::string("INFO: host ") + un.nodename + " kernel " + un.release);

@@ -103,6 +103,11 @@ Result<int> cmd_validate(int argc, char** argv) {
   progress.phase("validate: reading " + traces[0] + (traces.size() > 1 ? " ..." : ""));
   auto trace = validate::read_trace_input(traces, device);
   if (!trace) return trace.error();
+  if (replay->is_replay_result) {  // the wrong trace is named, not blamed on the replay
+    auto fits =
+        validate::check_pairing(replay->origin, replay->span_ns(), trace->extent, !device.empty());
+    if (!fits) return fits.error().context(pos[0] + " and " + traces[0]);
+  }
   progress.phase("validate: matching");
   validate::Report rep = validate::validate_offline(std::move(*replay), *trace, o);
   progress.stop();

@@ -1,5 +1,6 @@
 #include "validate/offline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -49,6 +50,7 @@ Result<ReplayInput> read_replay_input(const std::string& path) {
     auto t = timing_from_info(rd->info_lines(), path);
     if (!t) return t.error();
     in.timing = *t;
+    in.origin = origin_from_info(rd->info_lines());
   }
   for (size_t i = 0; i < in.requests.size(); i++) {
     ReplayedRequest& r = in.requests[i];
@@ -62,6 +64,33 @@ Result<ReplayInput> read_replay_input(const std::string& path) {
   }
   return in;
 }
+
+uint64_t ReplayInput::span_ns() const {
+  uint64_t span = 0;
+  for (const auto& r : requests) span = std::max({span, r.submit_ns, r.complete_ns});
+  return span;
+}
+
+namespace {
+// The trace's host, devices and wall-clock span, for check_pairing().
+void set_extent(const SourceInfo& info, TraceInput& t) {
+  if (info.trace_header) {
+    t.extent.host = info.trace_header->host;
+    t.extent.devices = info.trace_header->devices;
+  }
+  if (!t.realtime_to_trace_ns || t.requests.empty()) return;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& r : t.requests) {
+    lo = std::min(lo, r.issue_ns);
+    hi = std::max(hi, r.completed() ? r.complete_ns : r.issue_ns);
+  }
+  const int64_t first = static_cast<int64_t>(lo) - *t.realtime_to_trace_ns;
+  const int64_t last = static_cast<int64_t>(hi) - *t.realtime_to_trace_ns;
+  if (first <= 0 || last <= 0) return;
+  t.extent.first_unix_ns = static_cast<uint64_t>(first);
+  t.extent.last_unix_ns = static_cast<uint64_t>(last);
+}
+}  // namespace
 
 Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
                                     const std::string& device) {
@@ -82,6 +111,7 @@ Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
     if (!*got) break;
     t.requests.push_back(r);
   }
+  set_extent(info, t);
   Counters c = (*src)->counters();
   if (t.format == "native") {
     Counters capture;

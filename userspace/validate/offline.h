@@ -9,6 +9,7 @@
 #include "core/result.h"
 #include "validate/align.h"
 #include "validate/model.h"
+#include "validate/pairing.h"
 #include "validate/replay_timing.h"
 
 namespace blkrr::validate {
@@ -22,6 +23,9 @@ struct ReplayInput {
   // at 0, so replay_delay alone is the submit time; the alignment then tries
   // both time bases (see docs/validate.md).
   std::vector<int64_t> orig_start_ns, delay_ns;
+  ReplayOrigin origin;  // where and when it ran (replay results of blkrr)
+  // The last submission or completion after the start instant.
+  uint64_t span_ns() const;
 };
 
 // Reads a blkreplay replay result or load (gzip or plain). Replay results
@@ -40,6 +44,7 @@ struct TraceInput {
   // from the header's clock anchors (maps a replay's --start-at instant).
   std::optional<int64_t> realtime_to_trace_ns;
   std::vector<std::string> notes;
+  TraceExtent extent;  // host, devices, wall-clock span (for check_pairing)
 };
 
 // Reads the trace of the device; `device` selects one device of a trace with
