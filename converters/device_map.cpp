@@ -75,7 +75,7 @@ Result<DeviceMap::Outcome> DeviceMap::map(uint64_t sector, uint32_t sectors, Map
     s = static_cast<uint64_t>(static_cast<long double>(sector) * f) / lbs * lbs;
     if (s + sectors > dev) s = (dev - sectors) / lbs * lbs;
   } else if (s + sectors > dev) {
-    ++c_.wrapped;
+    if (++c_.wrapped == 1 && o_.on_first_wrap) o_.on_first_wrap(sector, sectors);
     s = sector % dev;
     if (s + sectors > dev) {
       ++c_.clamped;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "core/result.h"
@@ -22,6 +23,9 @@ struct MapOptions {
   uint64_t device_sectors = 0;   // device size in 512-byte sectors
   uint32_t logical_block = 512;  // bytes, power of two >= 512
   uint64_t load_end_sector = 0;  // kScale: highest end sector of the load
+  // Called once, for the first request that lies past the end and wraps
+  // (its load sector and length): replay warns at once, not only at the end.
+  std::function<void(uint64_t sector, uint32_t sectors)> on_first_wrap;
 };
 
 struct MappedExtent {

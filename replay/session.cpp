@@ -117,6 +117,17 @@ Result<DeviceMap> device_map_for(const SessionOptions& o, const Target& tgt) {
     if (!end) return end.error().context("reading " + o.load + " for --scale");
     mo.load_end_sector = *end;
   }
+  if (!o.scale)  // a load larger than the device: say so at once, not only in the summary
+    mo.on_first_wrap = [device = o.device, size = tgt.size_bytes](uint64_t sector,
+                                                                  uint32_t sectors) {
+      std::fprintf(stderr,
+                   "blkrr replay: warning: a request of the load reaches %s (sector %" PRIu64
+                   "), past the end of %s (%s): requests past the end wrap around to its "
+                   "start, so the replay does not keep the load's locality; use a device of "
+                   "the load's size or --scale (the summary gives the wraparound factor)\n",
+                   fmt_bytes(static_cast<double>((sector + sectors) * 512)).c_str(), sector,
+                   device.c_str(), fmt_bytes(static_cast<double>(size)).c_str());
+    };
   auto dm = DeviceMap::create(mo);
   if (!dm) return dm.error().context(o.device);
   return dm;

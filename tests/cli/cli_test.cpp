@@ -623,4 +623,27 @@ TEST_F(Cli, ReplaySpinsByDefaultAndSleepsToDeadlinesUnderRealtime) {
   EXPECT_EQ(spin_us({"--realtime", "1", "--spin-us", "20"}), 20.0);
 }
 
+// A load larger than the device wraps: a warning at once on stderr (even
+// with --quiet, which silences the summary), and the report lists it.
+TEST_F(Cli, ReplayOfALoadLargerThanTheDeviceWarnsAtOnce) {
+  const std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
+  ASSERT_EQ(shell("truncate -s 1M " + path("small.img")).status, 0);
+  auto r = blkrr({"replay", load, path("small.img"), "--allow-file", "--dry-run", "--timing",
+                  "fullspeed", "--duration", "1", "--quiet", "-o", path("w.replay")});
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("blkrr replay: warning: a request of the load reaches"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("past the end of " + path("small.img") + " (1.00 MiB)"), std::string::npos)
+      << r.out;
+  auto rep = blkrr({"report", path("w.replay"), "-o", path("rep")});
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  EXPECT_NE(blkrr::testing::slurp(path("rep/index.html"))
+                .find("the load was wrapped onto a smaller device"),
+            std::string::npos);
+  ASSERT_EQ(shell("truncate -s 64G " + path("big.img")).status, 0);
+  auto ok = blkrr({"replay", load, path("big.img"), "--allow-file", "--dry-run", "--timing",
+                   "fullspeed", "--duration", "1", "--quiet"});
+  EXPECT_EQ(ok.out.find("warning"), std::string::npos) << ok.out;
+}
+
 }  // namespace

@@ -35,6 +35,7 @@ Facts facts_of(const Dataset& d, const Timing* t) {
   const SampleBounds& b = d.samples.bounds();
   f.requests = b.count;
   f.fake = d.fake;
+  f.wraparound_factor = d.wraparound_factor;
   f.start_unix = provenance_of(d).start_unix;
   if (b.count == 0) return f;
   uint64_t first = b.issue_min, last = d.has_latency() ? b.complete_max : b.issue_max;
@@ -81,6 +82,11 @@ std::vector<Finding> findings(const Facts& f) {
   std::vector<Finding> out;
   auto warn = [&](std::string t) { out.push_back({true, f.label + ": " + std::move(t)}); };
   if (f.fake) warn("FAKE RESULT (dry run or no O_DIRECT): its timings do not describe a device.");
+  if (f.wraparound_factor && *f.wraparound_factor > 1)
+    warn("the load was wrapped onto a smaller device: it addresses " +
+         fmt_significant(*f.wraparound_factor) +
+         " times the device's size, so requests past the end were folded onto its start; "
+         "locality, caching and the device's answers differ from the original's.");
   if (f.stall_s >= kStallMinS && f.stall_s * 1e9 >= kStallTimesP99 * f.lat_p99_ns)
     warn("stall: no request completed for " + fmt_elapsed(f.stall_s) + " from " +
          when(f.stall_at_s, f.start_unix) + " while " + std::to_string(f.stall_inflight) +

@@ -33,6 +33,8 @@ struct Facts {
   std::optional<double> reordered_percent;
   uint64_t pushed_back = 0;
   bool fake = false;
+  // Replays onto a smaller device: the load's extent over the device's size.
+  std::optional<double> wraparound_factor;
 };
 // `t`: the input's Timing (nullptr: requests, rate and duration only).
 Facts facts_of(const Dataset& d, const Timing* t);
@@ -41,9 +43,9 @@ struct Finding {
   bool warn = false;  // something looks wrong
   std::string text;
 };
-// The rules, in order: fake result, stalls, outliers, latency tail, issue
-// error, achieved vs demanded rate, reordering, push-backs; a single
-// all-clear finding when none fired.
+// The rules, in order: fake result, wrapped onto a smaller device, stalls, outliers, latency tail,
+// issue error, achieved vs demanded rate, reordering, push-backs; a single all-clear finding when
+// none fired.
 std::vector<Finding> findings(const Facts& f);
 // "12.3k IOPS, 45.6 MiB/s over 1 h 0 min; latency p50 1.20 ms, p99 8.40 ms
 // (n = 1000000); issue error p99 35.0 us" (parts the input lacks are left out).

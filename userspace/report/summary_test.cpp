@@ -52,6 +52,21 @@ TEST(Summary, SteadyLoadLooksFine) {
             "(n = 1000)");
 }
 
+// A load wrapped onto a smaller device is listed, not "nothing looks wrong".
+TEST(Summary, AWrappedLoadIsListed) {
+  Dataset d = steady(1000);
+  d.wraparound_factor = 478.6;
+  auto w = findings(facts_of(d));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(w[0].warn);
+  EXPECT_EQ(
+      w[0].text.rfind("t: the load was wrapped onto a smaller device: it addresses 479 times", 0),
+      0u)
+      << w[0].text;
+  d.wraparound_factor = 1.0;  // it fitted exactly
+  EXPECT_FALSE(findings(facts_of(d))[0].warn);
+}
+
 TEST(Summary, StallAndOutlierAreNamed) {
   auto v = steady_samples(1000);
   v[500].latency_ns = 3'000'000'000;  // one request hangs 3 s, nothing else runs
