@@ -65,8 +65,9 @@ struct ConvertSummary {
   std::optional<FitReport> fit;       // --wrap/--scale: how positions were mapped
   std::vector<std::string> warnings;  // printed on stderr even with --quiet
 
-  // The human summary printed on stderr.
-  std::string text() const;
+  // The human summary printed on stderr: the input's counters that are not
+  // zero, or all of them (`verbose`, -v).
+  std::string text(bool verbose = false) const;
 };
 
 Result<ConvertSummary> run_convert(const ConvertOptions& opts);

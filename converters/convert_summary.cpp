@@ -23,7 +23,7 @@ std::string seconds(int64_t ns) {
 
 }  // namespace
 
-std::string ConvertSummary::text() const {
+std::string ConvertSummary::text(bool verbose) const {
   std::string t = "blkrr convert: " + join(inputs, " ") + " (" + input_format + ") -> " +
                   join(outputs, " ") + " (" + output_format + ")\n";
   t += "  requests in:    " + std::to_string(in) + " (" + ops_text(in_by_op) + ")" +
@@ -74,10 +74,19 @@ std::string ConvertSummary::text() const {
     t += "  max sector:     " + std::to_string(max_sector) + " (the replay device needs " +
          fmt_bytes(max_sector * 512) + ")\n";
   }
+  size_t zero = 0;
   for (const auto& [k, v] : source_counters) {
     if (k == "lines_skipped" || k.rfind("skipped: ", 0) == 0) continue;
+    if (v == 0 && !verbose) {
+      ++zero;
+      continue;
+    }
     t += "  " + k + ": " + std::to_string(v) + "\n";
   }
+  if (zero)
+    t += "  (" + std::to_string(zero) +
+         (zero == 1 ? " more counter of the input is" : " more counters of the input are") +
+         " 0; -v lists them)\n";
   return t;
 }
 

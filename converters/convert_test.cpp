@@ -235,6 +235,11 @@ TEST(Convert, NativeToLoadSortsByIssueAndCountsFlush) {
   EXPECT_EQ(s->source_counters.at("capture: lost_events"), 2u);
   EXPECT_NE(s->text().find("NOT CONVERTED:  1 (flush 1)"), std::string::npos) << s->text();
   EXPECT_NE(s->text().find("capture: lost_events: 2"), std::string::npos) << s->text();
+  // Zero counters are counted, not listed, unless asked (-v).
+  s->source_counters["capture: ringbuf_reserve_failed"] = 0;
+  EXPECT_EQ(s->text().find("ringbuf_reserve_failed"), std::string::npos) << s->text();
+  EXPECT_NE(s->text().find("more counter of the input is 0; -v lists them"), std::string::npos);
+  EXPECT_NE(s->text(true).find("capture: ringbuf_reserve_failed: 0"), std::string::npos);
   // Without a reorder window the request that completed first comes too late.
   ConvertOptions o = opts(t.file("a.blkrr"), t.file("b.load"));
   o.reorder_window_ns = 0;

@@ -44,10 +44,10 @@ std::vector<OptLine> options_of(const std::vector<std::string>& cmd) {
 
 // The short options of every command: the cli table of docs/cli.md.
 const std::map<std::string, std::string> kShortOptions = {
-    {"record", "DVdhnopq"}, {"top", "CVdhjpqrs"},       {"snoop", "DQVdhjnp"},
-    {"convert", "Vdhnopq"}, {"replay", "DVehjoqt"},     {"validate", "Vdhjq"},
-    {"report", "Vhloq"},    {"report --fleet", "Vhoq"}, {"devices", "Vhj"},
-    {"dump", "HVhj"},       {"features", "Vhj"},
+    {"record", "DVdhnopq"},  {"top", "CVdhjpqrs"},       {"snoop", "DQVdhjnp"},
+    {"convert", "Vdhnopqv"}, {"replay", "DVehjoqt"},     {"validate", "Vdhjq"},
+    {"report", "Vhloq"},     {"report --fleet", "Vhoq"}, {"devices", "Vhj"},
+    {"dump", "HVhj"},        {"features", "Vhj"},
 };
 
 std::vector<std::string> words(const std::string& s) {

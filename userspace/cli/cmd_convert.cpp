@@ -98,6 +98,9 @@ Result<int> cmd_convert(int argc, char** argv) {
                 "trace time, and sorted ones are read this far past --window/--until (default 10)",
                 &reorder);
   ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary on stderr");
+  bool verbose = false;
+  ap.common_flag(CommonOpt::kVerbose, &verbose,
+                 "every counter of the input in the summary, also the zero ones");
   ap.positionals("IN", &o.inputs, 1, 100000);
   ap.examples(
       "  blkrr convert prod.blkrr -o prod.load.gz              native trace to blkreplay load\n"
@@ -150,7 +153,7 @@ Result<int> cmd_convert(int argc, char** argv) {
   auto s = run_convert(o);
   if (!s) return s.error();
   for (const auto& w : s->warnings) std::fprintf(stderr, "blkrr convert: warning: %s\n", w.c_str());
-  if (!quiet) std::fputs(s->text().c_str(), stderr);
+  if (!quiet) std::fputs(s->text(verbose).c_str(), stderr);
   return 0;
 }
 

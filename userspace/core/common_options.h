@@ -22,6 +22,7 @@ enum class CommonOpt {
   kJsonFile,  // --json-file FILE: JSON into a file
   kQuiet,     // -q: no progress line, no summary on stderr
   kDuration,  // -D TIME: how long to run
+  kVerbose,   // -v: every counter, also those that are zero
 };
 
 struct CommonOptionSpec {
