@@ -1,0 +1,221 @@
+// Dependency inference on constructed traces: exact parents, kinds and think
+// times.
+#include "core/dependency.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace blkrr {
+namespace {
+
+constexpr uint64_t kUs = 1000;
+
+Request req(uint32_t tid, uint64_t issue_us, uint64_t complete_us, uint64_t sector,
+            uint32_t sectors = 8) {
+  Request r;
+  r.pid = tid;
+  r.tgid = tid;
+  r.issue_ns = issue_us * kUs;
+  r.complete_ns = complete_us == ~0ull ? kNoTime : complete_us * kUs;
+  r.sector = sector;
+  r.bytes = sectors * 512;
+  return r;
+}
+
+std::vector<Dependency> infer(const std::vector<Request>& rs, DependencyOptions o = {}) {
+  DependencyInferrer inf(o);
+  std::vector<Dependency> out;
+  for (size_t i = 0; i < rs.size(); ++i) out.push_back(inf.add(rs[i], i));
+  return out;
+}
+
+std::vector<uint64_t> parents(const Dependency& d) {
+  return {d.parents.begin(), d.parents.begin() + d.nparents};
+}
+
+TEST(Dependency, SynchronousChainOfOneThread) {
+  // Each read is issued 50 µs after the previous one completed.
+  auto d = infer(
+      {req(7, 0, 100, 0), req(7, 150, 250, 800), req(7, 300, 420, 40), req(7, 470, 500, 9000)});
+  EXPECT_TRUE(d[0].independent());
+  EXPECT_EQ(d[0].kind, DepKind::kIndependent);
+  for (size_t i = 1; i < d.size(); ++i) {
+    EXPECT_EQ(d[i].kind, DepKind::kThread) << i;
+    EXPECT_EQ(parents(d[i]), std::vector<uint64_t>{i - 1}) << i;
+    EXPECT_EQ(d[i].think_ns, 50 * kUs) << i;
+    EXPECT_EQ(d[i].depth, i) << i;
+  }
+}
+
+TEST(Dependency, ArrivalsFarApartAreIndependent) {
+  DependencyOptions o;
+  o.thread_window_ns = 1000 * kUs;
+  // 5 ms apart, 100 µs latency: the previous completion is 4.9 ms old.
+  auto d = infer({req(1, 0, 100, 0), req(1, 5000, 5100, 8), req(1, 10000, 10100, 16)}, o);
+  for (const auto& x : d) {
+    EXPECT_TRUE(x.independent());
+    EXPECT_EQ(x.think_ns, 0u);
+  }
+  // ... but with a 10 ms window they are a chain with 4.9 ms think time.
+  o.thread_window_ns = 10000 * kUs;
+  d = infer({req(1, 0, 100, 0), req(1, 5000, 5100, 8), req(1, 10000, 10100, 16)}, o);
+  EXPECT_EQ(parents(d[2]), std::vector<uint64_t>{1});
+  EXPECT_EQ(d[2].think_ns, 4900 * kUs);
+}
+
+TEST(Dependency, FanInFromOtherThreads) {
+  // Threads 1-3 each complete one request; thread 4 starts 10 µs after the last.
+  auto d =
+      infer({req(1, 0, 100, 0), req(2, 1, 110, 100), req(3, 2, 120, 200), req(4, 130, 200, 300)});
+  EXPECT_EQ(d[3].kind, DepKind::kCross);
+  EXPECT_EQ(parents(d[3]), (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(d[3].think_ns, 10 * kUs);
+}
+
+TEST(Dependency, FanInIsCappedNewestFirst) {
+  DependencyOptions o;
+  o.max_fanin = 2;
+  DependencyInferrer inf(o);
+  inf.add(req(1, 0, 100, 0), 0);
+  inf.add(req(2, 1, 110, 100), 1);
+  inf.add(req(3, 2, 120, 200), 2);
+  const Dependency d = inf.add(req(4, 125, 200, 300), 3);
+  EXPECT_EQ(parents(d), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(d.think_ns, 5 * kUs);
+  EXPECT_EQ(inf.counters().fanin_capped, 1u);
+}
+
+TEST(Dependency, CompletionsOutsideTheCrossWindowAreNotParents) {
+  DependencyOptions o;
+  o.cross_window_ns = 100 * kUs;
+  // Thread 1 completed 150 µs before thread 2's issue.
+  auto d = infer({req(1, 0, 100, 0), req(2, 250, 300, 8)}, o);
+  EXPECT_TRUE(d[1].independent());
+}
+
+TEST(Dependency, TransitiveEdgesAreDropped) {
+  // A (thread 1) releases B (thread 2); C (thread 3) follows both completions:
+  // waiting for B implies A.
+  DependencyInferrer inf;
+  inf.add(req(1, 0, 100, 0), 0);
+  const Dependency b = inf.add(req(2, 110, 150, 8), 1);
+  EXPECT_EQ(parents(b), std::vector<uint64_t>{0});
+  const Dependency c = inf.add(req(3, 160, 200, 16), 2);
+  EXPECT_EQ(parents(c), std::vector<uint64_t>{1});
+  EXPECT_EQ(c.think_ns, 10 * kUs);
+  EXPECT_EQ(inf.counters().transitive_dropped, 1u);
+}
+
+TEST(Dependency, MixedThreadsFollowTheirOwnCompletions) {
+  // Two synchronous threads interleaved: each request depends on its own
+  // thread's previous one even though the other thread completed later.
+  auto d = infer({req(1, 0, 100, 0), req(2, 10, 105, 1000), req(1, 120, 200, 8),
+                  req(2, 125, 220, 1008), req(1, 230, 300, 16)});
+  EXPECT_TRUE(d[0].independent());
+  EXPECT_EQ(parents(d[1]), std::vector<uint64_t>{});  // 0 had not completed at 10 µs
+  EXPECT_EQ(parents(d[2]), std::vector<uint64_t>{0});
+  EXPECT_EQ(d[2].think_ns, 20 * kUs);
+  EXPECT_EQ(parents(d[3]), std::vector<uint64_t>{1});
+  EXPECT_EQ(d[3].think_ns, 20 * kUs);
+  EXPECT_EQ(parents(d[4]), std::vector<uint64_t>{2});
+  EXPECT_EQ(d[4].kind, DepKind::kThread);
+}
+
+TEST(Dependency, ClockSkewBetweenIssueAndCompletion) {
+  // The completion is stamped 3 µs after the next issue (another CPU's clock).
+  std::vector<Request> rs = {req(1, 0, 103, 0), req(1, 100, 200, 8)};
+  auto d = infer(rs);
+  EXPECT_TRUE(d[1].independent());
+  DependencyOptions o;
+  o.skew_ns = 5 * kUs;
+  DependencyInferrer inf(o);
+  inf.add(rs[0], 0);
+  const Dependency x = inf.add(rs[1], 1);
+  EXPECT_EQ(parents(x), std::vector<uint64_t>{0});
+  EXPECT_EQ(x.think_ns, 0u);
+  EXPECT_EQ(inf.counters().skewed, 1u);
+}
+
+TEST(Dependency, SplitCallGivesSiblingsWithOneParent) {
+  // A completes; one call then issues B and C (contiguous, 2 µs apart); B
+  // completes before C is issued on this fast device, yet C is B's sibling.
+  auto d = infer({req(1, 0, 100, 0), req(1, 150, 151, 800, 8), req(1, 152, 300, 808, 8),
+                  req(1, 350, 400, 5000)});
+  EXPECT_EQ(parents(d[1]), std::vector<uint64_t>{0});
+  EXPECT_EQ(d[1].kind, DepKind::kThread);
+  // B completed at 151 < 152: a chain, not siblings, by the rule (B was done).
+  EXPECT_EQ(parents(d[2]), std::vector<uint64_t>{1});
+  auto e = infer({req(1, 0, 100, 0), req(1, 150, 290, 800, 8), req(1, 152, 300, 808, 8),
+                  req(1, 350, 400, 5000)});
+  EXPECT_EQ(e[2].kind, DepKind::kSibling);
+  EXPECT_EQ(parents(e[2]), std::vector<uint64_t>{0});
+  EXPECT_EQ(e[2].think_ns, 52 * kUs);
+  EXPECT_EQ(e[2].depth, 1u);  // a sibling, not a link of the chain
+  EXPECT_EQ(e[3].depth, 2u);
+  // The next call waits for the later of the two siblings' completions.
+  EXPECT_EQ(parents(e[3]), std::vector<uint64_t>{2});
+  EXPECT_EQ(e[3].think_ns, 50 * kUs);
+}
+
+TEST(Dependency, AsyncThreadIsReleasedByTheCompletionNotItsPreviousRequest) {
+  // Queue depth 4 in one thread: four requests at start, then each new one
+  // follows a completion by 2 µs.
+  auto d =
+      infer({req(1, 0, 100, 0), req(1, 1, 110, 1000), req(1, 2, 120, 2000), req(1, 3, 130, 3000),
+             req(1, 102, 200, 4000), req(1, 112, 210, 5000), req(1, 122, 220, 6000)});
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(d[i].independent()) << i;
+  EXPECT_EQ(parents(d[4]), std::vector<uint64_t>{0});
+  EXPECT_EQ(parents(d[5]), std::vector<uint64_t>{1});
+  EXPECT_EQ(parents(d[6]), std::vector<uint64_t>{2});
+  for (int i = 4; i < 7; ++i) EXPECT_EQ(d[i].think_ns, 2 * kUs) << i;
+}
+
+TEST(Dependency, RequestsWithoutCompletionAreNeverParents) {
+  DependencyInferrer inf;
+  inf.add(req(1, 0, ~0ull, 0), 0);
+  const Dependency d = inf.add(req(1, 200, 300, 8), 1);
+  EXPECT_TRUE(d.independent());
+  EXPECT_EQ(inf.counters().no_completion, 1u);
+}
+
+TEST(Dependency, IssueTimesGoingBackAreTakenAtThePreviousOne) {
+  auto d = infer({req(1, 0, 100, 0), req(1, 150, 200, 8), req(1, 140, 260, 5000)});
+  // Taken at 150 µs: request 0 (completed at 100) is its thread parent.
+  EXPECT_EQ(parents(d[2]), std::vector<uint64_t>{0});
+  EXPECT_EQ(d[2].think_ns, 50 * kUs);
+}
+
+TEST(Dependency, MemoryStaysBoundedOnLongTraces) {
+  DependencyInferrer inf;
+  // 200k requests of 64 threads, 10 µs apart, 300 µs latency: only the
+  // completions of the last windows are kept.
+  for (uint64_t i = 0; i < 200'000; ++i)
+    inf.add(req(static_cast<uint32_t>(i % 64), i * 10, i * 10 + 300, i * 8), i);
+  EXPECT_LE(inf.tracked(), 140u);
+  EXPECT_EQ(inf.counters().requests, 200'000u);
+  EXPECT_EQ(inf.counters().forgotten, 0u);
+
+  DependencyOptions o;
+  o.max_tracked = 8;
+  DependencyInferrer small(o);
+  for (uint64_t i = 0; i < 100; ++i) small.add(req(1, i, i + 1000, i * 8), i);
+  EXPECT_EQ(small.tracked(), 8u);
+  EXPECT_EQ(small.counters().forgotten, 92u);
+}
+
+TEST(Dependency, CountersAddUp) {
+  DependencyInferrer inf;
+  std::vector<Request> rs = {req(1, 0, 100, 0), req(2, 105, 200, 80), req(1, 150, 290, 8),
+                             req(1, 152, 300, 16)};
+  for (size_t i = 0; i < rs.size(); ++i) inf.add(rs[i], i);
+  const auto& c = inf.counters();
+  EXPECT_EQ(c.requests, 4u);
+  EXPECT_EQ(c.independent, 1u);
+  EXPECT_EQ(c.cross, 1u);
+  EXPECT_EQ(c.thread, 1u);
+  EXPECT_EQ(c.sibling, 1u);
+}
+
+}  // namespace
+}  // namespace blkrr
