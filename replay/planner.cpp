@@ -4,58 +4,26 @@
 
 namespace blkrr::replay {
 
-namespace {
-constexpr size_t kMaxReorder = 1u << 20;  // bounds memory whatever the input does
-}
-
 Planner::Planner(RequestSource& src, const Schedule& sched, DeviceMap& map,
                  uint64_t reorder_window_ns)
-    : src_(src),
-      sched_(sched),
+    : sched_(sched),
       map_(map),
-      reorder_(!src.info().sorted_by_issue),
-      window_ns_(reorder_window_ns),
-      absolute_(src.info().absolute_time) {}
-
-Result<bool> Planner::next_in_order(Request& out) {
-  if (!reorder_) {
-    auto r = src_.next(out);
-    if (r.ok() && *r) ++c_.read;
-    return r;
-  }
-  while (!src_done_) {
-    if (!heap_.empty() &&
-        (heap_.size() >= kMaxReorder || heap_.top().second.issue_ns + window_ns_ <= max_issue_))
-      break;
-    Request q;
-    auto r = src_.next(q);
-    if (!r) return r.error();
-    if (!*r) {
-      src_done_ = true;
-      break;
-    }
-    ++c_.read;
-    if (q.issue_ns > max_issue_) max_issue_ = q.issue_ns;
-    heap_.emplace(arrivals_++, q);
-  }
-  if (heap_.empty()) return false;
-  out = heap_.top().second;
-  heap_.pop();
-  if (out.issue_ns < last_emitted_) {
-    ++c_.out_of_order;
-    out.issue_ns = last_emitted_;
-  }
-  last_emitted_ = out.issue_ns;
-  return true;
+      order_(src, reorder_window_ns),
+      absolute_(src.info().absolute_time) {
+  if (sched.options().mode == TimingMode::kDependency) deps_.emplace(sched.options().deps);
 }
 
 Result<bool> Planner::next(PlannedRequest& out) {
   for (;;) {
     Request q;
-    auto r = next_in_order(q);
+    auto r = order_.next(q);
+    c_.read = order_.read();
+    c_.out_of_order = order_.out_of_order();
     if (!r) return r.error();
     if (!*r) return false;
     const uint64_t seq = seq_++;
+    // Every request read is a possible parent, inside the window or not.
+    const Dependency dep = deps_ ? deps_->add(q, seq) : Dependency{};
     if (!have_base_) {
       have_base_ = true;
       base_ = absolute_ ? q.issue_ns : 0;
@@ -79,6 +47,9 @@ Result<bool> Planner::next(PlannedRequest& out) {
     p.orig_sectors = (q.bytes + 511) / 512;
     p.op = q.op;
     p.pid = q.pid;
+    p.nparents = dep.nparents;
+    p.parents = dep.parents;
+    p.think_ns = sched_.scaled_ns(dep.think_ns);
     if (q.op == Op::kFlush) {
       ++c_.planned_flushes;
     } else if (q.op == Op::kRead || q.op == Op::kWrite) {

@@ -4,11 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <queue>
+#include <optional>
 #include <vector>
 
 #include "converters/source.h"
 #include "converters/device_map.h"
+#include "converters/issue_order.h"
 #include "replay/record.h"
 #include "replay/schedule.h"
 
@@ -49,32 +50,21 @@ class Planner final : public PlannedSource {
   // Load time of a request as the planner sees it (for the first request: 0
   // when the input uses absolute clock readings).
   uint64_t base_ns() const { return base_; }
+  // --timing dependency: what the inference found in the requests read so far.
+  const DependencyCounters* dependency_counters() const {
+    return deps_ ? &deps_->counters() : nullptr;
+  }
 
  private:
-  Result<bool> next_in_order(Request& out);
-  struct Later {
-    bool operator()(const std::pair<uint64_t, Request>& a,
-                    const std::pair<uint64_t, Request>& b) const {
-      if (a.second.issue_ns != b.second.issue_ns) return a.second.issue_ns > b.second.issue_ns;
-      return a.first > b.first;
-    }
-  };
-
-  RequestSource& src_;
   const Schedule& sched_;
   DeviceMap& map_;
-  bool reorder_;
-  uint64_t window_ns_;
+  IssueOrder order_;
   bool absolute_;
   bool have_base_ = false;
   uint64_t base_ = 0;
   uint64_t seq_ = 0;
-  bool src_done_ = false;
-  uint64_t arrivals_ = 0, max_issue_ = 0, last_emitted_ = 0;
-  std::priority_queue<std::pair<uint64_t, Request>, std::vector<std::pair<uint64_t, Request>>,
-                      Later>
-      heap_;
   PlanCounters c_;
+  std::optional<DependencyInferrer> deps_;  // with --timing dependency
 };
 
 }  // namespace blkrr::replay

@@ -2,9 +2,11 @@
 // whoever consumes that (result file, statistics, a validator).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
+#include "core/dependency.h"
 #include "core/request.h"
 
 namespace blkrr::replay {
@@ -20,6 +22,13 @@ struct PlannedRequest {
   uint32_t sectors = 0;  // submitted length
   Op op = Op::kRead;     // kRead, kWrite or kFlush
   uint32_t pid = 0;      // original process (native traces), 0 if unknown
+  // --timing dependency: the requests (by seq) whose completion released this
+  // one, and its think time after the latest of them (divided by --speedup).
+  uint8_t nparents = 0;
+  bool after_parents = false;  // due_ns was set from its parents' completions in this replay
+  std::array<uint64_t, kMaxParents> parents{};
+  uint64_t think_ns = 0;
+  uint64_t ready_ns = 0;  // after_parents: when the last parent completed (after the start)
   bool is_write() const { return op == Op::kWrite; }
 };
 

@@ -28,9 +28,34 @@ Replayer::Replayer(const ReplayConfig& cfg, Clock& clock, Engine& engine, Buffer
       verify_(cfg.run_id) {
   if (cfg_.queue_depth == 0) cfg_.queue_depth = 1;
   batch_.reserve(cfg_.max_batch);
+  if (cfg_.dependency) gate_.emplace(cfg_.compensate_reaction);
+}
+
+// --timing dependency: read ahead into the gate (a bounded number per call,
+// at most max_waiting held), then take the ready request due first as the
+// head, putting back a head that is due later.
+Status Replayer::fetch_dependent() {
+  constexpr int kPullPerCall = 256;
+  for (int i = 0; i < kPullPerCall && !src_done_ && gate_->held() < cfg_.max_waiting; ++i) {
+    PlannedRequest p;
+    auto r = planner_.next(p);
+    if (!r) return r.error();
+    if (!*r) {
+      src_done_ = true;
+      break;
+    }
+    gate_->add(p, 0, start_ != 0 ? rel(clock_.now_ns()) : 0);
+  }
+  if (head_ && gate_->ready() && gate_->next_due() < head_->due_ns) {
+    gate_->put_back(*head_, head_flags_);
+    head_.reset();
+  }
+  if (!head_ && gate_->ready()) head_ = gate_->pop(head_flags_);
+  return {};
 }
 
 Status Replayer::fetch_head() {
+  if (gate_) return fetch_dependent();
   if (head_ || src_done_ || parked_.size() >= cfg_.max_waiting) return {};
   PlannedRequest p;
   auto r = planner_.next(p);
@@ -91,7 +116,10 @@ Status Replayer::flush_batch() {
 
 void Replayer::emit(const ReplayRecord& rec) {
   const uint8_t f = rec.flags;
-  if (f & kReplayDropped) ++res_.dropped;
+  if (f & kReplayDropped) {
+    ++res_.dropped;
+    if (gate_) gate_->on_done(rec.req.seq, rel(clock_.now_ns()));
+  }
   if (f & kReplayNotStarted) ++res_.not_started;
   if (f & kReplayPushedBack) ++res_.pushed_back;
   if (f & kReplayWaited) ++res_.waited;
@@ -147,6 +175,14 @@ Status Replayer::handle(std::vector<IoCompletion>& done) {
       res_.last_complete_ns = std::max(res_.last_complete_ns, rec.complete_ns);
       last_delay_ = rec.delay_ns();
       order_.on_complete(r.pid);
+      if (gate_) {
+        // Only requests that went as soon as they were due: a wait for a
+        // conflict or an order is not the loop's reaction.
+        constexpr uint8_t kHeldBack = kReplayPushedBack | kReplayWaited | kReplayConflict;
+        if (r.after_parents && (s.flags & kHeldBack) == 0)
+          gate_->learn_reaction(rec.delay_ns() > 0 ? static_cast<uint64_t>(rec.delay_ns()) : 0);
+        gate_->on_done(r.seq, rec.complete_ns);
+      }
       if (cfg_.vmode != VerifyMode::kNone) {
         if (kind == IoKind::kWrite) verify_.end_write(r.seq, r.sector, r.sectors, ok);
         if (kind == IoKind::kRead && ok)
@@ -307,7 +343,8 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
     }
     BLKRR_TRY(flush_batch());
     report_progress(now);
-    if (!head_ && src_done_ && parked_.empty() && in_flight_ == 0) break;
+    if (!head_ && src_done_ && parked_.empty() && in_flight_ == 0 && (!gate_ || !gate_->held()))
+      break;
     if (head_ && !held && in_flight_ < cfg_.queue_depth) {
       const uint64_t due = start_ + head_->due_ns;
       now = clock_.now_ns();
@@ -332,8 +369,9 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
         BLKRR_TRY(flush_batch());
         if (in_flight_ > 0) continue;
       }
-      return Error("replay stalled with " + std::to_string(parked_.size()) +
-                   " requests parked and none in flight (internal error; please report)");
+      return Error("replay stalled with " + std::to_string(parked_.size()) + " requests parked, " +
+                   std::to_string(gate_ ? gate_->held() : 0) +
+                   " waiting for parents and none in flight (internal error; please report)");
     }
     BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
     BLKRR_TRY(handle(done_));
@@ -344,6 +382,9 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
     parked_at_.clear();
     if (head_) emit_unstarted(*head_, head_flags_ | kReplayNotStarted);
     head_.reset();
+    if (gate_)
+      gate_->drain(
+          [this](const PlannedRequest& r, uint8_t f) { emit_unstarted(r, f | kReplayNotStarted); });
   } else if (cfg_.vmode == VerifyMode::kFinalVerify) {
     BLKRR_TRY(final_verify());
   }
@@ -353,6 +394,10 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   res_.sectors_verified = verify_.sectors_checked();
   res_.sectors_unverifiable = verify_.sectors_unverifiable();
   res_.thread_cpu_ns = thread_cpu_now_ns() - cpu0;
+  if (gate_) {
+    res_.gate = gate_->counters();
+    res_.reaction_ns = gate_->reaction_ns();
+  }
   return res_;
 }
 

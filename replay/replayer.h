@@ -17,6 +17,7 @@
 #include "replay/buffers.h"
 #include "replay/clock.h"
 #include "replay/conflict.h"
+#include "replay/dependency_gate.h"
 #include "replay/engine.h"
 #include "replay/ordering.h"
 #include "replay/planner.h"
@@ -52,6 +53,10 @@ struct ReplayConfig {
   uint64_t progress_interval_ns = 1'000'000'000;
   std::function<void(const Progress&)> on_progress;  // called from the replay thread
   size_t max_verify_errors_kept = 1000;
+  // --timing dependency: requests wait for their parents (DependencyGate);
+  // up to max_waiting of them are read ahead and held.
+  bool dependency = false;
+  bool compensate_reaction = true;  // take the measured reaction time off think times
 };
 
 struct ReplayResult {
@@ -72,6 +77,8 @@ struct ReplayResult {
   uint64_t sleeps = 0;            // timed sleeps before a deadline
   uint64_t wake_late_max_ns = 0;  // the latest a sleep woke after its target
   uint64_t spin_max_ns = 0;       // the longest spin margin used (adaptive)
+  GateCounters gate;              // --timing dependency
+  uint64_t reaction_ns = 0;       // the reaction time estimate at the end
 };
 
 class Replayer {
@@ -99,6 +106,7 @@ class Replayer {
   enum class Admit { kStarted, kHeld, kParked, kDropped };
 
   Status fetch_head();
+  Status fetch_dependent();
   Result<Admit> admit_head();
   void trim_verify_errors();
   Status start(const PlannedRequest& r, uint8_t flags, Purpose purpose);
@@ -151,6 +159,7 @@ class Replayer {
   uint64_t wake_late_ = 0;              // decaying maximum of recent wake-up lateness
   uint64_t verify_errors_dropped_ = 0;  // beyond max_verify_errors_kept
   ReplayResult res_;
+  std::optional<DependencyGate> gate_;  // --timing dependency
 };
 
 }  // namespace blkrr::replay

@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "core/units.h"
+
 namespace blkrr::replay {
 
 void StatsSink::on_records(std::span<const ReplayRecord> records) {
@@ -190,6 +192,52 @@ std::vector<std::string> summary_lines(const nlohmann::json& j) {
   if (j.value("interrupted", false))
     out.emplace_back("# interrupted: results cover what completed");
   return out;
+}
+
+// --timing dependency: the inference's settings and counts, and how the
+// dependent requests were timed (docs/replay.md, "Dependency timing").
+nlohmann::json dependency_summary(const DependencyOptions& d, bool compensate,
+                                  const ReplayResult& res, const DependencyCounters* inf) {
+  const GateCounters& g = res.gate;
+  nlohmann::json j = {
+      {"thread_window_ns", d.thread_window_ns},
+      {"cross_window_ns", d.cross_window_ns},
+      {"skew_ns", d.skew_ns},
+      {"sibling_ns", d.sibling_ns},
+      {"max_fanin", d.max_fanin},
+      {"dependent_replayed", g.dependent},
+      {"parents_not_replayed", g.parents_unknown},
+      {"reaction_compensation", compensate},
+      {"reaction_mean_ns", g.reaction_samples ? g.reaction_sum_ns / g.reaction_samples : 0},
+      {"reaction_max_ns", g.reaction_max_ns},
+      {"reaction_estimate_ns", res.reaction_ns},
+      {"compensated_ns", g.compensated_ns},
+      {"max_held", g.max_held}};
+  if (inf)
+    j["inferred"] = {{"requests", inf->requests},
+                     {"independent", inf->independent},
+                     {"thread", inf->thread},
+                     {"cross", inf->cross},
+                     {"sibling", inf->sibling},
+                     {"transitive_dropped", inf->transitive_dropped},
+                     {"fanin_capped", inf->fanin_capped},
+                     {"skewed", inf->skewed},
+                     {"forgotten", inf->forgotten},
+                     {"no_completion", inf->no_completion}};
+  return j;
+}
+
+std::string dependency_line(const nlohmann::json& dep) {
+  const uint64_t samples = dep["dependent_replayed"].get<uint64_t>();
+  return strfmt(
+      "dependency timing: %llu requests after their parents, %llu independent; "
+      "replayer reaction mean %s (max %s)%s",
+      static_cast<unsigned long long>(samples),
+      static_cast<unsigned long long>(
+          dep.contains("inferred") ? dep["inferred"]["independent"].get<uint64_t>() : 0),
+      fmt_duration_ns(dep["reaction_mean_ns"].get<double>()).c_str(),
+      fmt_duration_ns(dep["reaction_max_ns"].get<double>()).c_str(),
+      dep["reaction_compensation"].get<bool>() ? ", taken off think times" : "");
 }
 
 }  // namespace blkrr::replay

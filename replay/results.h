@@ -68,4 +68,11 @@ nlohmann::json build_summary(const SummaryInput& in);
 // from a summary built by build_summary().
 std::vector<std::string> summary_lines(const nlohmann::json& summary);
 
+// --timing dependency: the summary's `dependency` block (the inference's
+// windows and counts, how the requests were timed, the reaction time) and
+// its one line for the end-of-run report.
+nlohmann::json dependency_summary(const DependencyOptions& d, bool compensate,
+                                  const ReplayResult& res, const DependencyCounters* inferred);
+std::string dependency_line(const nlohmann::json& dependency);
+
 }  // namespace blkrr::replay

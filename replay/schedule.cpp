@@ -8,11 +8,21 @@ namespace blkrr::replay {
 Result<TimingMode> parse_timing(std::string_view s) {
   if (s == "timestamp") return TimingMode::kTimestamp;
   if (s == "fullspeed") return TimingMode::kFullspeed;
-  return Error("unknown timing '" + std::string(s) + "' (use timestamp or fullspeed)", 2);
+  if (s == "dependency") return TimingMode::kDependency;
+  return Error("unknown timing '" + std::string(s) + "' (use timestamp, fullspeed or dependency)",
+               2);
 }
 
 std::string_view timing_name(TimingMode m) {
-  return m == TimingMode::kFullspeed ? "fullspeed" : "timestamp";
+  switch (m) {
+    case TimingMode::kFullspeed:
+      return "fullspeed";
+    case TimingMode::kDependency:
+      return "dependency";
+    case TimingMode::kTimestamp:
+      break;
+  }
+  return "timestamp";
 }
 
 Status validate(const ScheduleOptions& o) {
@@ -30,9 +40,12 @@ WindowPos Schedule::classify(uint64_t load_ns) const {
 
 uint64_t Schedule::due_offset_ns(uint64_t load_ns) const {
   if (o_.mode == TimingMode::kFullspeed) return 0;
-  uint64_t rel = load_ns > o_.window_start_ns ? load_ns - o_.window_start_ns : 0;
-  if (o_.speedup == 1.0) return rel;
-  return static_cast<uint64_t>(std::llround(static_cast<double>(rel) / o_.speedup));
+  return scaled_ns(load_ns > o_.window_start_ns ? load_ns - o_.window_start_ns : 0);
+}
+
+uint64_t Schedule::scaled_ns(uint64_t ns) const {
+  if (o_.speedup == 1.0) return ns;
+  return static_cast<uint64_t>(std::llround(static_cast<double>(ns) / o_.speedup));
 }
 
 uint64_t Schedule::window_span_ns() const {

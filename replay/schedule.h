@@ -7,14 +7,17 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/dependency.h"
 #include "core/result.h"
 #include "core/start_at.h"  // --start-at: start_instant_for_unix (shared with record)
 
 namespace blkrr::replay {
 
-enum class TimingMode { kTimestamp, kFullspeed };
+// kDependency: independent requests at their timestamps, the others when
+// their inferred parents completed in this replay plus their think time.
+enum class TimingMode { kTimestamp, kFullspeed, kDependency };
 
-Result<TimingMode> parse_timing(std::string_view s);  // "timestamp" | "fullspeed"
+Result<TimingMode> parse_timing(std::string_view s);  // timestamp | fullspeed | dependency
 std::string_view timing_name(TimingMode m);
 
 struct ScheduleOptions {
@@ -22,6 +25,7 @@ struct ScheduleOptions {
   double speedup = 1.0;             // > 0; 2 = twice as fast
   uint64_t window_start_ns = 0;     // --start: load time where the replay begins
   uint64_t window_duration_ns = 0;  // --duration: 0 = to the end of the load
+  DependencyOptions deps;           // --timing dependency: the inference's windows
 };
 
 Status validate(const ScheduleOptions& o);
@@ -38,6 +42,8 @@ class Schedule {
   // Due time of a request relative to the start instant: (load - start) /
   // speedup; always 0 at full speed.
   uint64_t due_offset_ns(uint64_t load_ns) const;
+  // A think time in replay time (divided by speedup).
+  uint64_t scaled_ns(uint64_t ns) const;
   // The window's length in replay time (0 when open-ended).
   uint64_t window_span_ns() const;
   const ScheduleOptions& options() const { return o_; }

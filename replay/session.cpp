@@ -98,6 +98,15 @@ Result<std::unique_ptr<RequestSource>> open_load(const SessionOptions& o) {
   auto src = open_source({o.load}, o.source);
   if (!src) return src.error().context("opening load " + o.load);
   const InputFormat format = (*src)->info().format;
+  if (o.schedule.mode == TimingMode::kDependency && !(*src)->info().has_completion)
+    return Error(
+        "--timing dependency needs completion times to infer which request waited for "
+        "which; " +
+            o.load + " is a " + std::string(input_format_name(format)) +
+            " input, which carries no completion times and so no dependencies (use a "
+            "native trace, blktrace/blkparse with issue events, or MSR; or --timing "
+            "timestamp)",
+        2);
   if (o.order == OrderMode::kPerProcess && format != InputFormat::kNative)
     return Error("--order per-process needs process ids, which only a native trace (.blkrr) has; " +
                      o.load + " is a " + std::string(input_format_name(format)) + " input",
@@ -197,6 +206,8 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   // never sleeps, and the kernel then stalls it for up to 50 ms a second
   // to let other work run (RT throttling / the fair server).
   cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
+  cfg.dependency = o.schedule.mode == TimingMode::kDependency;
+  cfg.compensate_reaction = o.compensate_reaction;
   if (o.progress)
     cfg.on_progress = [window_ns, last_completed = uint64_t{0},
                        last_elapsed = uint64_t{0}](const Progress& p) mutable {
@@ -383,11 +394,15 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   oc.summary = build_summary(si);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
+  if (cfg.dependency)
+    oc.summary["dependency"] = dependency_summary(o.schedule.deps, o.compensate_reaction, res,
+                                                  planner.dependency_counters());
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);
   if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));
   if (!o.json_path.empty()) BLKRR_TRY(write_json_summary(o.json_path, oc.summary));
   oc.report = end_report(o, *tgt, fake, res, tail);
+  if (cfg.dependency) oc.report.push_back(dependency_line(oc.summary["dependency"]));
   oc.exit_status = exit_status(res);
   return oc;
 }

@@ -45,11 +45,12 @@ struct SessionOptions {
   bool dry_run = false, fake_io = false, direct = true;
   bool force = false, allow_file = false;
   uint64_t spin_ns = 100'000;
-  bool adaptive_spin = true;  // spin longer when timer wake-ups come late
-  int rt_priority = 0;        // --realtime N: SCHED_FIFO priority of the replay threads (0 = off)
-  std::string output;         // -o *.replay.gz ("" = none)
-  std::string json_path;      // --json ("" = none)
-  bool progress = false;      // progress line on stderr
+  bool adaptive_spin = true;        // spin longer when timer wake-ups come late
+  bool compensate_reaction = true;  // --timing dependency: take the reaction time off think times
+  int rt_priority = 0;    // --realtime N: SCHED_FIFO priority of the replay threads (0 = off)
+  std::string output;     // -o *.replay.gz ("" = none)
+  std::string json_path;  // --json ("" = none)
+  bool progress = false;  // progress line on stderr
   std::string command_line;
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/dependency_options.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
 #include "core/signals.h"
@@ -50,8 +51,14 @@ Result<int> cmd_replay(int argc, char** argv) {
       "measured. DEVICE is overwritten: mounted devices and devices with a filesystem, RAID\n"
       "or partition-table signature are refused unless --force.");
   p.option('t', "timing", "MODE",
-           "timestamp (default) or fullspeed (in order, as fast as the queue allows)",
+           "timestamp (default), fullspeed (in order, as fast as the queue allows) or dependency "
+           "(each request after the inferred parents it waited for, plus its think time; needs "
+           "completion times)",
            set_with(&o.schedule.mode, replay::parse_timing));
+  add_dependency_options(p, o.schedule.deps);
+  bool no_compensation = false;
+  p.flag(0, "no-compensation", &no_compensation,
+         "dependency: do not take the replayer's measured reaction time off think times");
   p.opt_double(0, "speedup", "F", "replay F times faster (0.5 = half speed); default 1",
                &o.schedule.speedup);
   p.option(0, "start", "TIME", "begin at this load time (e.g. 60, 1.5s, 2m)",
@@ -162,6 +169,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   if (spin_us > 1'000'000) return Error("--spin-us must be at most 1000000 (1 s)", 2);
   o.spin_ns = spin_us * 1000;
   o.adaptive_spin = !fixed_spin;
+  o.compensate_reaction = !no_compensation;
   o.rt_priority = static_cast<int>(rt_prio);
   o.direct = !no_direct;
   if (start_at != 0) o.start_at_unix = start_at;

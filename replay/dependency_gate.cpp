@@ -1,0 +1,117 @@
+#include "replay/dependency_gate.h"
+
+#include <algorithm>
+
+namespace blkrr::replay {
+
+void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
+  if (!have_first_) {
+    have_first_ = true;
+    first_seq_ = r.seq;
+  }
+  outstanding_.insert(r.seq);
+  Held h{r, flags, 0, 0, false};
+  for (uint8_t i = 0; i < r.nparents; ++i) {
+    const uint64_t p = r.parents[i];
+    if (p < first_seq_) continue;  // before the window: never replayed
+    if (outstanding_.count(p) != 0) {
+      ++h.remaining;
+      children_[p].push_back(r.seq);
+      continue;
+    }
+    auto d = done_at_.find(p);
+    if (d != done_at_.end()) {
+      h.ready_ns = std::max(h.ready_ns, d->second);
+      h.known = true;
+    } else {
+      // Skipped by the planner (unsupported operation, mapping) or completed
+      // so long ago that it was forgotten: taken as done now.
+      h.ready_ns = std::max(h.ready_ns, now);
+      h.known = true;
+    }
+  }
+  if (h.remaining > 0) {
+    waiting_.emplace(r.seq, h);
+  } else {
+    make_ready(h);
+  }
+  c_.max_held = std::max<uint64_t>(c_.max_held, held());
+}
+
+// All parents are done: due at the latest one's completion plus the think
+// time, less the measured reaction time, never before that completion. With
+// no parent replayed, the recorded due time stands.
+void DependencyGate::make_ready(Held h) {
+  if (h.req.nparents > 0 && h.known) {
+    const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
+    h.req.due_ns = h.ready_ns + h.req.think_ns - comp;
+    h.req.ready_ns = h.ready_ns;
+    h.req.after_parents = true;
+    c_.compensated_ns += comp;
+    ++c_.dependent;
+  } else if (h.req.nparents > 0) {
+    ++c_.parents_unknown;
+  }
+  ready_.push(std::move(h));
+}
+
+void DependencyGate::on_done(uint64_t seq, uint64_t t) {
+  if (outstanding_.erase(seq) == 0) return;
+  done_at_[seq] = t;
+  done_order_.push_back(seq);
+  if (done_order_.size() > kRecentDone) {
+    done_at_.erase(done_order_.front());
+    done_order_.pop_front();
+  }
+  auto kids = children_.find(seq);
+  if (kids == children_.end()) return;
+  for (uint64_t k : kids->second) {
+    auto w = waiting_.find(k);
+    if (w == waiting_.end()) continue;
+    Held& h = w->second;
+    h.ready_ns = std::max(h.ready_ns, t);
+    h.known = true;
+    if (--h.remaining == 0) {
+      make_ready(std::move(h));
+      waiting_.erase(w);
+    }
+  }
+  children_.erase(kids);
+}
+
+void DependencyGate::put_back(const PlannedRequest& r, uint8_t flags) {
+  ready_.push(Held{r, flags, 0, r.ready_ns, r.after_parents});
+}
+
+PlannedRequest DependencyGate::pop(uint8_t& flags) {
+  Held h = ready_.top();
+  ready_.pop();
+  flags = h.flags;
+  return h.req;
+}
+
+void DependencyGate::drain(const std::function<void(const PlannedRequest&, uint8_t)>& fn) {
+  while (!ready_.empty()) {
+    fn(ready_.top().req, ready_.top().flags);
+    ready_.pop();
+  }
+  std::vector<const Held*> rest;
+  for (const auto& [seq, h] : waiting_) rest.push_back(&h);
+  std::sort(rest.begin(), rest.end(),
+            [](const Held* a, const Held* b) { return a->req.seq < b->req.seq; });
+  for (const Held* h : rest) fn(h->req, h->flags);
+  waiting_.clear();
+  children_.clear();
+}
+
+// A running mean over the last ~16 samples: the loop's reaction is steady,
+// and one slow wake-up should not make every later request early.
+void DependencyGate::learn_reaction(uint64_t late_ns) {
+  ++c_.reaction_samples;
+  c_.reaction_sum_ns += late_ns;
+  c_.reaction_max_ns = std::max(c_.reaction_max_ns, late_ns);
+  reaction_ns_ =
+      c_.reaction_samples == 1 ? late_ns : reaction_ns_ - reaction_ns_ / 16 + late_ns / 16;
+}
+
+}  // namespace blkrr::replay
