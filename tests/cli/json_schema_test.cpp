@@ -170,6 +170,35 @@ TEST_F(JsonSchema, ReplayAndValidateSummaries) {
   expect_valid("validate.json", parse(v.out));
 }
 
+// --timing dependency: the summary's dependency block; loads refused; the
+// graph of convert --dependencies.
+TEST_F(JsonSchema, DependencyTiming) {
+  const std::string t = trace();
+  make_image();
+  auto r = blkrr_run(
+      {"replay", t, path("img"), "--allow-file", "--dry-run", "--timing", "dependency", "-q", "-j"},
+      false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  json j = parse(r.out);
+  expect_valid("replay.json", j);
+  EXPECT_EQ(j["settings"]["timing"], "dependency");
+  EXPECT_EQ(j["dependency"]["inferred"]["requests"], 3);
+  EXPECT_EQ(j["dependency"]["inferred"]["no_completion"], 1);
+  EXPECT_EQ(j["dependency"]["thread_window_ns"], 1'000'000);
+  auto l = blkrr_run(
+      {"replay", kLoad, path("img"), "--allow-file", "--dry-run", "--timing", "dependency", "-q"});
+  EXPECT_EQ(l.status, 2) << l.out;
+  EXPECT_NE(l.out.find("carries no completion times and so no dependencies"), std::string::npos)
+      << l.out;
+  auto c = blkrr_run({"convert", t, "--dependencies", path("t.deps"), "-q"});
+  ASSERT_EQ(c.status, 0) << c.out;
+  const std::string g = slurp(path("t.deps"));
+  EXPECT_EQ(g.rfind("# blkrr dependencies 1\n", 0), 0u) << g;
+  EXPECT_NE(g.find("\n0\t1000000\t1900000\t11\tW\t4096\t8\tindependent\t0\t0\t-\n"),
+            std::string::npos)
+      << g;
+}
+
 // report.json of static, dynamic and --compare reports, and fleet.json.
 TEST_F(JsonSchema, ReportAndFleetSummaries) {
   ASSERT_EQ(blkrr_run({"convert", kLoad, "--window", "0:2", "-o", path("w.load"), "-q"}).status, 0);

@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/dependency_options.h"
 #include "converters/convert.h"
+#include "converters/dependency_graph.h"
 #include "core/args.h"
 #include "core/progress.h"
 
@@ -97,6 +99,12 @@ Result<int> cmd_convert(int argc, char** argv) {
                 "unsorted inputs (native traces, replay results) are sorted within this much "
                 "trace time, and sorted ones are read this far past --window/--until (default 10)",
                 &reorder);
+  GraphOptions graph;
+  ap.opt_string(0, "dependencies", "FILE",
+                "write the dependencies inferred from IN (one line per request, issue order: "
+                "parents, think time; needs completion times) to FILE; without -o only this",
+                &graph.output);
+  add_dependency_options(ap, graph.deps);
   ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress line and no summary on stderr");
   bool verbose = false;
   ap.common_flag(CommonOpt::kVerbose, &verbose,
@@ -109,13 +117,15 @@ Result<int> cmd_convert(int argc, char** argv) {
       "  blkrr convert prod.load.gz -o lab.iolog --fio-file /dev/sdb --wrap /dev/sdb\n"
       "  blkrr convert prod.blkrr -o mysql.csv --comm mysqld --window 10m:5m\n"
       "  blkrr convert msr/hm_0.csv.gz -d 0 -o hm0.load.gz --timescale 0.5\n"
-      "  blkrr convert prod.load.gz -o over.load.gz --derive 4 --snippet 300   over.000..003\n");
+      "  blkrr convert prod.load.gz -o over.load.gz --derive 4 --snippet 300   over.000..003\n"
+      "  blkrr convert app.blkrr --dependencies app.deps       inferred dependencies\n");
   auto parsed = ap.parse(argc, argv);
   if (!parsed) return parsed.error();
   if (!*parsed) return 0;
 
   auto usage = [&](const std::string& m) { return Error(m + "\nTry 'blkrr convert --help'.", 2); };
-  if (o.output.empty()) return usage("no output given (-o OUT)");
+  if (o.output.empty() && graph.output.empty())
+    return usage("no output given (-o OUT or --dependencies FILE)");
   if (!from.empty()) {
     auto f = parse_input_format(from);
     if (!f) return usage("unknown input format '" + from + "'");
@@ -150,10 +160,25 @@ Result<int> cmd_convert(int argc, char** argv) {
   o.gz_level = static_cast<int>(gz_level);
 
   o.progress = ProgressLine::wanted(quiet);
-  auto s = run_convert(o);
-  if (!s) return s.error();
-  for (const auto& w : s->warnings) std::fprintf(stderr, "blkrr convert: warning: %s\n", w.c_str());
-  if (!quiet) std::fputs(s->text(verbose).c_str(), stderr);
+  if (!o.output.empty()) {
+    auto s = run_convert(o);
+    if (!s) return s.error();
+    for (const auto& w : s->warnings)
+      std::fprintf(stderr, "blkrr convert: warning: %s\n", w.c_str());
+    if (!quiet) std::fputs(s->text(verbose).c_str(), stderr);
+  }
+  if (!graph.output.empty()) {
+    graph.inputs = o.inputs;
+    graph.source = o.source;
+    graph.reorder_window_ns = static_cast<uint64_t>(o.reorder_window_ns);
+    auto g = infer_dependency_graph(graph);
+    if (!g) return g.error();
+    if (!quiet) {
+      std::fprintf(stderr, "convert: dependencies of %llu requests written to %s\n",
+                   static_cast<unsigned long long>(g->stats.requests()), graph.output.c_str());
+      for (const auto& line : g->stats.text()) std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  }
   return 0;
 }
 

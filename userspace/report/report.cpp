@@ -16,6 +16,7 @@
 #include "core/version.h"
 #include "report/context.h"
 #include "report/dynamic_report.h"
+#include "report/dependency_report.h"
 #include "report/html.h"
 #include "report/static_report.h"
 #include "report/timing.h"
@@ -92,6 +93,7 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   BLKRR_TRY(add_dynamic(ctx, dyn));
   for (const Dataset* d : all) d->drop_sorted();  // at most two sorted copies at a time
   BLKRR_TRY(add_static(ctx, stat));
+  BLKRR_TRY(add_dependencies(ctx, stat));
   for (const Dataset* d : all) {
     Status st = d->samples.status();
     if (!st) return st.error().context("reporting " + d->path);
