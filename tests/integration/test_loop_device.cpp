@@ -7,10 +7,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 namespace blkrr::testing {
 
@@ -36,16 +38,37 @@ Result<LoopDevice> LoopDevice::create_partitioned(
   return create_impl(size_bytes, 0, parts);
 }
 
-Result<LoopDevice> LoopDevice::create_impl(
-    uint64_t size_bytes, uint32_t block_size,
-    const std::vector<std::pair<uint32_t, uint32_t>>& parts) {
-  char tmpl[] = "/dev/shm/blkrr-test-XXXXXX.img";
+Result<LoopDevice> LoopDevice::create_on_disk(uint64_t size_bytes, const std::string& dir) {
+  return create_impl(size_bytes, 0, {}, dir, true);
+}
+
+namespace {
+// Real data in every block (holes would be read without touching the disk).
+bool fill(int fd, uint64_t size_bytes) {
+  std::vector<char> chunk(1 << 20, 'b');
+  for (uint64_t at = 0; at < size_bytes; at += chunk.size()) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size_bytes - at));
+    if (pwrite(fd, chunk.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n))
+      return false;
+  }
+  return fsync(fd) == 0;
+}
+}  // namespace
+
+Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_size,
+                                           const std::vector<std::pair<uint32_t, uint32_t>>& parts,
+                                           const std::string& dir, bool on_disk) {
+  std::string name = dir + "/blkrr-test-XXXXXX.img";
+  std::vector<char> tmpl_buf(name.begin(), name.end());
+  tmpl_buf.push_back('\0');
+  char* tmpl = tmpl_buf.data();
   Fd backing{mkstemps(tmpl, 4)};
-  if (backing.fd < 0) return Error(errstr("creating a backing file in /dev/shm"));
+  if (backing.fd < 0) return Error(errstr("creating a backing file in " + dir));
   LoopDevice dev;
   dev.file_ = tmpl;
   dev.size_ = size_bytes;
-  if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0) {
+  if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0 ||
+      (on_disk && !fill(backing.fd, size_bytes))) {
     unlink(tmpl);
     return Error(errstr(std::string("sizing ") + tmpl));
   }
@@ -83,7 +106,8 @@ Result<LoopDevice> LoopDevice::create_impl(
     loop_config cfg{};
     cfg.fd = static_cast<__u32>(backing.fd);
     cfg.block_size = block_size;
-    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (parts.empty() ? 0 : LO_FLAGS_PARTSCAN);
+    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (parts.empty() ? 0 : LO_FLAGS_PARTSCAN) |
+                        (on_disk ? LO_FLAGS_DIRECT_IO : 0);
     if (ioctl(fd, LOOP_CONFIGURE, &cfg) != 0) {
       close(fd);
       if (errno == EBUSY) {

@@ -22,6 +22,10 @@ class LoopDevice {
   // (at most 4), scanned by the kernel: partitions appear as loopNp1, loopNp2...
   static Result<LoopDevice> create_partitioned(
       uint64_t size_bytes, const std::vector<std::pair<uint32_t, uint32_t>>& parts);
+  // Over a file in `dir` (a disk, not tmpfs) filled with data, with direct
+  // I/O: every request reaches the disk, so the device is slower than one
+  // over /dev/shm.
+  static Result<LoopDevice> create_on_disk(uint64_t size_bytes, const std::string& dir);
   LoopDevice(LoopDevice&& o) noexcept;
   LoopDevice& operator=(LoopDevice&& o) noexcept;
   LoopDevice(const LoopDevice&) = delete;
@@ -38,7 +42,8 @@ class LoopDevice {
   LoopDevice() = default;
   void release();
   static Result<LoopDevice> create_impl(uint64_t size_bytes, uint32_t block_size,
-                                        const std::vector<std::pair<uint32_t, uint32_t>>& parts);
+                                        const std::vector<std::pair<uint32_t, uint32_t>>& parts,
+                                        const std::string& dir = "/dev/shm", bool on_disk = false);
 
   std::string path_, file_;
   int fd_ = -1;  // the loop device, held open for autoclear
