@@ -25,11 +25,15 @@ bench_need fio jq losetup
 bench_loop FAST "${SIZE_MB}M" zero
 # The slow device: a file on the root disk, read and written with direct I/O.
 slow_img=$(mktemp /var/tmp/blkrr-bench-dependency.XXXXXX.img)
-rm_slow() { rm -f "$slow_img"; }
-bench_on_exit rm_slow
+SLOW=
+drop_slow() {  # detach before removing: a deleted backing file is not ours to compare
+  [ -n "$SLOW" ] && [ "$(cat "/sys/block/${SLOW#/dev/}/loop/backing_file" 2> /dev/null)" = "$slow_img" ] &&
+    losetup -d "$SLOW"
+  rm -f "$slow_img"
+}
+bench_on_exit drop_slow
 dd if=/dev/zero of="$slow_img" bs=1M count="$SIZE_MB" status=none conv=fsync
 SLOW=$(losetup -f --show --direct-io=on "$slow_img")
-BENCH_LOOPS+=("$SLOW=$slow_img")
 
 # Jobs: name and fio arguments (every job issues IOS requests per job thread).
 declare -A JOBS=(
