@@ -191,9 +191,10 @@ TEST_F(DependencyReplay, RecordedFastReplayedSlowFollowsTheDevice) {
   // On an idle machine the disk-backed device is ~30x slower than the one
   // over /dev/shm; under load both slow down, so only a clear difference in
   // measured latency is asserted on.
-  if (dep.mean_latency_ns > 3 * rec.mean_latency_ns)
+  if (dep.mean_latency_ns > 3 * rec.mean_latency_ns) {
     EXPECT_GT(dep.span_ns, 2 * rec.span_ns)
         << "recorded " << rec.span_ns << " ns, replayed " << dep.span_ns << " ns";
+  }
 }
 
 TEST_F(DependencyReplay, RecordedSlowReplayedFastFollowsTheDevice) {
@@ -207,9 +208,10 @@ TEST_F(DependencyReplay, RecordedSlowReplayedFastFollowsTheDevice) {
   // The timestamp replay keeps the recorded span whatever the device.
   EXPECT_GT(ts.span_ns, rec.span_ns * 9 / 10)
       << "recorded " << rec.span_ns << " ns, timestamp replay " << ts.span_ns << " ns";
-  if (3 * dep.mean_latency_ns < rec.mean_latency_ns)
+  if (3 * dep.mean_latency_ns < rec.mean_latency_ns) {
     EXPECT_LT(dep.span_ns, ts.span_ns / 2)
         << "dependency " << dep.span_ns << " ns, timestamp " << ts.span_ns << " ns";
+  }
 }
 
 }  // namespace
