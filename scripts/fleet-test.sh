@@ -22,6 +22,8 @@ fail() { say "FAIL: $*"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { say "SKIP: needs root (ssh as root, loop devices, BPF)"; exit 0; }
 
 # --- tools (Debian packages), without starting any service while installing ---
+# shellcheck source=scripts/apt-lock.sh
+. scripts/apt-lock.sh
 install_missing() {
   local missing=()
   command -v ansible-playbook >/dev/null || missing+=(ansible)
@@ -39,8 +41,8 @@ install_missing() {
     printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
   fi
   local rc=0
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y -qq "${missing[@]}" >/dev/null; } || rc=$?
+  { apt_get update -qq && DEBIAN_FRONTEND=noninteractive \
+      apt_get install -y -qq "${missing[@]}" >/dev/null; } || rc=$?
   [ -n "$policy" ] && rm -f "$policy"
   return $rc
 }

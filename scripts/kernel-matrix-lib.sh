@@ -21,8 +21,8 @@ install_tools() {
   [ ${#need[@]} -eq 0 ] && return
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends "${need[@]}" >/dev/null ||
-    { apt-get update >/dev/null && apt-get install -y --no-install-recommends "${need[@]}" >/dev/null; } ||
+  apt_get install -y --no-install-recommends "${need[@]}" >/dev/null ||
+    { apt_get update >/dev/null && apt_get install -y --no-install-recommends "${need[@]}" >/dev/null; } ||
     die "could not install ${need[*]} with apt-get"
   for p in qemu-system-x86_64 cpio bpftool g++; do command -v $p >/dev/null || die "$p missing after install"; done
 }

@@ -45,6 +45,8 @@ done
 [ -x "$BLKRR" ] || die "no blkrr binary at $BLKRR: build it first (bash scripts/build.sh) or pass --blkrr PATH"
 BLKRR=$(readlink -f "$BLKRR")
 
+# shellcheck source=scripts/apt-lock.sh
+. "$ROOT/scripts/apt-lock.sh"
 # shellcheck source=scripts/kernel-matrix-lib.sh
 . "$ROOT/scripts/kernel-matrix-lib.sh"
 

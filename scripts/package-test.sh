@@ -13,9 +13,11 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
 fi
 if dpkg -s blkrr >/dev/null 2>&1; then fail "blkrr is installed already: apt-get purge blkrr first"; fi
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck source=scripts/apt-lock.sh
+. scripts/apt-lock.sh
 if ! command -v lintian >/dev/null; then
   say "installing lintian"
-  apt-get install -y -qq --no-install-recommends lintian >/dev/null
+  apt_get install -y -qq --no-install-recommends lintian >/dev/null
 fi
 
 deb=$(bash scripts/package.sh | tail -n 1)
@@ -27,10 +29,10 @@ dpkg-deb -f "$deb" Depends | grep -q libisal || fail "Depends has no libisal (gz
 tmp=$(mktemp -d)
 cleanup() {
   rm -rf "$tmp"
-  if dpkg -s blkrr >/dev/null 2>&1; then apt-get purge -y -qq blkrr >/dev/null || true; fi
+  if dpkg -s blkrr >/dev/null 2>&1; then apt_get purge -y -qq blkrr >/dev/null || true; fi
 }
 trap cleanup EXIT
-apt-get install -y -qq "$(realpath "$deb")" >/dev/null || fail "apt-get install $deb"
+apt_get install -y -qq "$(realpath "$deb")" >/dev/null || fail "apt-get install $deb"
 dpkg -L blkrr >"$tmp/files"
 
 want=$(build/userspace/cli/blkrr --version)
@@ -69,7 +71,7 @@ else
   say "systemd-analyze missing: unit not verified"
 fi
 
-apt-get purge -y -qq blkrr >/dev/null || fail "apt-get purge blkrr"
+apt_get purge -y -qq blkrr >/dev/null || fail "apt-get purge blkrr"
 ! dpkg -s blkrr >/dev/null 2>&1 || fail "blkrr still known to dpkg after purge"
 left=0
 while read -r f; do
