@@ -1,5 +1,5 @@
 // blkrr record: capture the block requests of devices into a native trace.
-// Runs until -D expires or SIGINT/SIGTERM, then drains the capture, writes the
+// Runs until -D expires or SIGINT/SIGTERM/SIGHUP, then drains the capture, writes the
 // trailer with every counter and prints a summary. A block is flushed at
 // least every second, so a kill -9 or a full disk loses at most ~1 s.
 #include <sys/utsname.h>
@@ -359,9 +359,9 @@ Result<int> cmd_record(int argc, char** argv) {
   // What the capture runs with on this kernel (docs/kernels.md).
   for (const auto& [k, v] : (*cap)->features()) h->settings["capture." + k] = v;
   h->settings["attribution"] = h->settings["capture.attribution"];
-  // Ctrl-C or SIGTERM ends the recording, or the wait for --start-at (until
-  // then, they kill).
-  StopSignals signals({});
+  // Ctrl-C, SIGTERM or SIGHUP (a closed terminal) ends the recording, or the
+  // wait for --start-at (until then, they kill).
+  StopSignals signals({.hangup = true});
   uint64_t before_start = 0;  // requests issued before --start-at (not recorded)
   if (a.start_at != 0) {
     if (!a.quiet)

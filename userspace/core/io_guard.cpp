@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/temp_files.h"
+
 namespace blkrr {
 
 namespace {
@@ -139,13 +141,15 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     return f;
   }
   f.tmp_ = dir_of(path) + "/." + base_of(path) + ".XXXXXX";
-  f.fd_ = ::mkostemp(f.tmp_.data(), O_CLOEXEC);
-  if (f.fd_ < 0) {
-    int e = errno;
+  auto made = temp_files::make(f.tmp_);
+  if (!made) {
     f.tmp_.clear();
-    return Error("cannot create " + path + ": " + errno_text(e) +
+    if (made.error().sys_errno == 0) return made.error();
+    return Error("cannot create " + path + ": " + errno_text(made.error().sys_errno) +
                  " (check the directory exists and is writable)");
   }
+  f.fd_ = made->fd;
+  f.temp_slot_ = made->slot;
   ::fchmod(f.fd_, exists ? (st.st_mode & 07777) : 0644);
   return f;
 }
@@ -160,6 +164,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
     path_ = std::move(o.path_);
     tmp_ = std::move(o.tmp_);
     fd_ = std::exchange(o.fd_, -1);
+    temp_slot_ = std::exchange(o.temp_slot_, -1);
     done_ = std::exchange(o.done_, true);
     o.tmp_.clear();
   }
@@ -193,6 +198,7 @@ Status AtomicFile::commit() {
     if (!st.ok()) ::unlink(tmp_.c_str());
     tmp_.clear();
   }
+  temp_files::forget(std::exchange(temp_slot_, -1));
   return st;
 }
 
@@ -201,6 +207,7 @@ void AtomicFile::abort() {
   fd_ = -1;
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
   tmp_.clear();
+  temp_files::forget(std::exchange(temp_slot_, -1));
   done_ = true;
 }
 

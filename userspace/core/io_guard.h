@@ -42,6 +42,8 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
 // A file written under a temporary name ("DIR/.NAME.XXXXXX") and renamed to
 // NAME by commit() (after fsync). Destroyed or aborted without commit, the
 // temporary file is removed, so a failed write never leaves a partial NAME.
+// A signal that ends the process (SIGINT, SIGTERM, SIGHUP, SIGPIPE with their
+// default action) removes it too (core/temp_files.h).
 // "-" writes to standard output directly (commit only reports errors).
 class AtomicFile {
  public:
@@ -64,6 +66,7 @@ class AtomicFile {
   AtomicFile() = default;
   std::string path_, tmp_;
   int fd_ = -1;
+  int temp_slot_ = -1;  // tmp_'s entry in core/temp_files.h
   bool done_ = false;
 };
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "core/clock.h"
+#include "core/temp_files.h"
 
 namespace blkrr {
 namespace {
@@ -21,12 +22,8 @@ extern "C" void on_stop_signal(int signo) {
   int none = 0;
   g_signo.compare_exchange_strong(none, signo);
   g_stop.store(true);
-  if (g_second_kills.load()) {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGINT, &dfl, nullptr);
-  }
+  // The second Ctrl-C ends the process, removing its temporary files first.
+  if (g_second_kills.load()) temp_files::die_on(SIGINT);
 }
 
 timespec to_timespec(uint64_t ns) {
@@ -36,6 +33,9 @@ timespec to_timespec(uint64_t ns) {
 }  // namespace
 
 StopSignals::StopSignals(Options o) : opt_(o) {
+  // The actions saved below, and restored at the end, are the ones that
+  // remove this process's temporary files before it dies.
+  temp_files::install_handlers();
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);

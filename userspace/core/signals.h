@@ -11,6 +11,8 @@
 // Either way a stop signal that arrives while the object lives is a stop
 // request and nothing else: a second one during the shutdown does not kill
 // (unless second_ctrl_c_kills), also not after the object is gone.
+// Before and after the object, and for a second Ctrl-C, a stop signal ends the
+// process after removing its temporary files (core/temp_files.h).
 #pragma once
 
 #include <signal.h>

@@ -82,9 +82,14 @@ TEST(StopSignals, SecondCtrlCKillsOnlyWhenAsked) {
   TestHandler th(SIGINT);
   {
     StopSignals s({.second_ctrl_c_kills = true});
+    const auto stop_handler = current_handler(SIGINT);
     ASSERT_EQ(raise(SIGINT), 0);
     EXPECT_TRUE(s.flag().load());
-    EXPECT_EQ(current_handler(SIGINT), SIG_DFL);  // a second one would kill
+    // A second one would kill, after removing the temporary files
+    // (TempFiles.SecondCtrlCRemovesThenKills).
+    EXPECT_NE(current_handler(SIGINT), stop_handler);
+    EXPECT_NE(current_handler(SIGINT), test_handler);
+    EXPECT_NE(current_handler(SIGINT), SIG_IGN);
   }
   EXPECT_EQ(current_handler(SIGINT), test_handler);
   {
