@@ -40,6 +40,23 @@ std::optional<std::string> safety_refusal(const std::string& path, const DeviceS
   return std::nullopt;
 }
 
+namespace {
+
+// open(2), retried for up to 3 s while an exclusive open fails with EBUSY: a
+// replay that just ended (its lock released) may hold the device a little
+// longer, until the kernel tears its io_uring down (asynchronously), with the
+// device registered as a fixed file.
+int open_exclusive(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags);
+  for (int i = 0; fd < 0 && errno == EBUSY && (flags & O_EXCL) && i < 60; ++i) {
+    ::usleep(50'000);
+    fd = ::open(path.c_str(), flags);
+  }
+  return fd;
+}
+
+}  // namespace
+
 Result<Target> open_target(const std::string& path, const TargetOptions& o) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
@@ -63,11 +80,25 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
       t.warnings.push_back("overridden by --force: " + *why);
     }
   }
+  if (!o.dry_run) {
+    auto lock = DeviceLock::take(path, o.force, t.warnings);
+    if (!lock) return lock.error();
+    t.lock = std::move(*lock);
+  }
   int flags = (o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC;
   if (o.direct) flags |= O_DIRECT;
-  int fd = ::open(path.c_str(), flags);
+  // EBUSY while mounted or held exclusively (device-mapper, md, mkfs); plain
+  // openers (fio, dd) are not seen.
+  if (!t.is_file && !o.dry_run && !o.force) flags |= O_EXCL;
+  int fd = open_exclusive(path, flags);
   if (fd < 0) {
     int e = errno;
+    if (e == EBUSY && (flags & O_EXCL))
+      return Error("refusing to replay: " + path +
+                       " is in use: another program opened it exclusively (EBUSY: a file "
+                       "system, device-mapper, md or a formatting tool); pass --force to "
+                       "replay anyway",
+                   2);
     std::string hint;
     if (e == EINVAL && o.direct)
       hint =

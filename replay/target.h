@@ -1,5 +1,5 @@
-// The replay target: opened O_DIRECT after the safety checks, with its size
-// and logical block size.
+// The replay target: locked (device_lock.h) and opened O_DIRECT and, unless
+// --force, O_EXCL after the safety checks, with its size and logical block size.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include "core/device.h"
 #include "core/result.h"
+#include "replay/device_lock.h"
 
 namespace blkrr::replay {
 
@@ -28,12 +29,13 @@ class Fd {
 
 struct TargetOptions {
   bool allow_file = false;  // --allow-file: a regular file is fine (tests)
-  bool force = false;       // --force: write over signatures / mounted devices anyway
+  bool force = false;       // --force: write over signatures / mounted / locked devices anyway
   bool direct = true;       // O_DIRECT (--no-direct turns it off; results are FAKE)
   bool dry_run = false;     // open read-only, the device is never touched
 };
 
 struct Target {
+  DeviceLock lock;  // released after fd is closed (members end in reverse order)
   Fd fd;
   std::string path;
   bool is_file = false;

@@ -49,7 +49,9 @@ Result<int> cmd_replay(int argc, char** argv) {
       "O_DIRECT and its recorded timing: every request is due at its recorded offset from one\n"
       "start instant, and how late it started (delay) and how long it took (latency) is\n"
       "measured. DEVICE is overwritten: mounted devices and devices with a filesystem, RAID\n"
-      "or partition-table signature are refused unless --force.");
+      "or partition-table signature are refused unless --force, and so is a device another\n"
+      "replay holds (a BSD lock on the device node; the holder is named) or another program\n"
+      "opened exclusively.");
   p.option('t', "timing", "MODE",
            "timestamp (default), fullspeed (in order, as fast as the queue allows) or dependency "
            "(each request after the inferred parents it waited for, plus its think time; needs "
@@ -96,7 +98,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "fake-io", &o.fake_io, "submit no-op operations through the engine (results are FAKE)");
   bool no_direct = false;
   p.flag(0, "no-direct", &no_direct, "do not use O_DIRECT (results are FAKE)");
-  p.flag(0, "force", &o.force, "replay onto a device that is mounted or holds data");
+  p.flag(0, "force", &o.force,
+         "replay onto a device that is mounted, holds data, or is locked by another replay");
   p.flag(0, "allow-file", &o.allow_file, "accept a regular file as DEVICE (tests)");
   p.opt_string(0, "from", "FORMAT", "input format (default: detected from the content)", &from);
   p.opt_u64(0, "spin-us", "US",
@@ -223,8 +226,8 @@ Result<int> cmd_replay(int argc, char** argv) {
       return {};
     };
   }
-  // Ctrl-C or SIGTERM ends the replay early; a second Ctrl-C kills.
-  StopSignals signals({.second_ctrl_c_kills = true});
+  // Ctrl-C, SIGTERM or SIGHUP ends the replay early; a second Ctrl-C kills.
+  StopSignals signals({.hangup = true, .second_ctrl_c_kills = true});
   auto oc = replay::run_session(o, hooks, &signals.flag());
   if (!oc) return oc.error();
   if (!quiet)
