@@ -1,4 +1,5 @@
 #include "converters/convert.h"
+#include "converters/convert_datasets.h"
 #include "converters/prefetch_source.h"
 
 #include <sys/stat.h>
@@ -30,7 +31,12 @@ uint32_t fields_for(const SourceInfo& info) {
       return kFieldProcess | kFieldDevice | kFieldFlags | kFieldError |
              (info.has_completion ? kFieldLatency : 0u);
     case InputFormat::kMsrCsv:
+    case InputFormat::kSystor:
       return kFieldLatency | kFieldDevice;
+    case InputFormat::kAlibaba:
+    case InputFormat::kTencent:
+    case InputFormat::kK5cloud:
+      return kFieldDevice;
     case InputFormat::kLoad:
       return info.has_completion ? kFieldLatency : 0u;
     default:
@@ -75,7 +81,9 @@ class Pipeline {
   }
 
   Status open_output(const SourceInfo& info) {
-    format_ = o_.to ? *o_.to : output_format_for_path(o_.output);
+    format_ = o_.to                ? *o_.to
+              : o_.split_by_volume ? OutputFormat::kLoad
+                                   : output_format_for_path(o_.output);
     s_.output_format = std::string(output_format_name(format_));
     so_.format = format_;
     so_.gz_level = o_.gz_level;
@@ -118,6 +126,7 @@ class Pipeline {
       deriver_.emplace(std::move(*d));
       return {};
     }
+    if (o_.split_by_volume) return open_split();
     auto sink = open_sink(o_.output, so_);
     if (!sink) return sink.error();
     sink_ = std::move(*sink);
@@ -222,10 +231,21 @@ class Pipeline {
       s_.out_of_order += deriver_->late();
       return {};
     }
-    return sink_->close(s_.source_counters);
+    BLKRR_TRY(sink_->close(s_.source_counters));
+    if (split_) s_.split = split_->report();
+    return {};
   }
 
  private:
+  Status open_split() {
+    auto sink = open_volume_split(o_, so_, format_);
+    if (!sink) return sink.error();
+    split_ = sink->get();
+    sink_ = std::move(*sink);
+    s_.outputs = {split_->report().dir + "/"};
+    return {};
+  }
+
   void show_progress() {
     const double s = static_cast<double>(mono_ns() - started_ns_) / 1e9;
     const char* what = measure_ ? "finding the extent for --scale" : "converting";
@@ -314,6 +334,7 @@ class Pipeline {
   OutputFormat format_ = OutputFormat::kLoad;
   SinkOptions so_;
   std::unique_ptr<RequestSink> sink_;
+  SplitSink* split_ = nullptr;  // sink_ when --split-by volume
   std::optional<Deriver> deriver_;
   std::optional<DeviceMap> map_;
   std::optional<uint64_t> origin_;
@@ -352,7 +373,9 @@ Status run_passes(Pipeline& p, const ConvertOptions& o, std::unique_ptr<RequestS
 
 }  // namespace
 
-Result<ConvertSummary> run_convert(const ConvertOptions& o) {
+Result<ConvertSummary> run_convert(const ConvertOptions& given) {
+  ConvertOptions o = given;
+  BLKRR_TRY(check_split_options(o));
   if (o.output.empty()) return Error("no output given (-o FILE)", 2);
   if (o.repeat == 0) return Error("--repeat must be at least 1", 2);
   if (!(o.timescale > 0)) return Error("--timescale must be positive", 2);
@@ -362,7 +385,7 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   if (o.derive) {
     for (uint32_t i = 0; i < std::min<uint32_t>(o.derive, 10000); ++i)
       outs.push_back({derived_path(o.output, i), "--derive"});
-  } else {
+  } else if (!o.split_by_volume) {  // the split checks its files (split_sink.h)
     outs.push_back({o.output, "-o"});
   }
   BLKRR_TRY(check_outputs(outs, o.inputs));
@@ -371,6 +394,7 @@ Result<ConvertSummary> run_convert(const ConvertOptions& o) {
   auto src = open_prefetched(o);
   if (!src) return src.error();
   s.input_format = std::string(input_format_name((*src)->info().format));
+  BLKRR_TRY(take_dataset_info(o, (*src)->info(), s));
   // Selections on fields the input does not have would silently drop everything.
   uint32_t have = fields_for((*src)->info());
   const std::string fmt = s.input_format;

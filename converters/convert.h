@@ -15,6 +15,7 @@
 #include "converters/fit.h"
 #include "converters/sink.h"
 #include "converters/source.h"
+#include "converters/split_sink.h"
 
 namespace blkrr {
 
@@ -42,6 +43,11 @@ struct ConvertOptions {
   std::string fio_file;           // fio: target file name (--fio-file); empty: kFioPlaceholder
   std::string command_line;       // recorded in outputs
   bool progress = false;          // a progress line on stderr (a terminal, not --quiet)
+  // --split-by volume: one load per volume of a dataset input in the
+  // directory `output` (converters/split_sink.h), at most split_max_open
+  // files open at once.
+  bool split_by_volume = false;
+  size_t split_max_open = 16;
 };
 
 struct ConvertSummary {
@@ -64,6 +70,10 @@ struct ConvertSummary {
   Counters source_counters;           // skipped lines, capture losses, ...
   std::optional<FitReport> fit;       // --wrap/--scale: how positions were mapped
   std::vector<std::string> warnings;  // printed on stderr even with --quiet
+  std::optional<SplitReport> split;   // --split-by volume
+  // Public datasets: the format's name, time resolution and assumptions.
+  std::string dataset, time_resolution;
+  std::vector<std::string> assumptions;
 
   // The human summary printed on stderr: the input's counters that are not
   // zero, or all of them (`verbose`, -v).

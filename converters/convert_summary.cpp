@@ -26,6 +26,10 @@ std::string seconds(int64_t ns) {
 std::string ConvertSummary::text(bool verbose) const {
   std::string t = "blkrr convert: " + join(inputs, " ") + " (" + input_format + ") -> " +
                   join(outputs, " ") + " (" + output_format + ")\n";
+  if (!dataset.empty()) {
+    t += "  dataset:        " + dataset + ", time resolution " + time_resolution + "\n";
+    for (const auto& a : assumptions) t += "  assumed:        " + a + "\n";
+  }
   t += "  requests in:    " + std::to_string(in) + " (" + ops_text(in_by_op) + ")" +
        (input_cut ? ", read up to the end of --window/--until\n" : "\n");
   t += "  requests out:   " + std::to_string(out) + " (" + ops_text(out_by_op) + ")";
@@ -64,6 +68,7 @@ std::string ConvertSummary::text(bool verbose) const {
   t += "  skipped lines:  " + std::to_string(skipped) +
        (skipped ? " (--skip-bad):\n" + reasons : "\n");
   if (fit) t += fit->text();
+  if (split) t += split->text();
   if (derived) {
     t += "  derived:        " + std::to_string(derived) + " outputs from snippets of " +
          seconds(snippet_ns) + " s, heaviest first (times below: before dealing)\n";

@@ -204,21 +204,21 @@ Result<LoadWriter> LoadWriter::create(const std::string& path, LoadKind kind,
   auto out = OutFile::create(path, gz_level);
   if (!out) return out.error();
   LoadWriter w(std::move(*out), kind);
-  for (const auto& l : preamble) {
-    // A ';' would make readers take the line for data or a header.
-    std::string s = l;
-    for (char& c : s)
-      if (c == ';' || c == '\n') c = ',';
-    w.out_.append(s);
-    w.out_.append("\n");
-  }
-  w.out_.append(load_header(kind));
-  w.out_.append("\n");
+  w.out_.append(load_head(preamble, kind));
   return w;
 }
 
-void LoadWriter::format(const LoadRecord& r) {
-  char* p = out_.reserve(128);
+std::string load_head(const std::vector<std::string>& preamble, LoadKind kind) {
+  std::string text;
+  for (const auto& l : preamble) {
+    // A ';' would make readers take the line for data or a header.
+    for (char c : l) text += c == ';' || c == '\n' ? ',' : c;
+    text += '\n';
+  }
+  return text + load_header(kind) + "\n";
+}
+
+char* format_load_line(char* p, const LoadRecord& r, LoadKind kind) {
   p = fmt_sec9(p, r.start_ns, 17);
   p = put_str(p, " ; ");
   p = fmt_u64_w(p, r.sector, 12);
@@ -227,7 +227,7 @@ void LoadWriter::format(const LoadRecord& r) {
   *p++ = ' ';
   *p++ = ';';
   char letter = r.op == Op::kWrite ? 'W' : 'R';
-  if (kind_ == LoadKind::kReplay && r.pushed_back) letter = static_cast<char>(letter + 32);
+  if (kind == LoadKind::kReplay && r.pushed_back) letter = static_cast<char>(letter + 32);
   if (r.op_suffix) {
     *p++ = letter;
     *p++ = r.op_suffix;
@@ -235,16 +235,17 @@ void LoadWriter::format(const LoadRecord& r) {
     *p++ = ' ';
     *p++ = letter;
   }
-  if (kind_ == LoadKind::kLoad) {
-    p = put_str(p, " ; 0.0 ; 0.0\n");
-  } else {
-    p = put_str(p, " ; ");
-    p = fmt_sec9(p, r.delay_ns, 13);
-    p = put_str(p, " ; ");
-    p = fmt_sec9(p, r.duration_ns, 13);
-    *p++ = '\n';
-  }
-  out_.commit(p);
+  if (kind == LoadKind::kLoad) return put_str(p, " ; 0.0 ; 0.0\n");
+  p = put_str(p, " ; ");
+  p = fmt_sec9(p, r.delay_ns, 13);
+  p = put_str(p, " ; ");
+  p = fmt_sec9(p, r.duration_ns, 13);
+  *p++ = '\n';
+  return p;
+}
+
+void LoadWriter::format(const LoadRecord& r) {
+  out_.commit(format_load_line(out_.reserve(kMaxLoadLine), r, kind_));
   ++records_;
 }
 

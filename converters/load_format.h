@@ -116,8 +116,14 @@ class LoadWriter {
   uint64_t records_ = 0;
 };
 
+// One data line with its '\n' at p (room for kMaxLoadLine bytes); returns its end.
+constexpr size_t kMaxLoadLine = 128;
+char* format_load_line(char* p, const LoadRecord& r, LoadKind kind);
+
 // The header line of each kind, exactly as blkreplay writes it.
 const char* load_header(LoadKind kind);
+// What a load starts with: the preamble lines (';' made ',') and the header.
+std::string load_head(const std::vector<std::string>& preamble, LoadKind kind);
 
 // Requests in the load model: start = issue time, bytes = sectors * 512.
 Request load_to_request(const LoadRecord& r);

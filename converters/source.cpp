@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "converters/dataset_csv.h"
 #include "converters/load_format.h"
+#include "converters/tar_stream.h"
 #include "converters/text_io.h"
 #include "core/input_stream.h"
 
@@ -22,7 +24,9 @@ constexpr FormatName kFormats[] = {
     {InputFormat::kAuto, "auto"},         {InputFormat::kNative, "native"},
     {InputFormat::kLoad, "load"},         {InputFormat::kBlktrace, "blktrace"},
     {InputFormat::kBlkparse, "blkparse"}, {InputFormat::kFioIolog, "fio"},
-    {InputFormat::kMsrCsv, "msr"},
+    {InputFormat::kMsrCsv, "msr"},        {InputFormat::kAlibaba, "alibaba"},
+    {InputFormat::kTencent, "tencent"},   {InputFormat::kSystor, "systor17"},
+    {InputFormat::kK5cloud, "k5cloud"},
 };
 
 bool file_exists(const std::string& p) {
@@ -97,6 +101,7 @@ Result<InputFormat> detect_format(const std::string& path) {
   if (!head) return head.error();
   if (is_native_trace(path)) return InputFormat::kNative;
   if (looks_like_blktrace(path)) return InputFormat::kBlktrace;
+  if (looks_like_tar_gz(path)) return InputFormat::kTencent;  // hourly .tgz archives
   auto in = LineReader::open(path);
   if (!in) return in.error();
   std::string_view line;
@@ -109,11 +114,12 @@ Result<InputFormat> detect_format(const std::string& path) {
     if (t.rfind("fio version ", 0) == 0) return InputFormat::kFioIolog;
     if (t.find(';') != std::string_view::npos) return InputFormat::kLoad;
     if (looks_like_msr(t)) return InputFormat::kMsrCsv;
+    if (auto d = detect_dataset_line(t)) return *d;
     if (looks_like_blkparse(t)) return InputFormat::kBlkparse;
   }
   return Error(path +
                ": cannot tell the format (not a native trace, blktrace, blkparse text, fio iolog, "
-               "MSR CSV or blkreplay load); name it with --from");
+               "MSR CSV, blkreplay load or a public dataset's CSV); name it with --from");
 }
 
 namespace {
@@ -222,6 +228,18 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
         break;
       case InputFormat::kMsrCsv:
         src = open_msr_source(in, opts);
+        break;
+      case InputFormat::kAlibaba:
+        src = open_alibaba_source(in, opts);
+        break;
+      case InputFormat::kTencent:
+        src = open_tencent_source(in, opts);
+        break;
+      case InputFormat::kSystor:
+        src = open_systor_source(in, opts);
+        break;
+      case InputFormat::kK5cloud:
+        src = open_k5cloud_source(in, opts);
         break;
       default:
         return Error(in + ": unknown input format");

@@ -15,7 +15,19 @@
 
 namespace blkrr {
 
-enum class InputFormat { kAuto, kNative, kLoad, kBlktrace, kBlkparse, kFioIolog, kMsrCsv };
+enum class InputFormat {
+  kAuto,
+  kNative,
+  kLoad,
+  kBlktrace,
+  kBlkparse,
+  kFioIolog,
+  kMsrCsv,
+  kAlibaba,  // the public multi-volume datasets (converters/dataset_csv.h)
+  kTencent,
+  kSystor,
+  kK5cloud,
+};
 
 std::string_view input_format_name(InputFormat f);  // "native", "load", "blktrace", ...
 std::optional<InputFormat> parse_input_format(std::string_view s);
@@ -32,6 +44,13 @@ struct SourceOptions {
   // Passes over the inputs (replay --repeat): each pass follows the previous
   // one by a mean gap; the files are read again, never stored.
   uint64_t repeat = 1;
+  // Multi-volume datasets (Alibaba, Tencent, systor'17, K5cloud): the one
+  // volume to keep (--device-id), or every volume (all_volumes, for convert
+  // --split-by volume); with neither, a second volume is an error.
+  std::string device_id;
+  bool all_volumes = false;
+  // Seed of the rule that spreads whole-second times (Tencent).
+  uint64_t time_seed = 1;
 };
 
 // What a source knows about its input, available after open.
@@ -50,6 +69,10 @@ struct SourceInfo {
   std::vector<std::string> preamble;
   // Header of a native trace.
   std::optional<TraceHeader> trace_header;
+  // Public datasets: what the input is, its time resolution and what the
+  // reader assumed (the convert summary prints them).
+  std::string dataset, time_resolution;
+  std::vector<std::string> assumptions;
 };
 
 class RequestSource {
@@ -93,5 +116,13 @@ Result<std::unique_ptr<RequestSource>> open_fio_source(const std::string& path,
                                                        const SourceOptions& opts);
 Result<std::unique_ptr<RequestSource>> open_msr_source(const std::string& path,
                                                        const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_alibaba_source(const std::string& path,
+                                                           const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_tencent_source(const std::string& path,
+                                                           const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_systor_source(const std::string& path,
+                                                          const SourceOptions& opts);
+Result<std::unique_ptr<RequestSource>> open_k5cloud_source(const std::string& path,
+                                                           const SourceOptions& opts);
 
 }  // namespace blkrr

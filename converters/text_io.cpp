@@ -102,6 +102,14 @@ Result<LineReader> LineReader::open(const std::string& given) {
   return r;
 }
 
+LineReader LineReader::over(std::string display, std::unique_ptr<ByteStream> stream) {
+  LineReader r;
+  r.path_ = std::move(display);
+  r.stream_ = std::move(stream);
+  r.buf_.resize(kFirstChunk);
+  return r;
+}
+
 Status LineReader::fill() {
   // Move the unread tail to the front, then read more behind it.
   if (pos_ > 0) {
@@ -125,6 +133,7 @@ Status LineReader::fill() {
 
 Result<size_t> LineReader::read_more(char* dst, size_t cap) {
   if (inflater_) return inflater_->take(dst, cap);
+  if (stream_) return stream_->read(dst, cap);
   return src_->read(dst, cap);
 }
 

@@ -21,12 +21,24 @@
 
 namespace blkrr {
 
+// A source of bytes that is not a file of its own, such as one member of a
+// tar archive read as a stream (converters/tar_stream.h).
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Up to cap bytes into dst; 0 at the end.
+  virtual Result<size_t> read(char* dst, size_t cap) = 0;
+};
+
 // Reads lines from a gzip-compressed or plain file ("-" is standard input).
 // A large compressed file is inflated on a second thread a few chunks ahead
 // of the parsing (bounded: kInflateAhead chunks of 256 KiB).
 class LineReader {
  public:
   static Result<LineReader> open(const std::string& path);
+  // Lines of a byte stream; `display` names it in messages. A last line
+  // without '\n' is counted (unterminated()), as for a plain file.
+  static LineReader over(std::string display, std::unique_ptr<ByteStream> stream);
   LineReader(LineReader&&) noexcept;
   LineReader& operator=(LineReader&&) noexcept;
   ~LineReader();
@@ -53,6 +65,7 @@ class LineReader {
   bool compressed_ = false;
   std::optional<GzSource> src_;  // read here, or by inflater_ when there is one
   std::unique_ptr<Inflater> inflater_;
+  std::unique_ptr<ByteStream> stream_;  // read here when given (over())
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false, unterminated_ = false;
@@ -146,6 +159,9 @@ bool parse_seconds_ns(std::string_view s, int64_t& out_ns, int* frac_digits = nu
 
 // Splits `l` at spaces and tabs into at most `max` fields; returns how many.
 size_t split_whitespace(std::string_view l, std::string_view* out, size_t max);
+// Splits `l` at every `sep` into at most `max` fields (kept untrimmed);
+// returns how many, or max + 1 when there are more.
+size_t split_at(std::string_view l, char sep, std::string_view* out, size_t max);
 
 // The verdict on a malformed line a text reader could not use; `why` is the
 // reason. Returns an Error naming file:line and what was `expected`, unless

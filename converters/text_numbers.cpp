@@ -172,4 +172,15 @@ size_t split_whitespace(std::string_view l, std::string_view* out, size_t max) {
   return n;
 }
 
+size_t split_at(std::string_view l, char sep, std::string_view* out, size_t max) {
+  size_t n = 0, b = 0;
+  for (;;) {
+    size_t e = l.find(sep, b);
+    if (n == max) return max + 1;
+    out[n++] = l.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
+    if (e == std::string_view::npos) return n;
+    b = e + 1;
+  }
+}
+
 }  // namespace blkrr

@@ -112,5 +112,13 @@ int main(int argc, char** argv) {
       "128166372003061629,hm,1,Read,3221225472,4096,2043\n"
       "128166372016382155,hm,1,Write,2147483648,512,1106\n"
       "128166372026382245,hm,1,Write,0,4096,500\n");
+  // datasets: the samples as they are (fuzz_datasets.cpp reads the first
+  // byte as the choice of format; mutations of it reach every reader).
+  const char* const kSamples[] = {"alibaba.csv", "tencent.csv", "systor17.csv", "k5cloud.csv",
+                                  "tencent-2018-10-01-01.tgz"};
+  for (const char* name : kSamples) {
+    std::ifstream ds(data + "/datasets/" + name, std::ios::binary);
+    put(out + "/datasets", name, std::string(std::istreambuf_iterator<char>(ds), {}));
+  }
   return 0;
 }

@@ -23,7 +23,7 @@ Status set_fit(ConvertOptions& o, MapMode mode, std::string_view v) {
 
 Result<int> cmd_convert(int argc, char** argv) {
   ConvertOptions o;
-  std::string from, to, point = "issue", action = "D", until;
+  std::string from, to, point = "issue", action = "D", until, split_by;
   uint64_t derive = 0, gz_level = 1;
   std::string snippet = "300", reorder = "10";
   bool quiet = false;
@@ -34,13 +34,17 @@ Result<int> cmd_convert(int argc, char** argv) {
       "Convert block traces and loads between formats, select and transform them.\n"
       "Inputs are detected by content: native .blkrr traces, blkreplay loads (*.load.gz),\n"
       "blktrace captures (NAME or NAME.blktrace.N, per-CPU files merged by time),\n"
-      "blkparse text, fio iologs v2/v3, MSR Cambridge CSV. Several inputs of one format\n"
+      "blkparse text, fio iologs v2/v3, MSR Cambridge CSV, the Alibaba, Tencent CBS (also\n"
+      "its .tgz archives), SNIA systor'17 and K5cloud datasets. Several inputs of one format\n"
       "are read one after the other (blktrace files are merged). The output format\n"
       "follows the name of OUT (*.blkrr native, *.iolog fio v3, *.csv, *.json/*.jsonl,\n"
       "anything else a blkreplay load; .gz compresses) or --to. A summary goes to stderr.");
   ap.common_string(CommonOpt::kOutput, "output file ('-' = standard output)", &o.output, "OUT");
-  ap.opt_string(0, "from", "FMT", "input format: native, load, blktrace, blkparse, fio, msr",
-                &from);
+  ap.opt_string(
+      0, "from", "FMT",
+      "input format: native, load, blktrace, blkparse, fio, msr, alibaba, tencent, systor17, "
+      "k5cloud",
+      &from);
   ap.opt_string(0, "to", "FMT", "output format: load, fio, csv, json, native", &to);
   ap.opt_string(0, "action", "Q|D",
                 "blktrace/blkparse: requests as queued (Q) or issued (D, default)", &action);
@@ -49,6 +53,17 @@ Result<int> cmd_convert(int argc, char** argv) {
   ap.common_string(CommonOpt::kDevice,
                    "keep one device: sda, /dev/sda2, 8:16; MSR: DISK or HOST:DISK; fio: FILE",
                    &o.source.device);
+  ap.opt_string(0, "device-id", "ID",
+                "multi-volume datasets (alibaba, tencent, systor17, k5cloud): keep the volume, "
+                "device or LUN with this id",
+                &o.source.device_id);
+  ap.opt_string(0, "split-by", "volume",
+                "multi-volume datasets: write one load per volume, -o DIR/ (DIR/volume-ID.load.gz)",
+                &split_by);
+  ap.opt_u64(0, "time-seed", "N",
+             "seed of the rule that spreads whole-second times over their second (tencent; "
+             "default 1)",
+             &o.source.time_seed);
   ap.common(
       CommonOpt::kPid, "keep requests of these processes or threads (comma-separated pids)",
       [&](std::string_view v) { return parse_pid_list(v, o.select.pids); }, "LIST");
@@ -117,6 +132,8 @@ Result<int> cmd_convert(int argc, char** argv) {
       "  blkrr convert prod.load.gz -o lab.iolog --fio-file /dev/sdb --wrap /dev/sdb\n"
       "  blkrr convert prod.blkrr -o mysql.csv --comm mysqld --window 10m:5m\n"
       "  blkrr convert msr/hm_0.csv.gz -d 0 -o hm0.load.gz --timescale 0.5\n"
+      "  blkrr convert 2018-10-01-01.tgz --device-id 1063 -o v1063.load.gz   Tencent CBS\n"
+      "  blkrr convert io_traces.csv --split-by volume -o alibaba/   one load per volume\n"
       "  blkrr convert prod.load.gz -o over.load.gz --derive 4 --snippet 300   over.000..003\n"
       "  blkrr convert app.blkrr --dependencies app.deps       inferred dependencies\n");
   auto parsed = ap.parse(argc, argv);
@@ -136,6 +153,8 @@ Result<int> cmd_convert(int argc, char** argv) {
     if (!f) return usage("unknown output format '" + to + "'");
     o.to = *f;
   }
+  if (!split_by.empty() && split_by != "volume") return usage("--split-by must be 'volume'");
+  o.split_by_volume = !split_by.empty();
   if (action != "Q" && action != "D") return usage("--action must be Q or D");
   o.source.blktrace_action = action[0];
   if (point == "complete")
