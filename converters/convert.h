@@ -48,6 +48,7 @@ struct ConvertOptions {
   // files open at once.
   bool split_by_volume = false;
   size_t split_max_open = 16;
+  size_t split_buffer_bytes = 32 << 20;  // lines buffered over all volumes
 };
 
 struct ConvertSummary {

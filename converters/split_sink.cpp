@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -19,27 +20,26 @@
 namespace blkrr {
 
 namespace {
-constexpr size_t kWriterBuffer = 1 << 16;
-
 struct Volume {
   int64_t first_ns = 0;
   int writer = -1;  // index in the open writers, or -1
   bool has_file = false;
+  std::string pending;  // load lines not yet compressed
 };
 
 struct Writer {
   uint32_t volume = 0;
   Fd fd;
   std::optional<GzSink> gz;
-  std::vector<char> buf;
-  size_t len = 0;
   uint64_t used = 0;  // LRU clock
 };
 
 class VolumeSplitter : public SplitSink {
  public:
-  VolumeSplitter(const SplitOptions& o, std::string tmp) : o_(o), tmp_(std::move(tmp)) {
+  VolumeSplitter(const SplitOptions& o, std::string tmp)
+      : o_(o), tmp_(std::move(tmp)), budget_(std::max<size_t>(o.buffer_bytes, kMaxLoadLine)) {
     report_.max_open = std::max<size_t>(o.max_open, 1);
+    writers_.reserve(report_.max_open);
     report_.dir = o.dir;
   }
   ~VolumeSplitter() override {
@@ -53,18 +53,18 @@ class VolumeSplitter : public SplitSink {
     auto [it, fresh] = vols_.try_emplace(id);
     Volume& v = it->second;
     if (fresh) v.first_ns = rec.start_ns;
-    auto w = writer_for(id, v);
-    if (!w) return w.error();
     request_to_load(*rec.r, 0, lr_);
     lr_.start_ns = std::max<int64_t>(0, rec.start_ns - v.first_ns);
-    Writer& wr = **w;
-    if (wr.buf.size() - wr.len < kMaxLoadLine) BLKRR_TRY(flush(wr));
-    wr.len = static_cast<size_t>(format_load_line(wr.buf.data() + wr.len, lr_, LoadKind::kLoad) -
-                                 wr.buf.data());
-    return {};
+    char line[kMaxLoadLine];
+    const size_t n = static_cast<size_t>(format_load_line(line, lr_, LoadKind::kLoad) - line);
+    v.pending.append(line, n);
+    pending_ += n;
+    return pending_ > budget_ ? spill() : Status{};
   }
 
   Status close(const Counters&) override {
+    for (auto& [id, v] : vols_)
+      if (!v.pending.empty()) BLKRR_TRY(flush_volume(id, v));
     for (size_t i = 0; i < writers_.size(); ++i) BLKRR_TRY(close_writer(writers_[i]));
     writers_.clear();
     BLKRR_TRY(publish());
@@ -76,16 +76,33 @@ class VolumeSplitter : public SplitSink {
  private:
   std::string tmp_path(uint32_t id) const { return volume_path(tmp_, id); }
 
-  Status flush(Writer& w) {
-    if (w.len) BLKRR_TRY(w.gz->write(w.buf.data(), w.len));
-    w.len = 0;
+  // The buffered lines over budget: the largest buffers are compressed into
+  // their files until half the budget is left, so that each gzip member
+  // carries many lines even when thousands of volumes take turns.
+  Status spill() {
+    std::vector<std::pair<size_t, uint32_t>> order;
+    for (const auto& [id, v] : vols_)
+      if (!v.pending.empty()) order.emplace_back(v.pending.size(), id);
+    std::sort(order.begin(), order.end(), std::greater<>());
+    for (const auto& [size, id] : order) {
+      if (pending_ <= budget_ / 2) break;
+      BLKRR_TRY(flush_volume(id, vols_[id]));
+    }
+    return {};
+  }
+
+  Status flush_volume(uint32_t id, Volume& v) {
+    auto w = writer_for(id, v);
+    if (!w) return w.error();
+    BLKRR_TRY((*w)->gz->write(v.pending.data(), v.pending.size()));
+    pending_ -= v.pending.size();
+    std::string().swap(v.pending);  // its memory back
     return {};
   }
 
   // Ends the writer's gzip member and closes its file.
   Status close_writer(Writer& w) {
     if (!w.gz) return {};
-    BLKRR_TRY(flush(w));
     BLKRR_TRY(w.gz->finish());
     w.gz.reset();
     w.fd.reset();  // write errors of the page cache show in publish()'s syncfs
@@ -104,7 +121,6 @@ class VolumeSplitter : public SplitSink {
     size_t slot = writers_.size();
     if (writers_.size() < report_.max_open) {
       writers_.emplace_back();
-      writers_.back().buf.resize(kWriterBuffer);
     } else {
       slot = 0;
       for (size_t i = 1; i < writers_.size(); ++i)
@@ -121,7 +137,6 @@ class VolumeSplitter : public SplitSink {
     w.gz.emplace(std::move(*gz));
     w.volume = id;
     w.used = clock_;
-    w.len = 0;
     if (v.has_file) {
       ++report_.reopened;
     } else {
@@ -174,6 +189,7 @@ class VolumeSplitter : public SplitSink {
   std::unordered_map<uint32_t, Volume> vols_;
   std::vector<Writer> writers_;
   uint64_t clock_ = 0;
+  size_t budget_, pending_ = 0;  // bytes of lines buffered, at most about budget_
   LoadRecord lr_;
   SplitReport report_;
   bool committed_ = false;

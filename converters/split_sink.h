@@ -2,12 +2,15 @@
 // multi-volume dataset, DIR/volume-ID.load.gz, each starting at 0 at its
 // volume's first request (the same data lines as `--device-id ID`).
 //
-// Bounded memory and open files whatever the number of volumes: at most
-// `max_open` gzip writers are open (least recently used closed first), each
-// with a 64 KiB line buffer and its compressor's state; a volume's writer
-// that is opened again appends a new gzip member to its file (gzip files may
-// hold several members; every blkrr reader reads them all, as does gzip -d).
-// Per volume only its first start time and a few counters are kept.
+// Bounded memory and open files whatever the number of volumes: the load
+// lines are buffered per volume up to `buffer_bytes` over all volumes; then
+// the largest buffers are compressed into their files until half of that is
+// left (so a gzip member carries many lines even when thousands of volumes
+// take turns line by line). At most `max_open` gzip writers are open (least
+// recently used closed first); a volume's file that is opened again gets a
+// new gzip member appended (gzip files may hold several members; every
+// blkrr reader reads them all, as does gzip -d). Per volume its first start
+// time and its buffer are kept.
 //
 // Atomic as far as a set of files allows: the loads are written in a
 // temporary directory DIR/.blkrr-split.XXXXXX; only when every one is
@@ -30,6 +33,7 @@ struct SplitOptions {
   std::vector<std::string> preamble;  // notice lines of every load (a line "volume ID" follows)
   int gz_level = 1;
   size_t max_open = 16;             // gzip writers open at once
+  size_t buffer_bytes = 32 << 20;   // load lines buffered over all volumes
   std::vector<std::string> inputs;  // never written over
 };
 

@@ -1,5 +1,6 @@
 // convert on the public datasets: --split-by volume with more volumes than
-// open writers (every file's exact content, appended gzip members), the
+// open writers and a small line buffer (every file's exact content, appended
+// gzip members), the
 // same data lines as --device-id, and the summary's dataset lines.
 #include "converters/split_sink.h"
 
@@ -70,6 +71,7 @@ ConvertOptions split_options(const std::string& in, const std::string& dir) {
   o.output = dir + "/";
   o.split_by_volume = true;
   o.split_max_open = 2;
+  o.split_buffer_bytes = 300;  // about 5 lines: compressed out as the input goes
   o.command_line = "blkrr convert (test)";
   return o;
 }
@@ -82,9 +84,7 @@ TEST(SplitByVolume, MoreVolumesThanOpenFilesExactContent) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_TRUE(s->split);
   EXPECT_EQ(s->split->volumes, 5u);
-  // Round robin over 5 volumes with 2 writers: every request but the first
-  // of each volume re-opens its file.
-  EXPECT_EQ(s->split->reopened, 10u);
+  EXPECT_GT(s->split->reopened, 0u);
   EXPECT_EQ(s->out, 15u);
   size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -92,10 +92,11 @@ TEST(SplitByVolume, MoreVolumesThanOpenFilesExactContent) {
     ++files;
   }
   EXPECT_EQ(files, 5u);  // no temporary directory left
+  size_t members = 0;
   for (int v = 0; v < kVolumes; ++v) {
     const std::string p = SplitSink::volume_path(dir, static_cast<uint32_t>(v));
     EXPECT_EQ(data_lines(p), expected_lines(v)) << p;
-    EXPECT_EQ(gzip_members(slurp_raw(p)), 3u) << p;  // opened once, re-opened twice
+    members += gzip_members(slurp_raw(p));
     auto text = slurp(p);
     EXPECT_NE(text.find("\nvolume " + std::to_string(v) + "\n"), std::string::npos) << text;
     // --device-id V writes the same data lines.
@@ -106,6 +107,8 @@ TEST(SplitByVolume, MoreVolumesThanOpenFilesExactContent) {
     ASSERT_TRUE(run_convert(one).ok());
     EXPECT_EQ(data_lines(one.output), expected_lines(v));
   }
+  // Every re-opening appended one gzip member to a file opened before.
+  EXPECT_EQ(members, kVolumes + s->split->reopened);
   EXPECT_NE(s->text().find("split:          5 volumes -> " + dir), std::string::npos) << s->text();
 }
 
@@ -124,7 +127,8 @@ TEST(SplitByVolume, RefusedWhereItCannotApply) {
   auto o = split_options(data_path("linux-mysql.load.gz"), t.file("o"));
   auto s = run_convert(o);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("--split-by volume: a load input has no volume ids"), std::string::npos);
+  EXPECT_NE(s.error().message.find("--split-by volume: a load input has no volume ids"),
+            std::string::npos);
   o = split_options(data_path("datasets/alibaba.csv"), t.file("p"));
   o.repeat = 2;
   EXPECT_FALSE(run_convert(o).ok());
