@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 build=${BLKRR_FUZZ_BUILD_DIR:-build-fuzz}
-harnesses=${FUZZ_ONLY:-native load blktrace blkparse fio msr replay header}
+harnesses=${FUZZ_ONLY:-native load blktrace blkparse fio msr datasets replay header}
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
   launcher=()  # ccache when there is one: the sanitized build is the slow part of CI's stage
   if command -v ccache >/dev/null; then

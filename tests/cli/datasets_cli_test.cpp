@@ -76,4 +76,20 @@ TEST_F(DatasetsCli, TencentArchiveSplitByVolume) {
   EXPECT_NE(v1063.back().find(";         5000 ;   32 ; W ;"), std::string::npos);
 }
 
+TEST_F(DatasetsCli, TencentArchiveStreamedFromAPipe) {
+  const std::string tgz = sample("tencent-2018-10-01-01.tgz");
+  auto a = blkrr_run({"convert", tgz, "--device-id", "1063", "-o", path("file.load")});
+  ASSERT_EQ(a.status, 0) << a.out;
+  auto b = blkrr::testing::run_command("cat '" + tgz +
+                                       "' | '" BLKRR_BINARY "' convert - --device-id 1063 -o '" +
+                                       path("pipe.load") + "' 2>&1");
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_NE(b.out.find("archive members read: 2"), std::string::npos) << b.out;
+  auto fa = lines_of(blkrr::testing::slurp(path("file.load")));
+  auto fb = lines_of(blkrr::testing::slurp(path("pipe.load")));
+  ASSERT_GE(fa.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(fa.end() - 4, fa.end()),
+            std::vector<std::string>(fb.end() - 4, fb.end()));
+}
+
 }  // namespace
