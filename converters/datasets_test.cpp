@@ -68,11 +68,19 @@ void expect_request(const Request& r, uint64_t ns, uint64_t sector, uint32_t byt
 }
 
 // A tar member as tar writes it (ustar header, data padded to 512 bytes).
-std::string tar_member(const std::string& name, const std::string& data, char type = '0') {
+// base256: the size in GNU's binary form (as for members of 8 GiB and more).
+std::string tar_member(const std::string& name, const std::string& data, char type = '0',
+                       bool base256 = false) {
   char h[512] = {};
   std::memcpy(h, name.data(), std::min<size_t>(name.size(), 100));
   std::snprintf(h + 100, 8, "%07o", 0644);
   std::snprintf(h + 124, 12, "%011o", static_cast<unsigned>(data.size()));
+  if (base256) {
+    std::memset(h + 124, 0, 12);
+    h[124] = static_cast<char>(0x80);
+    h[134] = static_cast<char>(data.size() >> 8);
+    h[135] = static_cast<char>(data.size() & 0xff);
+  }
   std::snprintf(h + 136, 12, "%011o", 1538326800u);
   h[156] = type;
   std::memcpy(h + 257,
@@ -202,6 +210,13 @@ TEST(Datasets, TgzErrorsNameMemberAndLine) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->all.size(), 3u);
   EXPECT_EQ(r->counters["skipped: bad IOType (expected 0 = read or 1 = write)"], 1u);
+  // GNU base-256 size, a directory entry and a member that is no trace file.
+  auto g = t.write_gz("gnu.tgz", tar_member("d/", "", '5') + tar_member("d/README", "text\n") +
+                                     tar_member("d/big", good + good, '0', true) + tar_end());
+  auto gr = read_all(g);
+  ASSERT_TRUE(gr.ok()) << gr.error().message;
+  EXPECT_EQ(gr->all.size(), 2u);
+  EXPECT_EQ(gr->counters["archive members skipped (not trace files)"], 1u);
   // A damaged header (checksum) and an archive cut inside a member.
   std::string m = tar_member("h/02", good);
   m[0] = 'x';
