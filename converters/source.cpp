@@ -123,7 +123,43 @@ Result<InputFormat> detect_format(const std::string& path) {
 }
 
 namespace {
-// Reads several sources one after the other.
+// The recording id of a native trace that is a piece of a rotated recording, or "".
+const std::string& recording_of(const RequestSource& s) {
+  static const std::string none;
+  const auto& h = s.info().trace_header;
+  return h ? h->recording_id : none;
+}
+
+uint64_t piece_number(const RequestSource& s) {
+  return s.info().trace_header ? s.info().trace_header->piece : 0;
+}
+
+// Pieces of one rotated recording given next to each other are read in the
+// order of their sequence numbers (a shell's glob sorts them so already).
+Status order_pieces(std::vector<std::unique_ptr<RequestSource>>& parts) {
+  for (size_t i = 0; i < parts.size();) {
+    size_t j = i + 1;
+    const std::string& id = recording_of(*parts[i]);
+    while (!id.empty() && j < parts.size() && recording_of(*parts[j]) == id) ++j;
+    std::stable_sort(
+        parts.begin() + static_cast<long>(i), parts.begin() + static_cast<long>(j),
+        [](const auto& a, const auto& b) { return piece_number(*a) < piece_number(*b); });
+    for (size_t k = i + 1; k < j; ++k)
+      if (piece_number(*parts[k]) == piece_number(*parts[k - 1]))
+        return Error(parts[k]->info().paths.front() + " and " + parts[k - 1]->info().paths.front() +
+                         " are the same piece " + std::to_string(piece_number(*parts[k])) +
+                         " of recording " + id + "; give each once",
+                     2);
+    i = j;
+  }
+  return {};
+}
+
+// Reads several sources one after the other. Inputs of different origin
+// (loads to concatenate) are moved in time so that each follows the one
+// before; the pieces of one rotated recording keep their times, and a gap
+// between two of them (missing pieces, or a boundary that does not match)
+// is counted, not hidden.
 class ChainSource : public RequestSource {
  public:
   explicit ChainSource(std::vector<std::unique_ptr<RequestSource>> parts)
@@ -143,13 +179,15 @@ class ChainSource : public RequestSource {
       if (!*r) {
         ++cur_;
         first_of_part_ = true;
+        if (cur_ < parts_.size()) next_piece_ = same_recording(cur_ - 1, cur_);
         continue;
       }
       // An input that starts before the previous one ended is moved to
-      // follow it (blkreplay's paste_together), so time never runs back.
+      // follow it (blkreplay's paste_together), so time never runs back;
+      // the next piece of the same recording is not.
       if (first_of_part_) {
         first_of_part_ = false;
-        shift_ = out.issue_ns < end_ ? end_ - out.issue_ns : 0;
+        if (!next_piece_) shift_ = out.issue_ns < end_ ? end_ - out.issue_ns : 0;
       }
       out.issue_ns += shift_;
       if (out.completed()) out.complete_ns += shift_;
@@ -159,17 +197,39 @@ class ChainSource : public RequestSource {
     return false;
   }
   Counters counters() const override {
-    Counters sum;
+    Counters sum = gaps_;
     for (const auto& p : parts_)
-      for (const auto& [k, v] : p->counters()) sum[k] += v;
+      for (const auto& [k, v] : p->counters())
+        if (k != kPieceEnd) sum[k] += v;
     return sum;
   }
 
  private:
+  static constexpr const char* kPieceEnd = "capture: piece_end_ns";
+
+  // Whether part b continues part a's recording; a gap between them is counted.
+  bool same_recording(size_t a, size_t b) {
+    const std::string& id = recording_of(*parts_[a]);
+    if (id.empty() || recording_of(*parts_[b]) != id) return false;
+    const std::string gap = "gap between rotated pieces: " + parts_[a]->info().paths.front() +
+                            " and " + parts_[b]->info().paths.front();
+    const uint64_t pa = piece_number(*parts_[a]), pb = piece_number(*parts_[b]);
+    if (pb != pa + 1) gaps_[gap + " (pieces missing)"] = pb - pa - 1;
+    Counters ca = parts_[a]->counters();
+    auto end = ca.find(kPieceEnd);
+    const uint64_t start = parts_[b]->info().trace_header->piece_start_ns;
+    if (pb == pa + 1 && end != ca.end() && end->second != start)
+      gaps_[gap + " (ns between the first's end and the second's start)"] =
+          start > end->second ? start - end->second : end->second - start;
+    if (pb == pa + 1 && end == ca.end()) gaps_[gap + " (the first did not end cleanly)"] = 1;
+    return true;
+  }
+
   std::vector<std::unique_ptr<RequestSource>> parts_;
   size_t cur_ = 0;
-  bool first_of_part_ = true;
+  bool first_of_part_ = true, next_piece_ = false;
   uint64_t shift_ = 0, end_ = 0;
+  Counters gaps_;
 };
 
 // "NAME" -> NAME.blktrace.0, NAME.blktrace.1, ... when those exist.
@@ -253,6 +313,7 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
     return open_blktrace_source(blktrace_paths, opts);
   }
   if (parts.size() == 1) return std::move(parts.front());
+  BLKRR_TRY(order_pieces(parts));
   std::unique_ptr<RequestSource> chain = std::make_unique<ChainSource>(std::move(parts));
   return chain;
 }

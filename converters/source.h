@@ -92,7 +92,10 @@ class RequestSource {
 // Opens one or several inputs as one stream. Several blktrace per-CPU files
 // (or a blktrace base name "NAME" for NAME.blktrace.N) are merged by time;
 // inputs of other formats are read one after the other, an input that starts
-// before the previous one ended being moved to follow it.
+// before the previous one ended being moved to follow it. The pieces of one
+// rotated recording (native traces with the same recording id, record
+// --rotate) keep their times: they are read in sequence order, and a gap
+// between two of them is counted ("gap between rotated pieces: ...").
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts);
 

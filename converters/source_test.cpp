@@ -174,5 +174,81 @@ TEST(Source, FormatNames) {
   EXPECT_EQ(input_format_name(InputFormat::kFioIolog), "fio");
 }
 
+// A piece of a rotated recording: requests issued at the given times (each
+// completing 5 ms later, so some complete after the piece's end).
+std::string write_piece(const TempDir& t, const std::string& id, uint64_t piece, uint64_t start,
+                        uint64_t end, const std::vector<uint64_t>& issues) {
+  TraceHeader h = two_disk_header();
+  h.recording_id = id;
+  h.piece = piece;
+  h.piece_start_ns = start;
+  const std::string path = t.file("p." + std::to_string(piece) + ".blkrr");
+  auto w = TraceWriter::create(path, h);
+  EXPECT_TRUE(w.ok());
+  for (uint64_t at : issues) {
+    Request r = sample_requests()[0];
+    r.issue_ns = at;
+    r.complete_ns = at + 5'000'000;
+    EXPECT_TRUE(w->append(r).ok());
+  }
+  EXPECT_TRUE(w->close(Counters{{"piece_end_ns", end}, {"issues", issues.size()}}).ok());
+  return path;
+}
+
+std::vector<uint64_t> issue_times(RequestSource& s) {
+  std::vector<uint64_t> out;
+  Request r;
+  while (*s.next(r)) out.push_back(r.issue_ns);
+  return out;
+}
+
+// Pieces of one recording keep their times (concatenated loads would be
+// moved to follow each other), whatever order they are given in.
+TEST(Source, PiecesOfOneRecordingKeepTheirTimesInSequenceOrder) {
+  TempDir t;
+  const auto p0 = write_piece(t, "r1", 7, 100, 1'000'000'000, {900'000'000, 999'000'000});
+  const auto p1 =
+      write_piece(t, "r1", 8, 1'000'000'000, 2'000'000'000, {1'000'000'000, 1'500'000'000});
+  auto s = open_source({p1, p0}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(issue_times(**s),
+            (std::vector<uint64_t>{900'000'000, 999'000'000, 1'000'000'000, 1'500'000'000}));
+  Counters c = (*s)->counters();
+  EXPECT_EQ(c["capture: issues"], 4u);  // the pieces' counters add up
+  EXPECT_EQ(c.count("capture: piece_end_ns"), 0u);
+  for (const auto& [k, v] : c) EXPECT_EQ(k.find("gap"), std::string::npos) << k;
+  // The same piece twice is refused.
+  auto twice = open_source({p0, p0}, {});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("give each once"), std::string::npos);
+}
+
+TEST(Source, GapsBetweenPiecesAreCountedNotHidden) {
+  TempDir t;
+  const auto p0 = write_piece(t, "r2", 1, 0, 1000, {10});
+  const auto p2 = write_piece(t, "r2", 3, 2000, 3000, {2500});  // piece 2 missing
+  const auto p3 = write_piece(t, "r2", 4, 3100, 4000, {3200});  // starts 100 ns late
+  auto s = open_source({p0, p2, p3}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(issue_times(**s), (std::vector<uint64_t>{10, 2500, 3200}));
+  const Counters c = (*s)->counters();
+  EXPECT_EQ(c.at("gap between rotated pieces: " + p0 + " and " + p2 + " (pieces missing)"), 1u);
+  EXPECT_EQ(c.at("gap between rotated pieces: " + p2 + " and " + p3 +
+                 " (ns between the first's end and the second's start)"),
+            100u);
+}
+
+// Another recording (or a trace without id) after a piece is a new input:
+// moved to follow, as concatenated loads are.
+TEST(Source, PiecesOfDifferentRecordingsAreConcatenated) {
+  TempDir t;
+  const auto a = write_piece(t, "ra", 0, 0, 1000, {500});
+  TempDir t2;
+  const auto b = write_piece(t2, "rb", 1, 0, 1000, {100});
+  auto s = open_source({a, b}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(issue_times(**s), (std::vector<uint64_t>{500, 500}));
+}
+
 }  // namespace
 }  // namespace blkrr

@@ -48,8 +48,14 @@ uint64_t random_run_id() {
   return id;
 }
 
+std::vector<std::string> load_inputs(const SessionOptions& o) {
+  std::vector<std::string> in = {o.load};
+  in.insert(in.end(), o.more_pieces.begin(), o.more_pieces.end());
+  return in;
+}
+
 Result<uint64_t> load_end_sector(const SessionOptions& o) {
-  auto src = open_source({o.load}, o.source);
+  auto src = open_source(load_inputs(o), o.source);
   if (!src) return src.error();
   uint64_t end = 0;
   Request q;
@@ -95,7 +101,7 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
 Result<std::unique_ptr<RequestSource>> open_load(const SessionOptions& o) {
   BLKRR_TRY(validate(o.schedule));
   if (o.queue_depth == 0) return Error("--queue-depth must be at least 1", 2);
-  auto src = open_source({o.load}, o.source);
+  auto src = open_source(load_inputs(o), o.source);
   if (!src) return src.error().context("opening load " + o.load);
   const InputFormat format = (*src)->info().format;
   if (o.schedule.mode == TimingMode::kDependency && !(*src)->info().has_completion)

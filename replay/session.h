@@ -29,6 +29,9 @@ Result<EngineKind> parse_engine(std::string_view s);
 
 struct SessionOptions {
   std::string load;
+  // Further pieces of the rotated recording `load` is the first piece of
+  // (docs/recording.md): read after it as one trace.
+  std::vector<std::string> more_pieces;
   std::string device;
   SourceOptions source;
   ScheduleOptions schedule;

@@ -134,6 +134,13 @@ class Capture {
   // entry is taken may be lost from the counters (docs/capture.md).
   virtual Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) = 0;
   virtual Result<std::vector<DeviceBusy>> device_busy() const = 0;
+  // The oldest issue time (CLOCK_MONOTONIC) among the requests that pass the
+  // filters and are in flight in the capture now, UINT64_MAX when none is:
+  // one walk over the request map (record's rotation asks it to know when no
+  // request issued before a boundary can still arrive). A request leaves
+  // this set a moment before its record is in the ring buffer: poll() once
+  // after the walk before relying on it.
+  virtual uint64_t oldest_inflight_issue_ns() const = 0;
   // True when the kernel has block_io_start (attribution to the creating task).
   virtual bool has_io_start() const = 0;
   // True when CaptureConfig::user_disk_time applied: the caller computes disk time.

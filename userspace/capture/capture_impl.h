@@ -69,6 +69,7 @@ class CaptureImpl final : public Capture {
   Result<std::vector<AggEntry>> aggregates() const override;
   Result<std::vector<AggEntry>> take_aggregates(const std::vector<AggKey>& keys) override;
   Result<std::vector<DeviceBusy>> device_busy() const override;
+  uint64_t oldest_inflight_issue_ns() const override;
   bool has_io_start() const override { return plan_.io_start; }
   bool disk_time_in_user_space() const override { return user_disk_time_; }
   bool devstate_off() const { return (cfg_.lean && !cfg_.aggregate) || user_disk_time_; }

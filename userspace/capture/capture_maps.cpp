@@ -140,4 +140,14 @@ Result<std::vector<DeviceBusy>> CaptureImpl::device_busy() const {
             [](const DeviceBusy& a, const DeviceBusy& b) { return a.disk < b.disk; });
   return out;
 }
+
+uint64_t CaptureImpl::oldest_inflight_issue_ns() const {
+  uint64_t oldest = UINT64_MAX;
+  capture::for_each_map_entry<uint64_t, blkrr_inflight>(
+      bpf_map__fd(skel_->maps.inflight), [&](uint64_t, const blkrr_inflight& e) {
+        if (e.state == BLKRR_RQ_INFLIGHT && e.emit) oldest = std::min<uint64_t>(oldest, e.issue_ns);
+      });
+  return oldest;
+}
+
 }  // namespace blkrr::capture_internal

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "core/json_doc.h"
 #include "core/request_json.h"
 #include "core/trace_format.h"
+#include "core/units.h"
 
 namespace blkrr::cli {
 namespace {
@@ -36,32 +38,30 @@ class HeaderNames {
   std::map<DevT, std::string> names_;
 };
 
-}  // namespace
+// One request: a JSON object, or a line of the text table (times in seconds since t0).
+void print_request(const Request& r, uint64_t t0, const HeaderNames& names, bool json) {
+  if (json) {
+    RequestJsonContext c;
+    c.origin_ns = t0;
+    c.device = names(r.part ? r.part : r.dev);
+    std::printf("%s\n", json_line(request_json(r, c)).c_str());
+    return;
+  }
+  auto rel = [&](uint64_t t) { return static_cast<double>(static_cast<int64_t>(t - t0)) / 1e9; };
+  char comp[32] = "-";
+  if (r.completed()) std::snprintf(comp, sizeof comp, "%.9f", rel(r.complete_ns));
+  std::string note = rec_flags_to_string(r.rec_flags);
+  if (r.error) note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
+  std::printf("%-14.9f %-14s %-16.*s %7u %7u %-9s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
+              rel(r.issue_ns), comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(),
+              r.tgid, r.pid, names(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector, r.bytes,
+              static_cast<double>(r.latency_ns()) / 1e3, static_cast<double>(r.disk_time_ns) / 1e3,
+              note.c_str());
+}
 
-Result<int> cmd_dump(int argc, char** argv) {
-  bool json = false, no_header = false;
-  std::vector<std::string> pos;
-  ArgParser p(
-      "blkrr dump", "[--json] [--no-header] FILE.blkrr",
-      "Print a native trace: the header, one request per line, and the capture counters.\n"
-      "Times are seconds since the first record's issue (text), or nanoseconds (JSON: start_ns\n"
-      "since the first record's issue, issue_ns and complete_ns on the recording host's\n"
-      "CLOCK_MONOTONIC; the blkrr.requests schema of docs/json.md).");
-  p.common_flag(CommonOpt::kJson, &json,
-                "JSON lines: a header object, one object per request, a counters object");
-  p.flag('H', "no-header", &no_header, "records only (text mode)");
-  p.positionals("FILE", &pos, 1, 1);
-  p.examples(
-      "  blkrr dump prod.blkrr | head\n  blkrr dump --json prod.blkrr | jq "
-      "'select(.comm==\"mysqld\")'");
-  auto pr = p.parse(argc, argv);
-  if (!pr) return pr.error();
-  if (!*pr) return 0;
-
-  auto rd = TraceReader::open(pos[0]);
-  if (!rd) return rd.error();
-  const TraceHeader& h = rd->header();
-  const HeaderNames names(h);
+// The header as a JSON object (the first piece's for a rotated recording,
+// with the list of its pieces) or as comment lines.
+void print_header(const TraceHeader& h, bool json, const std::vector<TraceReader>& pieces) {
   if (json) {
     nlohmann::json hj = requests_header("blkrr dump");
     hj.update({{"host", h.host},
@@ -79,57 +79,141 @@ Result<int> cmd_dump(int argc, char** argv) {
                                {"physical_block_size", d.physical_block_size},
                                {"model", d.model},
                                {"scheduler", d.scheduler}});
-    std::printf("%s\n", json_line(hj).c_str());
-  } else if (!no_header) {
-    std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(),
-                h.kernel_release.c_str(), h.tool_version.c_str(), h.command_line.c_str());
-    for (const auto& d : h.devices)
-      std::printf("# device %s (%s) %" PRIu64 " bytes, lbs %u, pbs %u, model '%s', scheduler %s\n",
-                  d.name.c_str(), dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size,
-                  d.physical_block_size, d.model.c_str(), d.scheduler.c_str());
-    for (const auto& [k, v] : h.settings) std::printf("# setting %s = %s\n", k.c_str(), v.c_str());
-    std::printf("%-14s %-14s %-16s %7s %7s %-9s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
-                "COMPLETE(s)", "COMM", "PID", "TID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
-                "DTIME(us)", "NOTE");
-  }
-  Request r;
-  uint64_t t0 = 0;
-  bool first = true;
-  while (true) {
-    auto n = rd->next(r);
-    if (!n) return n.error();
-    if (!*n) break;
-    if (first) t0 = r.issue_ns, first = false;
-    if (json) {
-      RequestJsonContext c;
-      c.origin_ns = t0;
-      c.device = names(r.part ? r.part : r.dev);
-      std::printf("%s\n", json_line(request_json(r, c)).c_str());
-      continue;
+    if (!h.recording_id.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& rd : pieces)
+        list.push_back({{"piece", rd.header().piece},
+                        {"path", rd.path()},
+                        {"piece_start_ns", rd.header().piece_start_ns},
+                        {"mono_anchor_ns", rd.header().mono_anchor_ns},
+                        {"real_anchor_ns", rd.header().real_anchor_ns}});
+      hj["recording"] = {{"id", h.recording_id}, {"pieces", list}};
     }
-    auto rel = [&](uint64_t t) { return static_cast<double>(static_cast<int64_t>(t - t0)) / 1e9; };
-    char comp[32] = "-";
-    if (r.completed()) std::snprintf(comp, sizeof comp, "%.9f", rel(r.complete_ns));
-    std::string note = rec_flags_to_string(r.rec_flags);
-    if (r.error)
-      note += (note.empty() ? "" : ",") + std::string("error=") + std::to_string(r.error);
-    std::printf("%-14.9f %-14s %-16.*s %7u %7u %-9s %-6s %12" PRIu64 " %8u %10.1f %10.1f %s\n",
-                rel(r.issue_ns), comp, static_cast<int>(r.comm_view().size()), r.comm_view().data(),
-                r.tgid, r.pid, names(r.part).c_str(), rwbs(r.op, r.flags).c_str(), r.sector,
-                r.bytes, static_cast<double>(r.latency_ns()) / 1e3,
-                static_cast<double>(r.disk_time_ns) / 1e3, note.c_str());
+    std::printf("%s\n", json_line(hj).c_str());
+    return;
   }
-  if (!rd->warning().empty()) std::fprintf(stderr, "warning: %s\n", rd->warning().c_str());
-  if (rd->trailer()) {
+  std::printf("# host %s, kernel %s, blkrr %s\n# command: %s\n", h.host.c_str(),
+              h.kernel_release.c_str(), h.tool_version.c_str(), h.command_line.c_str());
+  for (const auto& d : h.devices)
+    std::printf("# device %s (%s) %" PRIu64 " bytes, lbs %u, pbs %u, model '%s', scheduler %s\n",
+                d.name.c_str(), dev_to_string(d.dev).c_str(), d.size_bytes, d.logical_block_size,
+                d.physical_block_size, d.model.c_str(), d.scheduler.c_str());
+  for (const auto& [k, v] : h.settings) std::printf("# setting %s = %s\n", k.c_str(), v.c_str());
+  if (!h.recording_id.empty())
+    std::printf("# recording %s: %zu piece(s) from %" PRIu64 "\n", h.recording_id.c_str(),
+                pieces.size(), h.piece);
+  std::printf("%-14s %-14s %-16s %7s %7s %-9s %-6s %12s %8s %10s %10s %s\n", "ISSUE(s)",
+              "COMPLETE(s)", "COMM", "PID", "TID", "DEV", "RWBS", "SECTOR", "BYTES", "LAT(us)",
+              "DTIME(us)", "NOTE");
+}
+
+// The traces given: one, or the pieces of one rotated recording in sequence order.
+Result<std::vector<TraceReader>> open_traces(const std::vector<std::string>& paths) {
+  std::vector<TraceReader> out;
+  for (const auto& p : paths) {
+    auto rd = TraceReader::open(p);
+    if (!rd) return rd.error();
+    out.push_back(std::move(*rd));
+  }
+  if (out.size() == 1) return out;
+  const std::string& id = out.front().header().recording_id;
+  for (const auto& rd : out)
+    if (id.empty() || rd.header().recording_id != id)
+      return Error("dump reads one trace, or the pieces of one rotated recording; " + rd.path() +
+                       " is not a piece of the recording of " + out.front().path(),
+                   2);
+  std::stable_sort(out.begin(), out.end(), [](const TraceReader& a, const TraceReader& b) {
+    return a.header().piece < b.header().piece;
+  });
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i].header().piece == out[i - 1].header().piece)
+      return Error(
+          out[i].path() + " and " + out[i - 1].path() + " are the same piece; give it once", 2);
+  return out;
+}
+
+// A gap between a piece read to its end and the next (there should be none).
+std::string gap_between(const TraceReader& a, const TraceReader& b) {
+  const uint64_t pa = a.header().piece, pb = b.header().piece;
+  if (pb != pa + 1)
+    return strfmt("%" PRIu64 " piece(s) missing between %s and %s", pb - pa - 1, a.path().c_str(),
+                  b.path().c_str());
+  if (!a.trailer()) return a.path() + " did not end cleanly: the next piece may not follow it";
+  auto end = a.trailer()->find("piece_end_ns");
+  if (end != a.trailer()->end() && end->second != b.header().piece_start_ns)
+    return strfmt("%s ends at %" PRIu64 " ns, %s starts at %" PRIu64 " ns", a.path().c_str(),
+                  end->second, b.path().c_str(), b.header().piece_start_ns);
+  return "";
+}
+
+}  // namespace
+
+Result<int> cmd_dump(int argc, char** argv) {
+  bool json = false, no_header = false;
+  std::vector<std::string> pos;
+  ArgParser p(
+      "blkrr dump", "[--json] [--no-header] FILE.blkrr|- [PIECE.blkrr...]",
+      "Print a native trace: the header, one request per line, and the capture counters.\n"
+      "The pieces of one rotated recording (record --rotate) are printed as one trace, in\n"
+      "their order, with a warning for any gap between them.\n"
+      "Times are seconds since the first record's issue (text), or nanoseconds (JSON: start_ns\n"
+      "since the first record's issue, issue_ns and complete_ns on the recording host's\n"
+      "CLOCK_MONOTONIC; the blkrr.requests schema of docs/json.md).");
+  p.common_flag(CommonOpt::kJson, &json,
+                "JSON lines: a header object, one object per request, a counters object");
+  p.flag('H', "no-header", &no_header, "records only (text mode)");
+  p.positionals("FILE", &pos, 1, 1000000);
+  p.examples(
+      "  blkrr dump prod.blkrr | head\n  blkrr dump prod.*.blkrr | tail\n"
+      "  blkrr dump --json prod.blkrr | jq "
+      "'select(.comm==\"mysqld\")'");
+  auto pr = p.parse(argc, argv);
+  if (!pr) return pr.error();
+  if (!*pr) return 0;
+
+  auto traces = open_traces(pos);
+  if (!traces) return traces.error();
+  const TraceHeader& h = traces->front().header();
+  const HeaderNames names(h);
+  if (json || !no_header) print_header(h, json, *traces);
+  Request r;
+  uint64_t t0 = 0, requests = 0;
+  bool first = true;
+  Counters sum;
+  bool all_trailers = true;
+  for (size_t i = 0; i < traces->size(); ++i) {
+    TraceReader& rd = (*traces)[i];
+    if (i > 0) {
+      if (std::string gap = gap_between((*traces)[i - 1], rd); !gap.empty()) {
+        std::fprintf(stderr, "warning: gap in the recording: %s\n", gap.c_str());
+        if (!json) std::printf("# gap: %s\n", gap.c_str());
+      }
+    }
+    while (true) {
+      auto n = rd.next(r);
+      if (!n) return n.error();
+      if (!*n) break;
+      if (first) t0 = r.issue_ns, first = false;
+      print_request(r, t0, names, json);
+    }
+    requests += rd.records_read();
+    if (!rd.warning().empty())
+      std::fprintf(stderr, "warning: %s%s\n", traces->size() > 1 ? (rd.path() + ": ").c_str() : "",
+                   rd.warning().c_str());
+    if (!rd.trailer()) all_trailers = false;
+    if (rd.trailer())
+      for (const auto& [k, v] : *rd.trailer())
+        if (k != "piece_end_ns")
+          sum[k] = traces->size() > 1 && k.rfind("feature_off.", 0) == 0 ? v : sum[k] + v;
+  }
+  if (all_trailers) {
     if (json) {
-      std::printf("%s\n", json_line({{"type", "counters"},
-                                     {"requests", rd->records_read()},
-                                     {"counters", *rd->trailer()}})
-                              .c_str());
+      std::printf(
+          "%s\n",
+          json_line({{"type", "counters"}, {"requests", requests}, {"counters", sum}}).c_str());
     } else {
-      std::printf("# %" PRIu64 " requests\n", rd->records_read());
-      for (const auto& [k, v] : *rd->trailer())
-        std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
+      std::printf("# %" PRIu64 " requests\n", requests);
+      for (const auto& [k, v] : sum) std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
     }
   }
   // Output errors (a full disk, /dev/full, a closed pipe) fail the command.

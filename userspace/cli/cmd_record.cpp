@@ -18,6 +18,8 @@
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
+#include "cli/record_args.h"
+#include "cli/record_output.h"
 #include "cli/record_summary.h"
 #include "core/args.h"
 #include "core/device.h"
@@ -40,13 +42,14 @@ std::string hostname() {
   return buf;
 }
 
-std::string default_output() {
+// blkrr-<host>-<UTC time>: the default file name (+ .blkrr) or stem.
+std::string default_stem() {
   time_t t = time(nullptr);
   tm utc{};
   gmtime_r(&t, &utc);
   char ts[32];
   strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &utc);
-  return "blkrr-" + hostname() + "-" + ts + ".blkrr";
+  return "blkrr-" + hostname() + "-" + ts;
 }
 
 // --start-at: the capture is loaded before the agreed instant (loading takes
@@ -91,74 +94,6 @@ std::vector<DeviceBusy> device_busy_or_none(const Capture& cap) {
   return busy ? *busy : std::vector<DeviceBusy>{};
 }
 
-// What the command line asks for.
-struct RecordArgs {
-  std::vector<std::string> devs;
-  uint32_t pid = 0;
-  bool have_pid = false;
-  uint64_t ringbuf_mb = 64, duration_ns = 0;
-  std::string comm, cgroup, out;
-  bool quiet = false, lean = false;
-  double start_at = 0;
-};
-
-// The options into `a`; false when --help or --version was printed.
-Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
-  ArgParser p(
-      "blkrr record",
-      "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE] "
-      "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
-      "Record every block request of the selected devices (all devices by default) into a\n"
-      "native trace: issue and completion time, device and partition, sector, size, operation\n"
-      "and flags, the process that created the request, and its adaptive disk time.\n"
-      "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
-      "every drop counter, the file size and bytes per request. Needs root.");
-  p.common_strings(CommonOpt::kDevice,
-                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &a.devs);
-  p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
-           [&](std::string_view v) -> Status {
-             auto n = parse_pid(v);
-             if (!n) return n.error();
-             a.pid = *n;
-             a.have_pid = true;
-             return {};
-           });
-  p.common_string(CommonOpt::kComm, "only requests created by tasks of this name (15 chars max)",
-                  &a.comm);
-  p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory",
-                  &a.cgroup, "PATH");
-  p.removed('c', "-n COMM (task name) or --cgroup PATH");
-  p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
-           [&](std::string_view v) -> Status {
-             auto d = parse_duration_ns(v);
-             if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
-             a.duration_ns = *d;
-             return {};
-           });
-  p.option(0, "start-at", "UNIX_TIME",
-           "load the capture now, record from this wall-clock instant on (several hosts in "
-           "step; -D counts from it)",
-           [&](std::string_view v) -> Status {
-             auto t = parse_start_at(v);
-             if (!t) return t.error();
-             a.start_at = *t;
-             return {};
-           });
-  p.common_string(CommonOpt::kOutput, "trace file (default blkrr-<host>-<UTC time>.blkrr)", &a.out);
-  p.opt_u64(0, "ringbuf-mb", "N",
-            "ring buffer size in MiB (default 64, rounded up to a power of 2)", &a.ringbuf_mb);
-  p.flag(0, "lean", &a.lean,
-         "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
-         "replaying and validating a load needs");
-  p.common_flag(CommonOpt::kQuiet, &a.quiet, "no progress line and no summary");
-  p.examples(
-      "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
-      "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
-      "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
-      "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host");
-  return p.parse(argc, argv);
-}
-
 // The capture's configuration from the arguments, checked before anything
 // loads (the instant, the process, the cgroup, the output).
 Result<CaptureConfig> capture_config(RecordArgs& a) {
@@ -183,9 +118,9 @@ Result<CaptureConfig> capture_config(RecordArgs& a) {
     if (!id) return id.error();
     cfg.cgroup_id = *id;
   }
-  if (a.out.empty()) a.out = default_output();
+  BLKRR_TRY(check_output_plan(a.output, default_stem()));
   // Before the capture loads: a writable directory, never a block device.
-  BLKRR_TRY(check_outputs({{a.out, "-o"}}, {}));
+  BLKRR_TRY(check_outputs({{a.output.out, "-o"}}, {}));
   return cfg;
 }
 
@@ -221,23 +156,33 @@ Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, 
   h.settings["ringbuf_mb"] = std::to_string(a.ringbuf_mb);
   if (a.lean) h.settings["lean"] = "no disk time, no cgroup ids";
   if (a.start_at != 0) h.settings["start_at"] = strfmt("%.3f", a.start_at);
+  if (a.output.rotate_ns) h.settings["rotate"] = fmt_duration_ns(a.output.rotate_ns);
+  if (a.output.rotate_bytes) h.settings["rotate_size"] = std::to_string(a.output.rotate_bytes);
   return h;
 }
 
-// One recording from its start to its trailer: records go through the
-// user-space disk time (when the capture has it) into the trace, a block is
-// flushed at least every second, a progress line on a terminal.
+// One recording from its start to its trailers: records go through the
+// user-space disk time (when the capture has it) into the output (a file,
+// standard output, or rotated pieces), a block is flushed at least every
+// second, a progress line on a terminal.
 class Recording {
  public:
-  Recording(const RecordArgs& a, Capture& cap, TraceWriter& w, const TraceHeader& h)
-      : a_(a), cap_(cap), w_(w), h_(h), user_dt_(cap.disk_time_in_user_space()) {}
+  // before_start: requests dropped while waiting for --start-at.
+  Recording(const RecordArgs& a, Capture& cap, RecordOutput& out, const TraceHeader& h,
+            uint64_t before_start)
+      : a_(a),
+        cap_(cap),
+        out_(out),
+        h_(h),
+        user_dt_(cap.disk_time_in_user_space()),
+        before_start_(before_start) {}
 
   // Until -D, a stop signal or a write error.
   void run(StopSignals& signals) {
     t0_ = a_.start_at != 0 ? h_.mono_anchor_ns : clock_ns(CLOCK_MONOTONIC);
-    uint64_t last_flush = t0_;
     ProgressLine progress(ProgressLine::wanted(a_.quiet));
     auto on_req = [this](const Request& r) { take(r); };
+    const CountersNow counters_now = [this] { return cumulative_counters(); };
     while (!signals.pending() && !write_err_) {
       uint64_t now = clock_ns(CLOCK_MONOTONIC);
       if (a_.duration_ns && now - t0_ >= a_.duration_ns) break;
@@ -253,53 +198,77 @@ class Recording {
       now = clock_ns(CLOCK_MONOTONIC);
       if (user_dt_ && now > kDiskTimeDelayNs)
         dts_.release(now - kDiskTimeDelayNs, [this](const Request& r) { write(r); });
-      if (now - last_flush >= 1'000'000'000ull) {
-        if (auto st = w_.flush(); !st) write_err_ = st.error();
-        last_flush = now;
-      }
-      if (progress.due())
-        progress.show(progress_text(tally_, cap_.counters(), seconds_since_start()));
+      if (write_err_) break;
+      if (auto st = out_.tick(now, cap_, counters_now); !st) write_err_ = st.error();
+      if (progress.due()) progress.show(progress_line());
     }
     progress.finish();
   }
 
-  // Drains the capture, writes the trailer with every counter, prints the summary.
-  Result<int> finish(uint64_t before_start) {
+  // Drains the capture, writes the trailers with every counter, prints the summary.
+  Result<int> finish() {
     const double seconds = seconds_since_start();
     Status stopped = cap_.stop([this](const Request& r) { take(r); });
     dts_.finish([this](const Request& r) { write(r); });
-    Counters counters = cap_.counters();
-    std::vector<DeviceBusy> busy_v = user_dt_ ? busy_from(dts_) : device_busy_or_none(cap_);
-    if (user_dt_) counters["disk_time_in_user_space"] = 1;
-    for (const auto& b : busy_v) {
-      counters["device_busy_ns." + dev_to_string(b.disk)] = b.busy_ns;
-      counters["device_completions." + dev_to_string(b.disk)] = b.requests;
-    }
-    counters["records_written"] = w_.records_written();
-    if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start + before_start_;
+    Counters counters = cumulative_counters();
     if (write_err_) {
-      uint64_t kept = w_.records_written();
-      (void)w_.close(counters);  // may fail too (disk full): the flushed blocks stay readable
+      uint64_t kept = out_.records_written();
+      out_.abandon(counters);
       return Error(write_err_->message + "; the trace keeps what was flushed before (" +
                    std::to_string(kept) + " records or fewer, readable with 'blkrr dump')");
     }
-    if (auto st = w_.close(counters); !st) return st.error();
+    if (auto st = out_.finish(counters); !st) return st.error();
     if (!stopped) return stopped.error();
     if (!a_.quiet) {
-      std::error_code ec;
-      uint64_t size = std::filesystem::file_size(a_.out, ec);
-      print_summary(tally_, counters, busy_v, seconds, a_.out, ec ? 0 : size);
+      counters["records_written"] = out_.records_written();
+      FILE* to = a_.to_stdout() ? stderr : stdout;
+      print_summary(to, tally_, counters, busy_, seconds, summary_target(), out_.bytes_written());
     }
     return 0;
   }
 
  private:
+  // The capture's counters and the disk totals so far (a piece's trailer
+  // holds what they grew by while it was the last to close).
+  Counters cumulative_counters() {
+    Counters counters = cap_.counters();
+    busy_ = user_dt_ ? busy_from(dts_) : device_busy_or_none(cap_);
+    if (user_dt_) counters["disk_time_in_user_space"] = 1;
+    for (const auto& b : busy_) {
+      counters["device_busy_ns." + dev_to_string(b.disk)] = b.busy_ns;
+      counters["device_completions." + dev_to_string(b.disk)] = b.requests;
+    }
+    if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start_;
+    return counters;
+  }
+  std::string summary_target() const {
+    const OutputPlan& o = out_.plan();
+    if (o.out == "-") return "standard output";
+    if (!o.rotating()) return o.out;
+    return strfmt("%" PRIu64 " files %s.NNNNNN.*.blkrr (%" PRIu64 " deleted by retention)",
+                  out_.files_created(), o.out.c_str(), out_.files_deleted());
+  }
+  std::string progress_line() {
+    OutputProgress op;
+    op.path = out_.current_path();
+    op.bytes = out_.current_bytes();
+    op.files = out_.files_created();
+    op.total_bytes = out_.bytes_written();
+    op.on_disk = out_.bytes_on_disk();
+    op.rotating = out_.plan().rotating();
+    return progress_text(tally_, cap_.counters(), seconds_since_start(), op);
+  }
   // A record from the capture: dropped before --start-at, otherwise through
   // the disk-time stream (records wait kDiskTimeDelayNs for the requests
   // issued before their completion that complete later) or straight out.
   void take(const Request& r) {
     if (a_.start_at != 0 && r.issue_ns < h_.mono_anchor_ns) {
       before_start_++;
+      return;
+    }
+    if (write_err_) return;
+    if (auto st = out_.received(r); !st) {
+      write_err_ = st.error();
       return;
     }
     if (user_dt_)
@@ -310,7 +279,7 @@ class Recording {
   void write(const Request& r) {
     if (write_err_) return;
     tally_.add(r);
-    if (auto st = w_.append(r); !st) write_err_ = st.error();
+    if (auto st = out_.write(r); !st) write_err_ = st.error();
   }
   double seconds_since_start() const {
     return static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0_) / 1e9;
@@ -318,28 +287,15 @@ class Recording {
 
   const RecordArgs& a_;
   Capture& cap_;
-  TraceWriter& w_;
+  RecordOutput& out_;
   const TraceHeader& h_;
   const bool user_dt_;
+  uint64_t before_start_, t0_ = 0;
   DiskTimeStream dts_;
   Tally tally_;
+  std::vector<DeviceBusy> busy_;
   std::optional<Error> write_err_;
-  uint64_t t0_ = 0, before_start_ = 0;
 };
-
-// The trace file: written block by block, not atomically, so that a killed
-// or crashed recording keeps every block so far under its own name (the
-// reader reports the missing trailer).
-Result<TraceWriter> open_trace(const std::string& out, const TraceHeader& h) {
-  TraceWriter::Options wopts;
-  // zlib's run-length strategy on column-elided blocks: the cheapest
-  // compression per request for ~8 bytes/request (docs/performance.md, record).
-  wopts.rle = true;
-  wopts.atomic = false;
-  auto w = TraceWriter::create(out, h, wopts);
-  if (!w) return w.error().context("output not writable");
-  return w;
-}
 
 }  // namespace
 
@@ -374,14 +330,14 @@ Result<int> cmd_record(int argc, char** argv) {
   const ClockPair anchor = read_clock_pair();
   h->real_anchor_ns = anchor.real_ns;
   h->mono_anchor_ns = anchor.mono_ns;
-  auto w = open_trace(a.out, *h);
-  if (!w) return w.error();
+  auto out = RecordOutput::open(a.output, *h, anchor.mono_ns);
+  if (!out) return out.error();
   if (!a.quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
-                 h->settings["devices"].c_str(), a.out.c_str());
-  Recording rec(a, **cap, *w, *h);
+                 h->settings["devices"].c_str(), (*out)->current_path().c_str());
+  Recording rec(a, **cap, **out, *h, before_start);
   rec.run(signals);
-  return rec.finish(before_start);
+  return rec.finish();
 }
 
 }  // namespace blkrr::cli

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/dependency_options.h"
+#include "core/rotation.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
 #include "core/signals.h"
@@ -45,7 +46,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   bool quiet = false;
   ArgParser p(
       "blkrr replay", "[options] LOAD DEVICE",
-      "Replay LOAD (a blkreplay *.load.gz or a native .blkrr trace, streamed) on DEVICE with\n"
+      "Replay LOAD (a blkreplay *.load.gz or a native .blkrr trace, streamed; or the pieces of\n"
+      "one rotated recording, record --rotate) on DEVICE with\n"
       "O_DIRECT and its recorded timing: every request is due at its recorded offset from one\n"
       "start instant, and how late it started (delay) and how long it took (latency) is\n"
       "measured. DEVICE is overwritten: mounted devices and devices with a filesystem, RAID\n"
@@ -137,7 +139,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "exact-percentiles", &exact_pct,
          "keep every latency and delay for exact percentiles (memory grows with the load); by "
          "default past 1 M requests they come from a histogram within 0.39 %");
-  p.positionals("LOAD DEVICE", &pos, 2, 2);
+  p.positionals("LOAD [PIECE...] DEVICE", &pos, 2, 100000);
   p.examples(
       "  blkrr replay prod.load.gz /dev/sdX -o run.replay.gz --json-file run.json\n"
       "  blkrr replay prod.load.gz /dev/sdX --validate --fail-incomplete -j | jq .validation\n"
@@ -150,7 +152,16 @@ Result<int> cmd_replay(int argc, char** argv) {
   if (!*pr) return 0;
 
   o.load = pos[0];
-  o.device = pos[1];
+  o.device = pos.back();
+  if (pos.size() > 2) {  // the pieces of one rotated recording (docs/recording.md)
+    o.more_pieces.assign(pos.begin() + 1, pos.end() - 1);
+    if (group_rotated_pieces(std::vector<std::string>(pos.begin(), pos.end() - 1)).size() != 1)
+      return Error(
+          "replay takes one LOAD, or the pieces of one rotated recording (record "
+          "--rotate); " +
+              pos[1] + " is not a piece of the recording of " + pos[0],
+          2);
+  }
   if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
   if (from != "auto") {
     auto f = parse_input_format(from);
@@ -187,7 +198,9 @@ Result<int> cmd_replay(int argc, char** argv) {
 
   // -o and --json must not name the load or the device, and must be
   // writable, before the replay starts (io_guard.h).
-  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, {o.load, o.device}));
+  std::vector<std::string> inputs = {o.load, o.device};
+  inputs.insert(inputs.end(), o.more_pieces.begin(), o.more_pieces.end());
+  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, inputs));
   if (json_stdout && !o.json_path.empty()) return Error("give --json or --json-file, not both", 2);
   if (json_stdout && o.output == "-")
     return Error("-o - and -j both write to standard output; give --json-file FILE", 2);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/rotation.h"
 #include "core/distribution.h"
 #include "core/progress.h"
 #include "core/units.h"
@@ -105,11 +106,16 @@ Result<int> cmd_report(int argc, char** argv) {
     // any input is read.
     BLKRR_TRY(report::check_report_dir(o.out_dir, files));
     std::vector<report::Dataset> data;
-    for (size_t i = 0; i < files.size(); ++i) {
-      progress.phase("report: reading " + files[i]);
-      auto d = report::load_dataset(files[i], i < labels.size() ? labels[i] : "");
-      if (!d) return d.error().context("reading " + files[i]);
-      say(strfmt("read %s: %zu requests (%s%s) in %.2f s", files[i].c_str(), d->samples.size(),
+    // The pieces of one rotated recording are one input (docs/recording.md).
+    const auto groups = group_rotated_pieces(files);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const std::string name =
+          groups[i].size() == 1 ? groups[i][0]
+                                : strfmt("%s (%zu pieces)", groups[i][0].c_str(), groups[i].size());
+      progress.phase("report: reading " + name);
+      auto d = report::load_dataset(groups[i], i < labels.size() ? labels[i] : "");
+      if (!d) return d.error().context("reading " + name);
+      say(strfmt("read %s: %zu requests (%s%s) in %.2f s", name.c_str(), d->samples.size(),
                  report::kind_name(d->kind), d->fake ? ", FAKE RESULT" : "", elapsed()));
       data.push_back(std::move(*d));
     }

@@ -43,21 +43,29 @@ constexpr const char* kDropCounters[] = {
 
 }  // namespace
 
-std::string progress_text(const Tally& t, const Counters& c, double seconds) {
+std::string progress_text(const Tally& t, const Counters& c, double seconds,
+                          const OutputProgress& out) {
   uint64_t lost = 0;
   for (const auto& [name, n] : c)
     if (live::is_loss_counter(name)) lost += n;
-  return strfmt("recording: %s, %" PRIu64 " requests, %s, %" PRIu64 " lost",
-                fmt_elapsed(seconds).c_str(), t.requests,
-                fmt_bytes(static_cast<double>(t.bytes)).c_str(), lost);
+  std::string line = strfmt("recording: %s, %" PRIu64 " requests, %s, %" PRIu64 " lost; %s %s",
+                            fmt_elapsed(seconds).c_str(), t.requests,
+                            fmt_bytes(static_cast<double>(t.bytes)).c_str(), lost, out.path.c_str(),
+                            fmt_bytes(static_cast<double>(out.bytes)).c_str());
+  if (out.rotating)
+    line += strfmt(", file %" PRIu64 ", %s written, %s on disk", out.files,
+                   fmt_bytes(static_cast<double>(out.total_bytes)).c_str(),
+                   fmt_bytes(static_cast<double>(out.on_disk)).c_str());
+  return line;
 }
 
-void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
+void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
                    double seconds, const std::string& path, uint64_t file_bytes) {
   DeviceNamer namer;
-  std::printf("recorded %" PRIu64 " requests in %.1f s to %s\n", t.requests, seconds, path.c_str());
-  std::printf("%-12s %-8s %10s %14s %12s %7s\n", "DEVICE", "MAJ:MIN", "REQUESTS", "BYTES",
-              "BUSY(ms)", "%UTIL");
+  std::fprintf(to, "recorded %" PRIu64 " requests in %.1f s to %s\n", t.requests, seconds,
+               path.c_str());
+  std::fprintf(to, "%-12s %-8s %10s %14s %12s %7s\n", "DEVICE", "MAJ:MIN", "REQUESTS", "BYTES",
+               "BUSY(ms)", "%UTIL");
   for (const auto& [dev, s] : t.by_dev) {
     double busy_ms = 0;
     bool disk = false;
@@ -67,25 +75,26 @@ void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBu
         disk = true;
       }
     if (disk)
-      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12.1f %6.1f%%\n",
-                  namer.name(dev).c_str(), dev_to_string(dev).c_str(), s.requests, s.bytes, busy_ms,
-                  seconds > 0 ? busy_ms / 10.0 / seconds : 0.0);
+      std::fprintf(to, "%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12.1f %6.1f%%\n",
+                   namer.name(dev).c_str(), dev_to_string(dev).c_str(), s.requests, s.bytes,
+                   busy_ms, seconds > 0 ? busy_ms / 10.0 / seconds : 0.0);
     else
-      std::printf("%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12s %7s\n", namer.name(dev).c_str(),
-                  dev_to_string(dev).c_str(), s.requests, s.bytes, "-", "-");
+      std::fprintf(to, "%-12s %-8s %10" PRIu64 " %14" PRIu64 " %12s %7s\n", namer.name(dev).c_str(),
+                   dev_to_string(dev).c_str(), s.requests, s.bytes, "-", "-");
   }
-  std::printf("operations:");
+  std::fprintf(to, "operations:");
   for (const auto& [op, n] : t.by_op)
-    std::printf(" %s %" PRIu64, std::string(op_name(op)).c_str(), n);
-  std::printf("\ndrops and anomalies:");
+    std::fprintf(to, " %s %" PRIu64, std::string(op_name(op)).c_str(), n);
+  std::fprintf(to, "\ndrops and anomalies:");
   for (const char* name : kDropCounters) {
     auto it = c.find(name);
-    std::printf(" %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
+    std::fprintf(to, " %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
   }
   if (auto it = c.find("fault_skipped_completions"); it != c.end() && it->second)
-    std::printf(" fault_skipped_completions=%" PRIu64 " (injected)", it->second);
-  std::printf("\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
-              t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
+    std::fprintf(to, " fault_skipped_completions=%" PRIu64 " (injected)", it->second);
+  std::fprintf(
+      to, "\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
+      t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);
 }
 
 }  // namespace blkrr::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,11 +27,23 @@ struct Tally {
   void add(const Request& r);
 };
 
-// The progress line on a terminal: time so far, requests and bytes written,
-// and every request lost so far (the capture's loss counters).
-std::string progress_text(const Tally& t, const Counters& c, double seconds);
+// Where the records go, for the progress line.
+struct OutputProgress {
+  std::string path;          // the file being written ("standard output")
+  uint64_t bytes = 0;        // its size so far
+  uint64_t files = 1;        // files created
+  uint64_t total_bytes = 0;  // written to all of them
+  uint64_t on_disk = 0;      // of them still on disk (retention deletes)
+  bool rotating = false;
+};
 
-void print_summary(const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
+// The progress line on a terminal: time so far, requests and bytes written,
+// every request lost so far (the capture's loss counters), and the file.
+std::string progress_text(const Tally& t, const Counters& c, double seconds,
+                          const OutputProgress& out);
+
+// To `to` (standard error when the trace goes to standard output).
+void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
                    double seconds, const std::string& path, uint64_t file_bytes);
 
 }  // namespace blkrr::cli

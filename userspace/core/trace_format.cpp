@@ -7,7 +7,9 @@
 // byte-shuffled so that zlib sees similar bytes together.
 #include "core/trace_format.h"
 
+#include <fcntl.h>
 #include <libdeflate.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -56,6 +58,10 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
     if (!af) return af.error();
     w.file_.emplace(std::move(*af));
     int fd = w.file_->dup_fd();
+    w.f_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+    if (!w.f_ && fd >= 0) ::close(fd);
+  } else if (path == "-") {  // standard output (record -o -)
+    int fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
     w.f_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
     if (!w.f_ && fd >= 0) ::close(fd);
   } else {
@@ -197,6 +203,12 @@ Status TraceWriter::close(const Counters& counters) {
 }
 
 // ---------------------------------------------------------------- reader
+
+std::string recording_id_of(const std::string& path) {
+  if (!is_native_trace(path)) return "";
+  auto rd = TraceReader::open(path);
+  return rd ? rd->header().recording_id : std::string();
+}
 
 bool is_native_trace(const std::string& path) {
   auto head = peek_input(path, 8);

@@ -32,6 +32,13 @@ struct TraceHeader {
   uint64_t real_anchor_ns = 0;  // ...CLOCK_REALTIME (ns since the epoch)
   std::vector<DeviceInfo> devices;
   std::map<std::string, std::string> settings;  // filters and options in force
+  // A piece of a rotated recording (record --rotate): the recording's id,
+  // shared by all its pieces (empty: not a piece), the piece's sequence
+  // number (the one in its name) and the CLOCK_MONOTONIC boundary from which
+  // on its requests were issued (the piece before holds those issued earlier).
+  std::string recording_id;
+  uint64_t piece = 0;
+  uint64_t piece_start_ns = 0;
 };
 
 // Named counters (drops, lost completions, ...). Stored in the trailer.
@@ -62,6 +69,7 @@ class TraceWriter {
     // own name, without the trailer.
     bool atomic = false;
   };
+  // "-" writes to standard output (a duplicate of it, closed by close()).
   static Result<TraceWriter> create(const std::string& path, const TraceHeader& header,
                                     Options opts);
   static Result<TraceWriter> create(const std::string& path, const TraceHeader& header) {
@@ -78,8 +86,11 @@ class TraceWriter {
   // Flush, write the trailer with `counters` and close. Idempotent.
   Status close(const Counters& counters);
 
+  // Records in the blocks written so far (pending ones not yet).
   uint64_t records_written() const { return records_; }
   uint64_t bytes_written() const { return bytes_; }
+  // Appended records not yet in a block.
+  size_t pending_records() const { return pending_.size(); }
   const std::string& path() const { return path_; }
 
  private:
@@ -139,5 +150,9 @@ class TraceReader {
 
 // Quick check used by format auto-detection.
 bool is_native_trace(const std::string& path);
+
+// The recording id in the header of a native trace that is a piece of a
+// rotated recording; "" for any other file (or one that cannot be read).
+std::string recording_id_of(const std::string& path);
 
 }  // namespace blkrr

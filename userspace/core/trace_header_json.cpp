@@ -60,16 +60,20 @@ nlohmann::json device_info_json(const DeviceInfo& d) {
 nlohmann::json header_to_json(const TraceHeader& h) {
   nlohmann::json devs = nlohmann::json::array();
   for (const auto& d : h.devices) devs.push_back(device_info_json(d));
-  return {{"format", "blkrr-trace"},
-          {"host", h.host},
-          {"kernel_release", h.kernel_release},
-          {"tool_version", h.tool_version},
-          {"command_line", h.command_line},
-          {"clock", "CLOCK_MONOTONIC"},
-          {"mono_anchor_ns", h.mono_anchor_ns},
-          {"real_anchor_ns", h.real_anchor_ns},
-          {"devices", devs},
-          {"settings", h.settings}};
+  nlohmann::json j = {{"format", "blkrr-trace"},
+                      {"host", h.host},
+                      {"kernel_release", h.kernel_release},
+                      {"tool_version", h.tool_version},
+                      {"command_line", h.command_line},
+                      {"clock", "CLOCK_MONOTONIC"},
+                      {"mono_anchor_ns", h.mono_anchor_ns},
+                      {"real_anchor_ns", h.real_anchor_ns},
+                      {"devices", devs},
+                      {"settings", h.settings}};
+  if (!h.recording_id.empty())
+    j["recording"] = {
+        {"id", h.recording_id}, {"piece", h.piece}, {"piece_start_ns", h.piece_start_ns}};
+  return j;
 }
 
 Result<TraceHeader> header_from_json(const nlohmann::json& j) {
@@ -103,6 +107,13 @@ Result<TraceHeader> header_from_json(const nlohmann::json& j) {
     if (j.contains("settings"))
       for (const auto& [k, v] : j["settings"].items())
         h.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (auto it = j.find("recording"); it != j.end() && it->is_object()) {
+      h.recording_id = it->value("id", "");
+      if (h.recording_id.empty() || h.recording_id.size() > 64)
+        throw std::runtime_error("'recording.id' must be 1 to 64 characters");
+      h.piece = uint_member(*it, "piece", uint64_t{0});
+      h.piece_start_ns = uint_member(*it, "piece_start_ns", uint64_t{0});
+    }
     return h;
   } catch (const std::exception& e) {
     return Error(std::string("header at offset 16 is malformed: ") + e.what() +

@@ -17,6 +17,7 @@
 #include "converters/text_io.h"
 #include "core/args.h"
 #include "core/trace_format.h"
+#include "core/rotation.h"
 #include "report/provenance.h"
 
 namespace blkrr::report {
@@ -226,9 +227,9 @@ std::string trace_header_line(const TraceHeader& h, std::optional<int64_t> t0) {
   return trace_info_line(h.host, h.kernel_release, h.tool_version, dev, bytes, start_unix);
 }
 
-Status read_source(const std::string& path, Dataset& d) {
+Status read_source(const std::vector<std::string>& paths, Dataset& d) {
   SourceOptions so;
-  auto src = open_source({path}, so);
+  auto src = open_source(paths, so);
   if (!src) return src.error();
   RequestSource& rs = **src;
   d.kind = DataKind::kTrace;
@@ -280,12 +281,20 @@ Status read_source(const std::string& path, Dataset& d) {
 }  // namespace
 
 Result<Dataset> load_dataset(const std::string& path, const std::string& label) {
+  return load_dataset(std::vector<std::string>{path}, label);
+}
+
+Result<Dataset> load_dataset(const std::vector<std::string>& paths, const std::string& label) {
+  if (paths.empty()) return Error("no input given");
+  const std::string& path = paths.front();
   Dataset d;
   d.path = path;
-  d.label = label.empty() ? label_from_path(path) : label;
+  // The pieces of a rotated recording: one dataset, labelled by their stem.
+  const std::string stem = paths.size() > 1 ? piece_stem(path) : std::string();
+  d.label = !label.empty() ? label : label_from_path(stem.empty() ? path : stem);
   auto fmt = detect_format(path);
   if (!fmt) return fmt.error();
-  Status st = *fmt == InputFormat::kLoad ? read_load(path, d) : read_source(path, d);
+  Status st = *fmt == InputFormat::kLoad ? read_load(path, d) : read_source(paths, d);
   if (!st) return st.error();
   d.samples.seal();
   apply_info_markers(d);

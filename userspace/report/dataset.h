@@ -53,6 +53,9 @@ struct Dataset {
 
 // Reads any input blkrr understands. `label` empty: derived from the file name.
 Result<Dataset> load_dataset(const std::string& path, const std::string& label);
+// The pieces of one rotated recording (core/rotation.h group_rotated_pieces)
+// as one dataset, labelled by their stem.
+Result<Dataset> load_dataset(const std::vector<std::string>& paths, const std::string& label);
 
 // Scans the preamble/info lines for the FAKE marker and the wraparound factor.
 void apply_info_markers(Dataset& d);

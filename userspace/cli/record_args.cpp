@@ -1,0 +1,131 @@
+#include "cli/record_args.h"
+
+#include <unistd.h>
+
+#include "cli/capture_options.h"
+#include "core/args.h"
+#include "core/common_options.h"
+#include "core/start_at.h"
+
+namespace blkrr::cli {
+
+namespace {
+
+void add_output_options(ArgParser& p, OutputPlan& o) {
+  p.common_string(CommonOpt::kOutput,
+                  "trace file, - for standard output (default blkrr-<host>-<UTC time>.blkrr); with "
+                  "--rotate the stem of the files' names",
+                  &o.out);
+  p.option(0, "rotate", "TIME",
+           "a new file every TIME (e.g. 1m, 1h): STEM.NNNNNN.YYYYMMDDTHHMMSSZ.blkrr, each a "
+           "trace on its own (docs/recording.md)",
+           [&](std::string_view v) -> Status {
+             auto d = parse_duration_ns(v);
+             if (!d || *d < 1'000'000'000ull)
+               return Error("--rotate: bad duration '" + std::string(v) + "' (1s or more)", 2);
+             o.rotate_ns = *d;
+             return {};
+           });
+  p.option(0, "rotate-size", "SIZE", "a new file when the current one reaches SIZE (e.g. 100M)",
+           [&](std::string_view v) -> Status {
+             auto s = parse_size(v);
+             if (!s || *s < 4096)
+               return Error("--rotate-size: bad size '" + std::string(v) + "' (4k or more)", 2);
+             o.rotate_bytes = *s;
+             return {};
+           });
+  p.opt_u64(0, "keep", "N",
+            "with rotation: keep the N newest closed files of this recording, delete older ones",
+            &o.keep);
+  p.option(0, "max-total", "SIZE",
+           "with rotation: delete this recording's oldest closed files to stay within SIZE",
+           [&](std::string_view v) -> Status {
+             auto s = parse_size(v);
+             if (!s || *s == 0) return Error("--max-total: bad size '" + std::string(v) + "'", 2);
+             o.max_total = *s;
+             return {};
+           });
+  p.flag(0, "retain-earlier", &o.retain_earlier,
+         "--keep and --max-total also count and delete the files of earlier recordings of this\n"
+         "stem (a recorder that restarts; only STEM.NNNNNN.TIME.blkrr files with a blkrr\n"
+         "recording id in their header)");
+}
+
+}  // namespace
+
+Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
+  ArgParser p(
+      "blkrr record",
+      "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE|-|STEM] "
+      "[--rotate TIME] [--rotate-size SIZE] [--keep N] [--max-total SIZE] "
+      "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
+      "Record every block request of the selected devices (all devices by default) into a\n"
+      "native trace: issue and completion time, device and partition, sector, size, operation\n"
+      "and flags, the process that created the request, and its adaptive disk time.\n"
+      "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
+      "every drop counter, the file size and bytes per request (on standard error with -o -).\n"
+      "Needs root.");
+  p.common_strings(CommonOpt::kDevice,
+                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &a.devs);
+  p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
+           [&](std::string_view v) -> Status {
+             auto n = parse_pid(v);
+             if (!n) return n.error();
+             a.pid = *n;
+             a.have_pid = true;
+             return {};
+           });
+  p.common_string(CommonOpt::kComm, "only requests created by tasks of this name (15 chars max)",
+                  &a.comm);
+  p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory",
+                  &a.cgroup, "PATH");
+  p.removed('c', "-n COMM (task name) or --cgroup PATH");
+  p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
+           [&](std::string_view v) -> Status {
+             auto d = parse_duration_ns(v);
+             if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
+             a.duration_ns = *d;
+             return {};
+           });
+  p.option(0, "start-at", "UNIX_TIME",
+           "load the capture now, record from this wall-clock instant on (several hosts in "
+           "step; -D counts from it)",
+           [&](std::string_view v) -> Status {
+             auto t = parse_start_at(v);
+             if (!t) return t.error();
+             a.start_at = *t;
+             return {};
+           });
+  add_output_options(p, a.output);
+  p.opt_u64(0, "ringbuf-mb", "N",
+            "ring buffer size in MiB (default 64, rounded up to a power of 2)", &a.ringbuf_mb);
+  p.flag(0, "lean", &a.lean,
+         "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
+         "replaying and validating a load needs");
+  p.common_flag(CommonOpt::kQuiet, &a.quiet, "no progress line and no summary");
+  p.examples(
+      "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
+      "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
+      "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
+      "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host\n"
+      "  blkrr record -d sda -o - | ssh lab 'cat > prod.blkrr'\n"
+      "  blkrr record -d sda -o /var/lib/blkrr/prod --rotate 1h --keep 168   # a week of hours");
+  return p.parse(argc, argv);
+}
+
+Status check_output_plan(OutputPlan& o, const std::string& default_stem) {
+  if (!o.rotating() && (o.keep || o.max_total || o.retain_earlier))
+    return Error("--keep, --max-total and --retain-earlier need --rotate or --rotate-size", 2);
+  if (o.rotating() && o.out == "-")
+    return Error("--rotate and --rotate-size write several files: -o - is refused; give a stem", 2);
+  if (o.out.empty()) o.out = o.rotating() ? default_stem : default_stem + ".blkrr";
+  if (o.rotating() && (o.out.back() == '/' || o.out.find('\n') != std::string::npos))
+    return Error("-o " + o.out + ": with rotation -o is the stem of the files' names, e.g. " +
+                     "/var/lib/blkrr/prod",
+                 2);
+  if (o.out == "-" && ::isatty(STDOUT_FILENO))
+    return Error("-o -: standard output is a terminal; redirect it or pipe it (| ssh ...)", 2);
+  return {};
+}
+
+}  // namespace blkrr::cli

@@ -1,0 +1,98 @@
+// Where `blkrr record` writes: one trace file, standard output (-o -), or
+// the pieces of a rotated recording (--rotate, --rotate-size) with their
+// retention (--keep, --max-total). The rules are core/rotation.h; what users
+// see is docs/recording.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/capture.h"
+#include "core/result.h"
+#include "core/rotation.h"
+#include "core/trace_format.h"
+
+namespace blkrr::cli {
+
+struct OutputPlan {
+  std::string out;  // the file, "-", or with rotation the stem
+  uint64_t rotate_ns = 0, rotate_bytes = 0;
+  uint64_t keep = 0, max_total = 0;
+  // --keep and --max-total also count earlier recordings' pieces of this stem.
+  bool retain_earlier = false;
+  bool rotating() const { return rotate_ns != 0 || rotate_bytes != 0; }
+};
+
+// The recording's cumulative counters now (capture and disk time): a closing
+// piece's trailer holds what they grew by since the previous piece closed.
+using CountersNow = std::function<Counters()>;
+
+class RecordOutput {
+ public:
+  // header: the recording's header, anchors set; t0: its CLOCK_MONOTONIC start.
+  static Result<std::unique_ptr<RecordOutput>> open(const OutputPlan& plan,
+                                                    const TraceHeader& header, uint64_t t0);
+  ~RecordOutput();
+
+  // A record from the capture, before the disk-time delay: its piece stays
+  // open until write() has it.
+  Status received(const Request& r);
+  // Writes a record received() before into the piece of its issue.
+  Status write(const Request& r);
+  // After each poll: a new piece at a boundary, the pieces nothing can
+  // arrive for any more closed, retention, and a flush once a second.
+  Status tick(uint64_t now, const Capture& cap, const CountersNow& counters);
+  // Closes every piece (the last with the counters not yet in a trailer).
+  Status finish(const Counters& cumulative);
+  // After a write error: closes what can be closed, keeps every flushed block.
+  void abandon(const Counters& cumulative);
+
+  uint64_t records_written() const { return records_; }
+  // Bytes written to every file so far (also those retention deleted).
+  uint64_t bytes_written() const;
+  // For the progress line and the summary.
+  std::string current_path() const;
+  uint64_t current_bytes() const;
+  uint64_t files_created() const { return created_; }
+  uint64_t files_deleted() const { return deleted_; }
+  uint64_t bytes_on_disk() const;
+  const OutputPlan& plan() const { return plan_; }
+  // Records that arrived for a piece already closed (written to the oldest
+  // open one); counted in the trailer as late_for_closed_piece.
+  uint64_t late() const { return late_; }
+
+ private:
+  struct Piece {
+    uint64_t seq = 0, start_ns = 0, end_ns = UINT64_MAX;
+    std::string path, open_path;
+    std::unique_ptr<TraceWriter> w;
+    uint64_t held = 0;
+  };
+  RecordOutput(const OutputPlan& plan, const TraceHeader& header) : plan_(plan), header_(header) {}
+  Status open_piece(uint64_t start_ns);
+  Result<Piece*> route(uint64_t issue_ns, bool count_late);
+  Status advance_time_boundaries(uint64_t upto_ns);
+  Status close_front(const Counters& cumulative);
+  Status close_ready(uint64_t now, const Capture& cap, const CountersNow& counters);
+  Status apply_retention();
+  bool size_reached(TraceWriter& w);
+  Status scan_earlier();
+  Counters piece_counters(const Counters& cumulative, const Piece& p);
+
+  OutputPlan plan_;
+  TraceHeader header_;
+  std::deque<Piece> open_;
+  std::vector<PieceFile> closed_;
+  std::map<std::string, std::string> ids_;  // closed piece -> its header's recording id
+  Counters in_trailers_;                    // cumulative counters already given to closed pieces
+  CloseView view_;
+  uint64_t next_seq_ = 0, next_boundary_ = UINT64_MAX, last_flush_ = 0;
+  uint64_t records_ = 0, closed_bytes_ = 0, created_ = 0, deleted_ = 0, late_ = 0;
+};
+
+}  // namespace blkrr::cli
