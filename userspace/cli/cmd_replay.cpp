@@ -155,12 +155,17 @@ Result<int> cmd_replay(int argc, char** argv) {
   o.device = pos.back();
   if (pos.size() > 2) {  // the pieces of one rotated recording (docs/recording.md)
     o.more_pieces.assign(pos.begin() + 1, pos.end() - 1);
-    if (group_rotated_pieces(std::vector<std::string>(pos.begin(), pos.end() - 1)).size() != 1)
-      return Error(
-          "replay takes one LOAD, or the pieces of one rotated recording (record "
-          "--rotate); " +
-              pos[1] + " is not a piece of the recording of " + pos[0],
-          2);
+    if (group_rotated_pieces(std::vector<std::string>(pos.begin(), pos.end() - 1)).size() != 1) {
+      const std::string& extra = pos[2];
+      const bool json = extra.size() > 5 && extra.ends_with(".json");
+      return Error("unexpected argument '" + extra + "'" +
+                       (json ? " (--json writes to standard output; --json-file FILE writes a "
+                               "file)"
+                             : "") +
+                       ": replay takes one LOAD and a DEVICE, or the pieces of one rotated "
+                       "recording (record --rotate) and a DEVICE",
+                   2);
+    }
   }
   if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
   if (from != "auto") {
