@@ -8,6 +8,7 @@
 #include "core/trace_format.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <libdeflate.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -205,6 +206,9 @@ Status TraceWriter::close(const Counters& counters) {
 // ---------------------------------------------------------------- reader
 
 std::string recording_id_of(const std::string& path) {
+  // Regular files only: a pipe or standard input is read once, by its reader.
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
   if (!is_native_trace(path)) return "";
   auto rd = TraceReader::open(path);
   return rd ? rd->header().recording_id : std::string();

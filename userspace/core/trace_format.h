@@ -152,7 +152,8 @@ class TraceReader {
 bool is_native_trace(const std::string& path);
 
 // The recording id in the header of a native trace that is a piece of a
-// rotated recording; "" for any other file (or one that cannot be read).
+// rotated recording; "" for any other file (or one that cannot be read),
+// and without reading it for anything but a regular file.
 std::string recording_id_of(const std::string& path);
 
 }  // namespace blkrr
