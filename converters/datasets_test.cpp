@@ -32,7 +32,7 @@ struct Read {
   SourceInfo info;
 };
 
-Result<Read> read_all(const std::string& path, SourceOptions o = {}) {
+Result<Read> read_all(const std::string& path, const SourceOptions& o = {}) {
   auto s = open_source({path}, o);
   if (!s) return s.error();
   Read out;

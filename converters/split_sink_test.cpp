@@ -54,7 +54,8 @@ std::vector<std::string> data_lines(const std::string& path) {
   auto all = lines_of(slurp(path));
   auto h = std::find(all.begin(), all.end(), std::string(load_header(LoadKind::kLoad)));
   if (h == all.end()) return {};
-  return {h + 1, all.end()};
+  all.erase(all.begin(), h + 1);
+  return all;
 }
 
 size_t gzip_members(const std::string& raw) {

@@ -38,7 +38,8 @@ class TarGzReader {
   std::unique_ptr<ByteStream> member_stream();
 
  private:
-  TarGzReader(GzSource src, std::string display) : src_(std::move(src)), display_(display) {}
+  TarGzReader(GzSource src, std::string display)
+      : src_(std::move(src)), display_(std::move(display)) {}
   Status read_exact(char* dst, size_t n, const char* what);
   Status skip(uint64_t n);
   Result<std::string> read_meta(uint64_t size, const char* what);
