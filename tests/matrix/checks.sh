@@ -106,8 +106,15 @@ JF='function jf(s, k,   i, r) {
   match(r, /^[^,}]*/); return substr(r, 1, RLENGTH) }
 function opl(o) { return o == "read" ? "R" : o == "write" ? "W" : o }'
 
+# insn_facts NAME ERRFILE: the verifier's processed instructions of each
+# program (BLKRR_BPF_VERIFIER_STATS=1), as facts insns:NAME:PROGRAM.
+insn_facts() {
+  awk '$1 == "blkrr:" && $2 == "verifier:" && $4 == "processed" { print $3, $5 }' "$2" |
+    while read -r prog n; do fact "insns:$1:$prog" "$n"; done
+}
+
 check_record() {
-  "$BLKRR" record -d "$DEV" -o "$W/rec.blkrr" >"$W/rec.out" 2>"$W/rec.err" &
+  BLKRR_BPF_VERIFIER_STATS=1 "$BLKRR" record -d "$DEV" -o "$W/rec.blkrr" >"$W/rec.out" 2>"$W/rec.err" &
   pid=$!
   if ! wait_for "$W/rec.err" "Ctrl-C stops" $pid 120; then
     stop $pid
@@ -118,6 +125,7 @@ check_record() {
     { stop $pid; result record FAIL "matrix_io: $(tail_of "$W/rec.ioerr")"; return; }
   sleep 0.5
   stop $pid
+  insn_facts record "$W/rec.err"
   [ $rc -eq 0 ] || { result record FAIL "record exit $rc: $(tail_of "$W/rec.err")"; return; }
   "$BLKRR" dump --json "$W/rec.blkrr" >"$W/rec.json" 2>"$W/rec.dumperr" ||
     { result record FAIL "dump --json: $(tail_of "$W/rec.dumperr")"; return; }
@@ -134,7 +142,7 @@ check_record() {
 }
 
 check_top() {
-  "$BLKRR" top --json -d "$DEV" 0.5 >"$W/top.out" 2>"$W/top.err" &
+  BLKRR_BPF_VERIFIER_STATS=1 "$BLKRR" top --json -d "$DEV" 0.5 >"$W/top.out" 2>"$W/top.err" &
   pid=$!
   if ! wait_for "$W/top.out" '"seq":1' $pid 120; then
     stop $pid
@@ -146,6 +154,7 @@ check_top() {
   iopid=$(awk '$1 == "pid" { print $2 }' "$W/top.io")
   sleep 1.5
   stop $pid
+  insn_facts top "$W/top.err"
   # Sum over the intervals the rows of the I/O process (one row per direction).
   sum=$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++)
       if (jf(o[i], "pid") == p) {

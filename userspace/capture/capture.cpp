@@ -2,6 +2,7 @@
 // and loads the programs and attaches them (the ring buffer and the sweeper
 // in capture_events.cpp, the maps in capture_maps.cpp).
 #include "capture/capture_impl.h"
+#include "capture/verifier_stats.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -264,8 +265,13 @@ Status CaptureImpl::open_and_load() {
     std::lock_guard<std::mutex> lk(libbpf_log().mu);
     libbpf_log().failed_prog.clear();
   }
+  capture::VerifierStats stats;
+  if (capture::VerifierStats::requested()) stats.arm(skel_->obj);
   int err = capture_bpf__load(skel_.get());
-  if (err == 0) return {};
+  if (err == 0) {
+    if (capture::VerifierStats::requested()) stats.print(skel_->obj);
+    return {};
+  }
   skel_.reset();
   std::string prog;
   {
