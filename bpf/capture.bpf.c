@@ -8,69 +8,21 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bits.bpf.h"
 #include "capture.h"
+#include "capture_config.bpf.h"
+#include "core_fixes.bpf.h"
+#include "counters.bpf.h"
+#include "devstate.bpf.h"
+#include "fault_inject.bpf.h"
+#include "maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* Configuration, set by the loader before load (rodata). */
-const volatile __u8 cfg_filter_dev = 0;
-/* With cfg_filter_dev: the selected disks. Their index is also the slot of
- * their state in devstate_sel (an array: lookups are inlined). */
-const volatile __u32 cfg_ndisks = 0;
-const volatile struct blkrr_dev_sel cfg_disks[BLKRR_MAX_DISKS] = {};
-const volatile __u8 cfg_filter_tgid = 0;
-const volatile __u32 cfg_tgid = 0;
-const volatile __u8 cfg_filter_comm = 0;
-const volatile char cfg_comm[BLKRR_COMM_LEN] = {};
-const volatile __u8 cfg_filter_cgroup = 0;
-const volatile __u64 cfg_cgroup_id = 0;
-const volatile __u8 cfg_emit = 1;
-const volatile __u8 cfg_aggregate = 0;
-/* Lean capture (replay validator): no device state (disk time 0), no cgroup
- * id unless filtering on it. */
-const volatile __u8 cfg_lean = 0;
-/* No device state either, cgroup ids kept (record without task or partition
- * filters): user space computes the disk time from the records' own
- * timestamps (core/disktime_stream.h), so no program takes the device lock. */
-const volatile __u8 cfg_no_devstate = 0;
-#define DEVSTATE_ON (!cfg_lean && !cfg_no_devstate)
-/* No block_io_start: block_rq_insert attributes the requests it sees. */
-const volatile __u8 cfg_attr_insert = 0;
-/* Wake the consumer on every Nth record of a CPU (a power of two; 0: on
- * every record). Counted with the per-CPU record counter, so no ring-buffer
- * query per record; the consumer drains the rest on its poll timeout. */
-const volatile __u64 cfg_wake_every = 0;
-/* Fault injection for tests (BLKRR_FAULT_SKIP_COMPLETION): ignore every Nth
- * completion on the selected devices, as the kernel sometimes does by not
- * running the program at all. 0 (always, outside tests): the verifier drops
- * the code. */
-const volatile __u32 cfg_fault_skip_every = 0;
-/* 1: the skipped request's whole completion is lost (block_io_done ignores
- * it too); 0: only block_rq_complete is skipped. */
-const volatile __u8 cfg_fault_whole = 1;
-__u64 fault_seq = 0;
-
-/* Raised by the user-space sweeper after it changed sweep_req: the hot path
- * looks at sweep_req only when this moved (a plain load from .bss). */
-volatile __u64 sweep_gen = 0;
-
-struct devstate {
-  struct bpf_spin_lock lock;
-  __u32 seen_gen; /* sweep_gen applied last (low 32 bits) */
-  struct blkrr_devstate_pub s;
-};
 
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 64 << 20); /* resized by the loader */
 } events SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, BLKRR_CNT_NR);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
 
 /* Every tracked request from block_io_start (or issue) to completion. */
 struct {
@@ -80,141 +32,12 @@ struct {
   __type(value, struct blkrr_inflight);
 } inflight SEC(".maps");
 
-/* Device state without a device filter: keyed by the disk's dev_t. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 1024);
-  __type(key, __u32);
-  __type(value, struct devstate);
-} devstate SEC(".maps");
-
-/* Device state of the selected disks (-d), by selection index. */
-struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, BLKRR_MAX_DISKS);
-  __type(key, __u32);
-  __type(value, struct devstate);
-} devstate_sel SEC(".maps");
-
-/* Written by the user-space sweeper only: cumulative number of in-flight
- * entries of the disk it deleted. Applied to pending under the lock. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 1024);
-  __type(key, __u32);
-  __type(value, __u64);
-} sweep_req SEC(".maps");
-
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, BLKRR_AGG_MAX);
   __type(key, struct blkrr_agg_key);
   __type(value, struct blkrr_agg_val);
 } agg SEC(".maps");
-
-/* Kernels before 5.17 keep the disk in the request. */
-struct request___old {
-  struct gendisk* rq_disk;
-} __attribute__((preserve_access_index));
-/* Kernels before 5.11: rq->part is a struct hd_struct (only its existence matters). */
-struct hd_struct___old {
-  int partno;
-} __attribute__((preserve_access_index));
-
-static __always_inline void count(__u32 idx) {
-  __u64* v = bpf_map_lookup_elem(&counters, &idx);
-  if (v) *v += 1;
-}
-
-/* count() returning this CPU's new value of the counter. */
-static __always_inline __u64 count_ret(__u32 idx) {
-  __u64* v = bpf_map_lookup_elem(&counters, &idx);
-  if (!v) return 0;
-  *v += 1;
-  return *v;
-}
-
-static __always_inline __u32 mkdev(int major, int minor) {
-  return ((__u32)major << 20) | ((__u32)minor & 0xfffff);
-}
-
-/* tp_btf arguments are BTF pointers: plain loads (CO-RE relocated), no
- * bpf_probe_read calls on the hot path. */
-static __always_inline __u32 rq_disk_dev(struct request* rq) {
-  struct gendisk* disk;
-  if (bpf_core_field_exists(struct request___old, rq_disk))
-    disk = ((struct request___old*)rq)->rq_disk;
-  else
-    disk = rq->q->disk;
-  if (!disk) return 0;
-  return mkdev(disk->major, disk->first_minor);
-}
-
-/* Partition device number; 0 when the kernel's request points to an
- * hd_struct (before 5.11): user space then finds it by sector. */
-static __always_inline __u32 rq_part_dev(struct request* rq, __u32 disk) {
-  if (bpf_core_type_exists(struct hd_struct___old)) return 0;
-  struct block_device* part = rq->part;
-  if (!part) return disk;
-  return part->bd_dev;
-}
-
-#define FLAG(kbit, out)                                                     \
-  if (bpf_core_enum_value_exists(enum req_flag_bits, kbit) &&               \
-      (cmd & (1u << (bpf_core_enum_value(enum req_flag_bits, kbit) & 31)))) \
-    f |= (out);
-
-/* Before 6.0 the operations were enum req_opf (same enumerators). */
-enum req_opf___old {
-  REQ_OP_READ___old = 0,
-  REQ_OP_WRITE___old = 1,
-  REQ_OP_FLUSH___old = 2,
-  REQ_OP_DISCARD___old = 3,
-  REQ_OP_SECURE_ERASE___old = 5,
-  REQ_OP_WRITE_ZEROES___old = 9,
-  REQ_OP_ZONE_APPEND___old = 13,
-};
-
-/* The kernel's value of operation `name`, from whichever enum it has; ~0
- * when it has neither (never equal to a masked operation). */
-#define OPV(name)                                                                                \
-  (bpf_core_enum_value_exists(enum req_op, name) ? (__u32)bpf_core_enum_value(enum req_op, name) \
-   : bpf_core_enum_value_exists(enum req_opf___old, name##___old)                                \
-       ? (__u32)bpf_core_enum_value(enum req_opf___old, name##___old)                            \
-       : ~0u)
-
-static __always_inline void translate_op(__u32 cmd, __u8* op, __u16* flags) {
-  /* REQ_OP_BITS is the first flag bit, so the op mask follows from BTF too. */
-  __u32 op_bits = bpf_core_enum_value(enum req_flag_bits, __REQ_FAILFAST_DEV) & 31;
-  __u32 kop = cmd & ((1u << op_bits) - 1);
-  __u8 o = BLKRR_OP_OTHER;
-  __u16 f = 0;
-  if (kop == OPV(REQ_OP_READ))
-    o = BLKRR_OP_READ;
-  else if (kop == OPV(REQ_OP_WRITE))
-    o = BLKRR_OP_WRITE;
-  else if (kop == OPV(REQ_OP_FLUSH))
-    o = BLKRR_OP_FLUSH;
-  else if (kop == OPV(REQ_OP_DISCARD))
-    o = BLKRR_OP_DISCARD;
-  else if (kop == OPV(REQ_OP_SECURE_ERASE))
-    o = BLKRR_OP_SECURE_ERASE;
-  else if (kop == OPV(REQ_OP_WRITE_ZEROES))
-    o = BLKRR_OP_WRITE_ZEROES;
-  else if (kop == OPV(REQ_OP_ZONE_APPEND))
-    o = BLKRR_OP_ZONE_APPEND;
-  FLAG(__REQ_SYNC, BLKRR_F_SYNC)
-  FLAG(__REQ_META, BLKRR_F_META)
-  FLAG(__REQ_FUA, BLKRR_F_FUA)
-  FLAG(__REQ_PREFLUSH, BLKRR_F_PREFLUSH)
-  FLAG(__REQ_RAHEAD, BLKRR_F_READAHEAD)
-  FLAG(__REQ_BACKGROUND, BLKRR_F_BACKGROUND)
-  FLAG(__REQ_NOMERGE, BLKRR_F_NOMERGE)
-  FLAG(__REQ_IDLE, BLKRR_F_IDLE)
-  FLAG(__REQ_PRIO, BLKRR_F_PRIO)
-  *op = o;
-  *flags = f;
-}
 
 static __always_inline void fill_task(struct blkrr_task* t) {
   __u64 pt = bpf_get_current_pid_tgid();
@@ -228,15 +51,7 @@ static __always_inline void fill_task(struct blkrr_task* t) {
     /* top's UID and PPID columns, kept with the entry so that a process
      * which exited before the read is still shown right. */
     t->uid = (__u32)bpf_get_current_uid_gid();
-    if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
-      struct task_struct* cur = bpf_get_current_task_btf();
-      struct task_struct* parent = cur->real_parent;
-      if (parent) t->ppid = parent->tgid;
-    } else {
-      /* Before 5.11: no BTF task pointer; read through the CO-RE helper. */
-      struct task_struct* cur = (struct task_struct*)bpf_get_current_task();
-      t->ppid = BPF_CORE_READ(cur, real_parent, tgid);
-    }
+    t->ppid = current_ppid();
   }
 }
 
@@ -279,124 +94,6 @@ static __always_inline __u8 disk_selected(__u32 disk, __u32* idx) {
   return 0;
 }
 
-static __always_inline struct devstate* get_devstate(__u32 disk, __u32 idx) {
-  if (cfg_filter_dev) return bpf_map_lookup_elem(&devstate_sel, &idx);
-  struct devstate* ds = bpf_map_lookup_elem(&devstate, &disk);
-  if (ds) return ds;
-  struct devstate zero = {};
-  bpf_map_update_elem(&devstate, &disk, &zero, BPF_NOEXIST); /* may race: fine */
-  ds = bpf_map_lookup_elem(&devstate, &disk);
-  if (!ds) count(BLKRR_CNT_DEVSTATE_FULL);
-  return ds;
-}
-
-/* The device lock. Kernels before 5.12 (the object built with
- * BLKRR_NO_FETCH_ATOMICS) give tracing programs no bpf_spin_lock either:
- * there the device state is updated unlocked, and two CPUs updating one
- * disk at the same instant can mis-charge disk time (the records' other
- * fields stay exact; the idle check and the sweeper correct `pending`). */
-#ifndef BLKRR_NO_FETCH_ATOMICS
-#define dev_lock(ds) bpf_spin_lock(&(ds)->lock)
-#define dev_unlock(ds) bpf_spin_unlock(&(ds)->lock)
-#else
-#define dev_lock(ds) ((void)(ds))
-#define dev_unlock(ds) ((void)(ds))
-#endif
-
-/* The sweeper's cumulative correction count for the disk, or 0 when nothing
- * changed since this device last looked (the common case: no map lookup). */
-static __always_inline __u64 sweep_target(__u32 disk, struct devstate* ds, __u32* gen) {
-  *gen = (__u32)sweep_gen;
-  if (*gen == ds->seen_gen) return 0;
-  __u64* v = bpf_map_lookup_elem(&sweep_req, &disk);
-  return v ? *v : 0;
-}
-
-/* Apply the user-space sweeper's corrections; called with the lock held. */
-static __always_inline __u8 apply_sweep(struct devstate* ds, __u64 target, __u32 gen) {
-  ds->seen_gen = gen;
-  if (target <= ds->s.sweep_applied) return 0;
-  __u64 d = target - ds->s.sweep_applied;
-  ds->s.pending = ds->s.pending > d ? ds->s.pending - d : 0;
-  ds->s.sweep_applied = target;
-  return 1;
-}
-
-/* The device clock (called with the lock held): t was read before the lock,
- * and another CPU may already have applied a later time. Raising t to the
- * latest applied time makes the device's timestamps follow the lock order,
- * so recomputing disk time offline from the records gives the kernel's. */
-static __always_inline __u64 device_clock(struct devstate* ds, __u64 t) {
-  if (t < ds->s.clock_ns) t = ds->s.clock_ns;
-  ds->s.clock_ns = t;
-  return t;
-}
-
-/* A request left the device (completion or requeue): charge its disk time.
- * *now becomes the device-clock time of the event. */
-static __always_inline __u64 charge(__u32 disk, __u32 idx, __u64* now_p, __u64 issue_ns,
-                                    __u8 completion) {
-  struct devstate* ds = get_devstate(disk, idx);
-  if (!ds) return 0;
-  __u32 gen;
-  __u64 target = sweep_target(disk, ds, &gen);
-  __u64 dt = 0, now = *now_p;
-  __u8 clamped = 0, swept;
-  dev_lock(ds);
-  swept = apply_sweep(ds, target, gen);
-  now = device_clock(ds, now);
-  __u64 from =
-      ds->s.last_complete_ns > ds->s.busy_start_ns ? ds->s.last_complete_ns : ds->s.busy_start_ns;
-  if (ds->s.pending) {
-    dt = now > from ? now - from : 0;
-    ds->s.pending -= 1;
-  } else {
-    clamped = 1; /* in flight at attach or already corrected: nothing to charge */
-  }
-  ds->s.last_complete_ns = now;
-  ds->s.busy_ns += dt;
-  if (completion) {
-    __u64 latency = now > issue_ns ? now - issue_ns : 0;
-    ds->s.requests += 1;
-    if (latency > ds->s.max_latency_ns) ds->s.max_latency_ns = latency;
-  }
-  dev_unlock(ds);
-  *now_p = now;
-  if (clamped) count(BLKRR_CNT_PENDING_CLAMPED);
-  if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
-  return dt;
-}
-
-/* One more request in flight on the disk; returns the device-clock time of
- * the issue. */
-static __always_inline __u64 add_pending(__u32 disk, __u32 idx, __u64 now) {
-  struct devstate* ds = get_devstate(disk, idx);
-  if (!ds) return now;
-  __u32 gen;
-  __u64 target = sweep_target(disk, ds, &gen);
-  __u8 swept;
-  dev_lock(ds);
-  swept = apply_sweep(ds, target, gen);
-  now = device_clock(ds, now);
-  if (ds->s.pending == 0) ds->s.busy_start_ns = now;
-  ds->s.pending += 1;
-  dev_unlock(ds);
-  if (swept) count(BLKRR_CNT_SWEEP_APPLIED);
-  return now;
-}
-
-/* A request whose completion was never seen left the in-flight set. */
-static __always_inline void drop_pending(__u32 disk, __u32 idx) {
-  struct devstate* ds = get_devstate(disk, idx);
-  if (!ds) return;
-  __u32 gen;
-  __u64 target = sweep_target(disk, ds, &gen);
-  dev_lock(ds);
-  apply_sweep(ds, target, gen);
-  if (ds->s.pending) ds->s.pending -= 1;
-  dev_unlock(ds);
-}
-
 static __always_inline __u64 wake_flags(__u64 nth) {
   if (!cfg_wake_every) return 0;
   return (nth & (cfg_wake_every - 1)) == 0 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
@@ -433,30 +130,8 @@ static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_
  * loops for old verifiers. */
 static __always_inline __u32 lat_slot(__u64 lat_ns) {
   __u64 us = lat_ns / 1000;
-  __u32 s = 0;
   if (!us) return 0;
-  if (us >> 32) {
-    s += 32;
-    us >>= 32;
-  }
-  if (us >> 16) {
-    s += 16;
-    us >>= 16;
-  }
-  if (us >> 8) {
-    s += 8;
-    us >>= 8;
-  }
-  if (us >> 4) {
-    s += 4;
-    us >>= 4;
-  }
-  if (us >> 2) {
-    s += 2;
-    us >>= 2;
-  }
-  if (us >> 1) s += 1;
-  s += 1;
+  __u32 s = log2_u64(us) + 1;
   return s < BLKRR_LAT_SLOTS ? s : BLKRR_LAT_SLOTS - 1;
 }
 
@@ -478,11 +153,7 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
     zero.ppid = c->task.ppid;
     /* Twice: user space may take (delete) the entry between our create and
      * lookup. */
-    for (int i = 0; i < 2 && !v; i++) {
-      long err = bpf_map_update_elem(&agg, &k, &zero, BPF_NOEXIST);
-      if (err && err != -17 /* -EEXIST: created by another CPU */) break;
-      v = bpf_map_lookup_elem(&agg, &k);
-    }
+    for (int i = 0; i < 2 && !v; i++) v = map_lookup_or_init(&agg, &k, &zero);
     if (!v) {
       count(BLKRR_CNT_AGG_FULL);
       return;
@@ -513,15 +184,6 @@ static __always_inline __u8 take(struct blkrr_inflight* e, __u32 to) {
   return 1;
 }
 #endif
-
-/* Test-only fault injection's sequence (see cfg_fault_skip_every). */
-static __always_inline __u64 next_fault_seq(void) {
-#ifndef BLKRR_NO_FETCH_ATOMICS
-  return __sync_fetch_and_add(&fault_seq, 1);
-#else
-  return fault_seq++;
-#endif
-}
 
 static __always_inline void give_up(struct blkrr_inflight* e, __u32 counter) {
   struct blkrr_inflight old = *e;
@@ -616,12 +278,11 @@ static __always_inline int on_issue(struct request* rq) {
     /* No block_io_start (older kernel, flush machinery, before attach). */
     if (!e) {
       struct blkrr_inflight n = {};
-      if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY)) {
+      e = map_lookup_or_init(&inflight, &key, &n);
+      if (!e) {
         count(BLKRR_CNT_INFLIGHT_FULL);
         return 0;
       }
-      e = bpf_map_lookup_elem(&inflight, &key);
-      if (!e) return 0;
     }
     attribute_at_issue(e);
     e->disk_time_ns = 0;
@@ -669,7 +330,7 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
    * clock read and the request map. */
   __u32 idx;
   if (!disk_selected(rq_disk_dev(rq), &idx)) return 0;
-  if (cfg_fault_skip_every && next_fault_seq() % cfg_fault_skip_every == cfg_fault_skip_every - 1) {
+  if (fault_skip_completion()) {
     count(BLKRR_CNT_FAULT_SKIPPED);
     __u64 fkey = (__u64)rq;
     struct blkrr_inflight* f = bpf_map_lookup_elem(&inflight, &fkey);
@@ -703,7 +364,7 @@ int BPF_PROG(blkrr_io_done, struct request* rq) {
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (!e || e->state != BLKRR_RQ_INFLIGHT) return 0;
-  if (cfg_fault_skip_every && cfg_fault_whole && e->fault) return 0;
+  if (fault_lost_whole(e)) return 0;
   if (finish(e, bpf_ktime_get_ns(), 0)) count(BLKRR_CNT_DONE_FALLBACK);
   return 0;
 }

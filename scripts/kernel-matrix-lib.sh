@@ -292,6 +292,7 @@ print_markdown() {
     $1 == "FEATURES" && $3 == "capture:" { add("blkrr features: capture", $2, rest(4)) }
     $1 == "FEATURES" && $3 == "A" && $4 == "capture" { runs[$2] = 1; next }
     $1 == "FEATURES" && runs[$2] && NF >= 4 && $3 != "capture:" { add("capture runs with: " $3, $2, rest(4)) }
+    $1 == "FACT" && $3 ~ /^insns:/ { split($3, p, ":"); add("verified insns, " p[2] ": " p[3], $2, $4) }
     $1 == "MATRIX" { add("check " $3, $2, $4 ($4 == "PASS" ? "" : ": " rest(5))) }
     END { printf "|  |"; for (i = 1; i <= nk; i++) printf " %s |", K[i]; print ""
           printf "|---|"; for (i = 1; i <= nk; i++) printf "---|"; print ""
