@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 
+#include "core/file_io.h"
+
 namespace blkrr {
 
 namespace {
@@ -36,49 +38,21 @@ Result<Deriver> Deriver::create(uint32_t n, int64_t snippet_ns) {
   Deriver d;
   d.n_ = n;
   d.snippet_ns_ = snippet_ns;
-  const char* dir = std::getenv("TMPDIR");
-  std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/blkrr-derive.XXXXXX";
-  d.fd_ = mkstemp(tmpl.data());
-  if (d.fd_ < 0) {
-    return Error("cannot create a temporary file in " + tmpl.substr(0, tmpl.rfind('/')) + ": " +
-                 std::strerror(errno) + " (set TMPDIR to a directory with room)");
-  }
-  unlink(tmpl.c_str());
+  auto fd = open_scratch_file("--derive");
+  if (!fd) return fd.error();
+  d.fd_ = std::move(*fd);
   d.buf_.reserve(kChunk);
   return d;
 }
 
-Deriver& Deriver::operator=(Deriver&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    n_ = o.n_;
-    snippet_ns_ = o.snippet_ns_;
-    fd_ = std::exchange(o.fd_, -1);
-    buf_ = std::move(o.buf_);
-    written_ = o.written_;
-    snippets_ = std::move(o.snippets_);
-    late_ = o.late_;
-  }
-  return *this;
-}
-
-Deriver::~Deriver() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 Status Deriver::flush() {
   if (buf_.empty()) return {};
-  const char* p = reinterpret_cast<const char*>(buf_.data());
-  size_t len = buf_.size() * sizeof(Rec), off = 0;
-  while (off < len) {
-    ssize_t n = ::write(fd_, p + off, len - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error(std::string("cannot write the --derive temporary file: ") +
-                   std::strerror(errno) + " (set TMPDIR to a directory with room)");
-    }
-    off += static_cast<size_t>(n);
-  }
+  if (auto w = write_all(fd_.get(), buf_.data(), buf_.size() * sizeof(Rec),
+                         "the --derive temporary file");
+      !w)
+    return Error::system("cannot write the --derive temporary file",
+                         w.error().sys_errno ? w.error().sys_errno : EIO,
+                         "set TMPDIR to a directory with room");
   written_ += buf_.size();
   buf_.clear();
   return {};
@@ -119,12 +93,8 @@ Result<std::vector<std::string>> Deriver::finish(const std::string& out, const S
       uint64_t done = 0;
       while (done < s.count) {
         size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, s.count - done));
-        off_t pos = static_cast<off_t>((s.first + done) * sizeof(Rec));
-        ssize_t n = pread(fd_, chunk.data(), want * sizeof(Rec), pos);
-        if (n != static_cast<ssize_t>(want * sizeof(Rec))) {
-          return Error(std::string("cannot read back the --derive temporary file: ") +
-                       (n < 0 ? std::strerror(errno) : "short read"));
-        }
+        BLKRR_TRY(pread_all(fd_.get(), chunk.data(), want * sizeof(Rec),
+                            (s.first + done) * sizeof(Rec), "the --derive temporary file"));
         for (size_t i = 0; i < want; ++i) {
           OutRecord rec{&chunk[i].r, chunk[i].t + delta, chunk[i].shift + delta};
           BLKRR_TRY((*sink)->write(rec));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "converters/sink.h"
+#include "core/fd.h"
 #include "core/request.h"
 #include "core/result.h"
 
@@ -22,9 +23,8 @@ namespace blkrr {
 class Deriver {
  public:
   static Result<Deriver> create(uint32_t n, int64_t snippet_ns);
-  Deriver(Deriver&& o) noexcept { *this = std::move(o); }
-  Deriver& operator=(Deriver&& o) noexcept;
-  ~Deriver();
+  Deriver(Deriver&&) noexcept = default;
+  Deriver& operator=(Deriver&&) noexcept = default;
 
   // One request in output order with its start time t (>= 0).
   Status add(const Request& r, int64_t t, int64_t shift);
@@ -50,7 +50,7 @@ class Deriver {
 
   uint32_t n_ = 0;
   int64_t snippet_ns_ = 0;
-  int fd_ = -1;
+  Fd fd_;  // the scratch file of the requests in output order
   std::vector<Rec> buf_;
   uint64_t written_ = 0;
   std::vector<Snippet> snippets_;

@@ -8,25 +8,17 @@
 
 namespace blkrr::replay {
 
-uint64_t monotonic_now_ns() {
-  return clock_ns(CLOCK_MONOTONIC);
-}
-
 MonotonicClock::MonotonicClock() {
   // The default 50 us timer slack would make every sleep late by up to 50 us.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 }
 
-uint64_t thread_cpu_now_ns() {
-  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
 uint64_t MonotonicClock::now_ns() {
-  return clock_ns(CLOCK_MONOTONIC);
+  return mono_ns();
 }
 
 uint64_t MonotonicClock::realtime_ns() {
-  return clock_ns(CLOCK_REALTIME);
+  return blkrr::realtime_ns();
 }
 
 void MonotonicClock::sleep_until(uint64_t t) {

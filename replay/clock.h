@@ -30,8 +30,4 @@ class MonotonicClock final : public Clock {
   uint64_t realtime_ns() override;
 };
 
-uint64_t monotonic_now_ns();
-// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID).
-uint64_t thread_cpu_now_ns();
-
 }  // namespace blkrr::replay

@@ -1,4 +1,5 @@
 #include "replay/read_ahead.h"
+#include "core/clock.h"
 
 #include "replay/clock.h"
 
@@ -85,7 +86,7 @@ void ReadAhead::read_loop() {
     const bool last = b.end != End::kNone;
     if (!publish(std::move(b)) || last) break;
   }
-  reader_cpu_ns_.store(thread_cpu_now_ns());
+  reader_cpu_ns_.store(thread_cpu_ns());
 }
 
 void ReadAhead::prefill() {

@@ -10,53 +10,12 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "core/clock.h"
+#include "core/file_io.h"
+
 namespace blkrr::replay {
 
 static_assert(std::is_trivially_copyable_v<ReplayRecord>, "records are spilled as bytes");
-
-namespace {
-
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
-// An unlinked file in $TMPDIR (else /var/tmp): gone with the process.
-int open_spill_file() {
-  const char* env = std::getenv("TMPDIR");
-  std::string dir = env && *env ? env : "/var/tmp";
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  std::string tmpl = dir + "/blkrr-results-XXXXXX";
-  fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd >= 0) ::unlink(tmpl.c_str());
-  return fd;
-}
-
-bool pwrite_all(int fd, const char* p, size_t n, uint64_t off) {
-  while (n > 0) {
-    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-    off += static_cast<uint64_t>(w);
-  }
-  return true;
-}
-
-bool pread_all(int fd, char* p, size_t n, uint64_t off) {
-  while (n > 0) {
-    ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-    off += static_cast<uint64_t>(r);
-  }
-  return true;
-}
-
-}  // namespace
 
 RecordBus::RecordBus(bool threaded, size_t batch, size_t max_queued, uint64_t max_spill_bytes)
     : threaded_(threaded),
@@ -87,9 +46,12 @@ bool RecordBus::spill_locked() {
   if (spill_failed_) return false;
   const size_t bytes = batch_.size() * sizeof(ReplayRecord);
   if (spill_end_ + bytes > max_spill_) return false;  // full: wait for room in memory
-  if (!spill_) spill_.reset(open_spill_file());
+  if (!spill_) {
+    auto f = open_scratch_file("the replay's results");
+    if (f) spill_ = std::move(*f);
+  }
   if (!spill_ ||
-      !pwrite_all(spill_.get(), reinterpret_cast<const char*>(batch_.data()), bytes, spill_end_)) {
+      !pwrite_all(spill_.get(), batch_.data(), bytes, spill_end_, "the results' spill")) {
     spill_failed_ = true;  // from now on the replay waits for room instead
     return false;
   }
@@ -106,10 +68,10 @@ bool RecordBus::spill_locked() {
 }
 
 void RecordBus::wait_for_room(std::unique_lock<std::mutex>& l) {
-  const uint64_t t0 = now_ns();
+  const uint64_t t0 = mono_ns();
   room_cv_.wait(l, [this] { return in_memory_ < max_queued_; });
   ++waits_;
-  waited_ns_ += now_ns() - t0;
+  waited_ns_ += mono_ns() - t0;
 }
 
 // Reuse a delivered batch's storage: a fresh 4096-record vector would be a
@@ -163,8 +125,8 @@ void RecordBus::finish() {
 
 void RecordBus::read_back(const Entry& e, std::vector<ReplayRecord>& out) {
   out.resize(e.count);
-  if (!pread_all(spill_.get(), reinterpret_cast<char*>(out.data()), e.count * sizeof(ReplayRecord),
-                 e.offset))
+  if (!pread_all(spill_.get(), out.data(), e.count * sizeof(ReplayRecord), e.offset,
+                 "the results' spill"))
     out.clear();  // unreadable (I/O error on the spill file): counted as lost
 }
 

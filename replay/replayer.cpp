@@ -1,4 +1,5 @@
 #include "replay/replayer.h"
+#include "core/clock.h"
 
 #include <algorithm>
 #include <cstring>
@@ -298,7 +299,7 @@ Status Replayer::final_verify() {
 }
 
 Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
-  const uint64_t cpu0 = thread_cpu_now_ns();
+  const uint64_t cpu0 = thread_cpu_ns();
   BLKRR_TRY(fetch_head());  // the first read (and gzip start-up) happens before the clock starts
   start_ = cfg_.start_instant_ns ? *cfg_.start_instant_ns : clock_.now_ns() + cfg_.lead_ns;
   res_.start_instant_ns = start_;
@@ -393,7 +394,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   res_.verify_errors = verify_errors_dropped_ + res_.verify_error_list.size();
   res_.sectors_verified = verify_.sectors_checked();
   res_.sectors_unverifiable = verify_.sectors_unverifiable();
-  res_.thread_cpu_ns = thread_cpu_now_ns() - cpu0;
+  res_.thread_cpu_ns = thread_cpu_ns() - cpu0;
   if (gate_) {
     res_.gate = gate_->counters();
     res_.reaction_ns = gate_->reaction_ns();

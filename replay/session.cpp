@@ -44,7 +44,7 @@ namespace {
 uint64_t random_run_id() {
   uint64_t id = 0;
   if (getrandom(&id, sizeof id, 0) != sizeof id)
-    id = monotonic_now_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
+    id = mono_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
   return id;
 }
 

@@ -13,19 +13,6 @@
 
 namespace blkrr::replay {
 
-Fd& Fd::operator=(Fd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-Fd::~Fd() {
-  if (fd_ >= 0) close(fd_);
-}
-
 std::optional<std::string> safety_refusal(const std::string& path, const DeviceSafety& s) {
   if (s.mounted)
     return path + " is in use: mounted on " + s.mount_point +

@@ -7,25 +7,11 @@
 #include <string>
 
 #include "core/device.h"
+#include "core/fd.h"
 #include "core/result.h"
 #include "replay/device_lock.h"
 
 namespace blkrr::replay {
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  Fd& operator=(Fd&& o) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd();
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
 
 struct TargetOptions {
   bool allow_file = false;  // --allow-file: a regular file is fine (tests)

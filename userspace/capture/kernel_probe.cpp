@@ -8,11 +8,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "core/fd.h"
+#include "core/file_io.h"
 
 namespace blkrr::capture {
 namespace {
@@ -128,20 +128,19 @@ Probe probe_ringbuf() {
   return {false, rc == 0 ? "not supported by this kernel" : errno_reason(-rc)};
 }
 
-std::string read_file(const char* path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A small kernel file's text, "" when it cannot be read (the probe then
+// reports the fact as unknown).
+std::string text_of(const char* path) {
+  auto t = read_file(path, 1 << 20);
+  return t ? *t : "";
 }
 
 void probe_system(KernelFeatures* f) {
-  f->lockdown = parse_lockdown(read_file("/sys/kernel/security/lockdown"));
-  std::string lsm = read_file("/sys/kernel/security/lsm");
+  f->lockdown = parse_lockdown(text_of("/sys/kernel/security/lockdown"));
+  std::string lsm = text_of("/sys/kernel/security/lsm");
   while (!lsm.empty() && (lsm.back() == '\n' || lsm.back() == '\0')) lsm.pop_back();
   f->lsms = lsm.empty() ? "not reported" : lsm;
-  f->cap_known = parse_cap_eff(read_file("/proc/self/status"), &f->cap_eff);
+  f->cap_known = parse_cap_eff(text_of("/proc/self/status"), &f->cap_eff);
 }
 
 }  // namespace

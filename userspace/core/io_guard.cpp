@@ -34,21 +34,6 @@ std::string base_of(const std::string& path) {
 
 }  // namespace
 
-Result<Fd> open_scratch_file(const std::string& purpose) {
-  const char* env = std::getenv("TMPDIR");
-  std::string dir = env && *env ? env : "/var/tmp";
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::string tmpl = dir + "/blkrr-scratch.XXXXXX";
-    fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd < 0)
-      return Error::system("cannot create a temporary file for " + purpose + " in " + dir, errno,
-                           "set TMPDIR to a directory with room");
-    ::unlink(tmpl.c_str());
-  }
-  return Fd(fd);
-}
-
 namespace {
 bool same_file(const struct stat& a, const std::string& path) {
   struct stat b;

@@ -17,10 +17,6 @@
 
 namespace blkrr {
 
-// An unlinked temporary file for data too large for memory (read and written
-// with pread/pwrite), in $TMPDIR, else /var/tmp; gone when closed. `purpose`
-// names it in the error ("the report's request store").
-Result<Fd> open_scratch_file(const std::string& purpose);
 // Checks before work starts: no output names an input (same device and
 // inode, following links; an input "-" is the file standard input comes
 // from, if any; an input NAME that is no file stands for its blktrace files

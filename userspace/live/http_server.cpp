@@ -91,9 +91,8 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
   std::unique_ptr<addrinfo, AddrInfoFree> list(res);
   std::string last_err = "no address";
   for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-    UniqueFd fd(
-        ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
-    if (!fd.valid()) {
+    Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+    if (!fd) {
       last_err = std::strerror(errno);
       continue;
     }
@@ -113,11 +112,12 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
     srv->listen_fd_ = std::move(fd);
     break;
   }
-  if (!srv->listen_fd_.valid())
+  if (!srv->static_cast<bool>(listen_fd_))
     return Error("cannot listen on " + shown + ": " + last_err +
                  " (is the port in use? pick another with --prometheus ADDR:PORT)");
   srv->wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!srv->wake_fd_.valid()) return Error(std::string("eventfd: ") + std::strerror(errno));
+  if (!srv->static_cast<bool>(wake_fd_))
+    return Error(std::string("eventfd: ") + std::strerror(errno));
   srv->thread_ = std::thread([s = srv.get()] { s->run(); });
   return srv;
 }
@@ -154,8 +154,8 @@ void MetricsServer::run() {
     if (!(fds[0].revents & POLLIN)) continue;
     // Take every pending connection; the listening socket is non-blocking.
     for (;;) {
-      UniqueFd c(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-      if (!c.valid()) break;
+      Fd c(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!c) break;
       set_timeouts(c.get());
       handle(c.get());
     }

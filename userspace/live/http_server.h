@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/result.h"
-#include "live/unique_fd.h"
+#include "core/fd.h"
 
 namespace blkrr::live {
 
@@ -44,8 +44,8 @@ class MetricsServer {
   void run();
   void handle(int fd);
 
-  UniqueFd listen_fd_;
-  UniqueFd wake_fd_;  // eventfd written by stop()
+  Fd listen_fd_;
+  Fd wake_fd_;  // eventfd written by stop()
   uint16_t port_ = 0;
   std::thread thread_;
   std::mutex mu_;

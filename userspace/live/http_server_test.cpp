@@ -13,7 +13,7 @@ namespace {
 
 // Connects to 127.0.0.1:port, sends `request`, returns everything answered.
 std::string fetch(uint16_t port, const std::string& request) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(port);
@@ -103,7 +103,7 @@ TEST(MetricsServer, ConcurrentScrapes) {
 TEST(MetricsServer, SilentClientDoesNotBlockStop) {
   auto srv = start_local();
   ASSERT_TRUE(srv);
-  UniqueFd silent(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  Fd silent(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(srv->port());
@@ -111,7 +111,7 @@ TEST(MetricsServer, SilentClientDoesNotBlockStop) {
   ASSERT_EQ(::connect(silent.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
   std::string r = fetch(srv->port(), "GET /metrics HTTP/1.1\r\n\r\n");  // waits its turn
   EXPECT_EQ(r.rfind("HTTP/1.1 200", 0), 0u);
-  UniqueFd silent2(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  Fd silent2(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   ASSERT_EQ(::connect(silent2.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
   srv->stop();  // returns although a client is being served
   EXPECT_EQ(fetch(srv->port(), "GET /metrics HTTP/1.1\r\n\r\n"), "connect failed");

@@ -3,24 +3,15 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
 #include "core/args.h"
+#include "core/file_io.h"
 
 namespace blkrr::live {
 
 namespace {
-
-Result<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error("cannot open " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error("cannot read " + path);
-  return ss.str();
-}
 
 // First whitespace-separated field after "Key:" on the line that starts with it.
 std::optional<std::string_view> status_field(std::string_view text, std::string_view key) {
@@ -45,7 +36,7 @@ std::optional<std::string_view> status_field(std::string_view text, std::string_
 
 Result<ProcInfo> read_proc_info(uint32_t pid, const std::string& procfs) {
   std::string path = procfs + "/" + std::to_string(pid) + "/status";
-  auto text = slurp(path);
+  auto text = read_file(path);
   if (!text) return text.error();
   auto uid = status_field(*text, "Uid");
   auto ppid = status_field(*text, "PPid");
@@ -80,7 +71,7 @@ void ProcCache::next_generation() {
 }
 
 Result<std::array<double, 3>> read_loadavg(const std::string& procfs) {
-  auto text = slurp(procfs + "/loadavg");
+  auto text = read_file(procfs + "/loadavg");
   if (!text) return text.error();
   std::istringstream in(*text);
   std::array<double, 3> la{};
@@ -134,7 +125,7 @@ Result<std::vector<DiskStat>> parse_diskstats(const std::string& text) {
 }
 
 Result<std::vector<DiskStat>> read_diskstats(const std::string& procfs) {
-  auto text = slurp(procfs + "/diskstats");
+  auto text = read_file(procfs + "/diskstats");
   if (!text) return text.error();
   auto r = parse_diskstats(*text);
   if (!r) return r.error().context(procfs);

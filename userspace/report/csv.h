@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fd.h"
 #include "core/io_guard.h"
 #include "core/result.h"
 
@@ -27,14 +28,9 @@ class CsvFile {
   Status close();
 
  private:
-  struct Closer {
-    void operator()(FILE* f) const {
-      if (f) std::fclose(f);
-    }
-  };
   CsvFile() = default;
   std::optional<AtomicFile> file_;  // renamed into place by close()
-  std::unique_ptr<FILE, Closer> f_;
+  FilePtr f_;
   std::string path_;
   uint64_t rows_ = 0;
 };

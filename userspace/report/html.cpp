@@ -1,12 +1,12 @@
 #include "report/html.h"
 #include "core/version.h"
+#include "core/file_io.h"
 #include "core/io_guard.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "core/stats.h"
@@ -42,15 +42,6 @@ std::string base64(const std::string& in) {
 }
 
 namespace {
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  out = ss.str();
-  return !out.empty();
-}
 
 const char* kStyle = R"(<style>
 body{font-family:sans-serif;margin:1.5em;max-width:1300px}
@@ -182,9 +173,9 @@ Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
       for (const auto& p : ctx.plots())
         if (p.name == name) title = p.title;
       h += "<figure>";
-      std::string png;
-      if (read_file(ctx.dir() + "/plots/" + name + ".png", png))
-        h += "<img alt=\"" + html_escape(title) + "\" src=\"data:image/png;base64," + base64(png) +
+      auto png = read_file(ctx.dir() + "/plots/" + name + ".png");
+      if (png && !png->empty())
+        h += "<img alt=\"" + html_escape(title) + "\" src=\"data:image/png;base64," + base64(*png) +
              "\">";
       else
         h += "<p class=\"warn\">(plot not drawn)</p>";

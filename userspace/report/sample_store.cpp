@@ -8,7 +8,7 @@
 #include <cstring>
 #include <queue>
 
-#include "core/io_guard.h"
+#include "core/file_io.h"
 
 namespace blkrr::report {
 
@@ -23,32 +23,6 @@ bool take_budget() {
   while (used + kChunkBytes <= g_budget.load())
     if (g_memory_used.compare_exchange_weak(used, used + kChunkBytes)) return true;
   return false;
-}
-
-bool pwrite_all(int fd, const void* p, size_t n, uint64_t off) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    ssize_t w = ::pwrite(fd, c, n, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<size_t>(w);
-    off += static_cast<uint64_t>(w);
-  }
-  return true;
-}
-
-bool pread_all(int fd, void* p, size_t n, uint64_t off) {
-  char* c = static_cast<char*>(p);
-  while (n > 0) {
-    ssize_t r = ::pread(fd, c, n, static_cast<off_t>(off));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    c += r;
-    n -= static_cast<size_t>(r);
-    off += static_cast<uint64_t>(r);
-  }
-  return true;
 }
 
 }  // namespace
@@ -195,10 +169,12 @@ void SampleStore::push_back(const Sample& s) {
 void SampleStore::flush_tail() {
   if (tail_.empty() || failed_) return;
   account_pending();
-  if (!pwrite_all(file_.get(), tail_.data(), tail_.size() * sizeof(Sample),
-                  file_samples_ * sizeof(Sample))) {
+  if (auto w = pwrite_all(file_.get(), tail_.data(), tail_.size() * sizeof(Sample),
+                          file_samples_ * sizeof(Sample), "the report's request store");
+      !w) {
     fail(std::string("cannot write the report's request store in the temporary directory: ") +
-         std::strerror(errno) + " (set TMPDIR to a file system with room)");
+         std::strerror(w.error().sys_errno ? w.error().sys_errno : EIO) +
+         " (set TMPDIR to a file system with room)");
     return;
   }
   file_samples_ += tail_.size();
@@ -235,9 +211,11 @@ bool SampleStore::Reader::next(const Sample*& p, size_t& n) {
         if (at_ < s_->file_samples_) {
           n = static_cast<size_t>(std::min<uint64_t>(chunk_, s_->file_samples_ - at_));
           buf_.resize(n);
-          if (!pread_all(s_->file_.get(), buf_.data(), n * sizeof(Sample), at_ * sizeof(Sample))) {
+          if (auto r = pread_all(s_->file_.get(), buf_.data(), n * sizeof(Sample),
+                                 at_ * sizeof(Sample), "the report's request store");
+              !r) {
             s_->fail("cannot read the report's request store back from the temporary directory: " +
-                     std::string(std::strerror(errno ? errno : EIO)));
+                     std::string(std::strerror(r.error().sys_errno ? r.error().sys_errno : EIO)));
             return false;
           }
           at_ += n;
@@ -271,13 +249,16 @@ Status SampleStore::rewrite_chunks(const std::function<void(Sample*, size_t)>& f
     size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, file_samples_ - at));
     buf.resize(n);
     uint64_t off = at * sizeof(Sample);
-    if (!pread_all(file_.get(), buf.data(), n * sizeof(Sample), off))
-      return Error(ErrorKind::kIo, "cannot read the report's request store back");
+    if (auto r = pread_all(file_.get(), buf.data(), n * sizeof(Sample), off,
+                           "the report's request store");
+        !r)
+      return r.error().context("cannot read the report's request store back");
     fn(buf.data(), n);
     account(buf.data(), n);
-    if (!pwrite_all(file_.get(), buf.data(), n * sizeof(Sample), off))
-      return Error(ErrorKind::kIo, "cannot rewrite the report's request store: " +
-                                       std::string(std::strerror(errno)));
+    if (auto w = pwrite_all(file_.get(), buf.data(), n * sizeof(Sample), off,
+                            "the report's request store");
+        !w)
+      return w.error().context("cannot rewrite the report's request store");
     at += n;
   }
   fn(tail_.data(), tail_.size());
