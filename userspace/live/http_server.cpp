@@ -112,11 +112,11 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
     srv->listen_fd_ = std::move(fd);
     break;
   }
-  if (!srv->static_cast<bool>(listen_fd_))
+  if (!srv->listen_fd_)
     return Error("cannot listen on " + shown + ": " + last_err +
                  " (is the port in use? pick another with --prometheus ADDR:PORT)");
   srv->wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!srv->static_cast<bool>(wake_fd_))
+  if (!srv->wake_fd_)
     return Error(std::string("eventfd: ") + std::strerror(errno));
   srv->thread_ = std::thread([s = srv.get()] { s->run(); });
   return srv;
