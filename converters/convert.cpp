@@ -376,10 +376,11 @@ Status run_passes(Pipeline& p, const ConvertOptions& o, std::unique_ptr<RequestS
 Result<ConvertSummary> run_convert(const ConvertOptions& given) {
   ConvertOptions o = given;
   BLKRR_TRY(check_split_options(o));
-  if (o.output.empty()) return Error("no output given (-o FILE)", 2);
-  if (o.repeat == 0) return Error("--repeat must be at least 1", 2);
-  if (!(o.timescale > 0)) return Error("--timescale must be positive", 2);
-  if (o.derive && o.output == "-") return Error("--derive writes N files; name them with -o", 2);
+  if (o.output.empty()) return Error(ErrorKind::kUsage, "no output given (-o FILE)");
+  if (o.repeat == 0) return Error(ErrorKind::kUsage, "--repeat must be at least 1");
+  if (!(o.timescale > 0)) return Error(ErrorKind::kUsage, "--timescale must be positive");
+  if (o.derive && o.output == "-")
+    return Error(ErrorKind::kUsage, "--derive writes N files; name them with -o");
   // Every output against every input, and writable, before any work.
   std::vector<OutputCheck> outs;
   if (o.derive) {
@@ -399,11 +400,14 @@ Result<ConvertSummary> run_convert(const ConvertOptions& given) {
   uint32_t have = fields_for((*src)->info());
   const std::string fmt = s.input_format;
   if ((!o.select.pids.empty() || !o.select.comms.empty()) && !(have & kFieldProcess))
-    return Error("--pid/--comm: a " + fmt + " input has no process ids or names", 2);
+    return Error(ErrorKind::kUsage,
+                 "--pid/--comm: a " + fmt + " input has no process ids or names");
   if (!o.select.cgroups.empty() && (*src)->info().format != InputFormat::kNative)
-    return Error("--cgroup: only native traces carry cgroup ids, not a " + fmt + " input", 2);
+    return Error(ErrorKind::kUsage,
+                 "--cgroup: only native traces carry cgroup ids, not a " + fmt + " input");
   if (o.point == StartPoint::kComplete && !(*src)->info().has_completion)
-    return Error("--point complete: a " + fmt + " input has no completion times", 2);
+    return Error(ErrorKind::kUsage,
+                 "--point complete: a " + fmt + " input has no completion times");
   Pipeline p(o, s);
   if (o.fit) {
     uint64_t end = 0;
@@ -412,7 +416,8 @@ Result<ConvertSummary> run_convert(const ConvertOptions& given) {
       Pipeline measure(o, m, true);
       BLKRR_TRY(run_passes(measure, o, std::move(*src)));
       end = m.max_sector;
-      if (end == 0) return Error("--scale: the output has no request with a position", 2);
+      if (end == 0)
+        return Error(ErrorKind::kUsage, "--scale: the output has no request with a position");
       src = open_prefetched(o);
       if (!src) return src.error();
     }

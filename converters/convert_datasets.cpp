@@ -6,9 +6,9 @@ Status check_split_options(ConvertOptions& o) {
   if (!o.split_by_volume) return {};
   if (o.output == "-" || o.derive || o.repeat != 1 || o.until_ns || o.fit)
     return Error(
+        ErrorKind::kUsage,
         "--split-by volume writes files into the directory -o DIR/; it does not combine with "
-        "-o -, --derive, --repeat, --until, --wrap or --scale",
-        2);
+        "-o -, --derive, --repeat, --until, --wrap or --scale");
   o.source.all_volumes = true;
   return {};
 }
@@ -21,17 +21,19 @@ Status take_dataset_info(const ConvertOptions& o, const SourceInfo& info, Conver
   const std::string which =
       " input has no volume ids (they apply to alibaba, tencent, systor17 and k5cloud inputs)";
   if (!o.source.device_id.empty())
-    return Error("--device-id: a " + s.input_format + which + "; --device selects devices", 2);
-  if (o.split_by_volume) return Error("--split-by volume: a " + s.input_format + which, 2);
+    return Error(ErrorKind::kUsage,
+                 "--device-id: a " + s.input_format + which + "; --device selects devices");
+  if (o.split_by_volume)
+    return Error(ErrorKind::kUsage, "--split-by volume: a " + s.input_format + which);
   return {};
 }
 
 Result<std::unique_ptr<SplitSink>> open_volume_split(const ConvertOptions& o, const SinkOptions& so,
                                                      OutputFormat f) {
   if (f != OutputFormat::kLoad)
-    return Error("--split-by volume writes blkreplay loads (volume-ID.load.gz), not " +
-                     std::string(output_format_name(f)),
-                 2);
+    return Error(ErrorKind::kUsage,
+                 "--split-by volume writes blkreplay loads (volume-ID.load.gz), not " +
+                     std::string(output_format_name(f)));
   SplitOptions sp;
   sp.dir = o.output;
   while (sp.dir.size() > 1 && sp.dir.back() == '/') sp.dir.pop_back();

@@ -423,7 +423,7 @@ TEST(Convert, ScaleMapsTheLoadExtentOntoTheTarget) {
 }
 
 TEST(Convert, FitTargetsThatAreNotUsable) {
-  EXPECT_EQ(parse_fit(MapMode::kWrap, "12Q").error().exit_code, 2);
+  EXPECT_EQ(parse_fit(MapMode::kWrap, "12Q").error().kind, ErrorKind::kUsage);
   EXPECT_FALSE(parse_fit(MapMode::kWrap, "/nonexistent/dev").ok());
   EXPECT_FALSE(parse_fit(MapMode::kScale, "/dev/null").ok()) << "a character device has no size";
   EXPECT_FALSE(parse_fit(MapMode::kWrap, "100").ok()) << "smaller than a sector";
@@ -585,7 +585,7 @@ TEST(Convert, BlktraceToLoadAndUsageErrors) {
     auto r = convert(c);
     EXPECT_FALSE(r.ok());
     if (!r.ok()) {
-      EXPECT_EQ(r.error().exit_code, 2) << r.error().message;
+      EXPECT_EQ(r.error().kind, ErrorKind::kUsage) << r.error().message;
     }
   }
   auto in = t.write("same.load", load_text({{0, 1, 8, 'R'}}));

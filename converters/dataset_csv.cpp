@@ -259,15 +259,15 @@ Result<std::unique_ptr<RequestSource>> open_dataset_source(const std::string& pa
   if (!opts.device_id.empty()) {
     uint64_t id;
     if (!parse_volume_id(opts.device_id, id))
-      return Error("--device-id must be a volume number 0..1048575, not '" + opts.device_id + "'",
-                   2);
+      return Error(ErrorKind::kUsage,
+                   "--device-id must be a volume number 0..1048575, not '" + opts.device_id + "'");
     want = id;
   }
   if (!opts.device.empty())
     return Error(
+        ErrorKind::kUsage,
         std::string(fmt.title) +
-            " input: select a volume with --device-id ID (--device names a Linux block device)",
-        2);
+            " input: select a volume with --device-id ID (--device names a Linux block device)");
   auto lines = DatasetLines::open(path);
   if (!lines) return lines.error();
   std::unique_ptr<RequestSource> s =

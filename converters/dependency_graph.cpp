@@ -53,10 +53,10 @@ Result<GraphResult> infer_dependency_graph(const GraphOptions& o) {
   if (!src) return src.error();
   const SourceInfo& info = (*src)->info();
   if (!info.has_completion)
-    return Error(input_names(o) + " is a " + std::string(input_format_name(info.format)) +
+    return Error(ErrorKind::kUsage,
+                 input_names(o) + " is a " + std::string(input_format_name(info.format)) +
                      " input, which carries no completion times and so no dependencies "
-                     "(native traces, blktrace/blkparse with issue events and MSR do)",
-                 2);
+                     "(native traces, blktrace/blkparse with issue events and MSR do)");
   if (!o.output.empty()) BLKRR_TRY(check_outputs({{o.output, "--dependencies"}}, o.inputs));
   std::optional<AtomicFile> file;
   FilePtr out;

@@ -50,7 +50,7 @@ TEST(DependencyGraph, RefusesLoadsWithoutCompletionTimes) {
   o.output = t.file("x.deps");
   auto r = infer_dependency_graph(o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
   EXPECT_NE(r.error().message.find("carries no completion times and so no dependencies"),
             std::string::npos)
       << r.error().message;

@@ -8,7 +8,8 @@ Result<AlignMode> parse_align(std::string_view s) {
   if (s == "round") return AlignMode::kRound;
   if (s == "skip") return AlignMode::kSkip;
   if (s == "fail") return AlignMode::kFail;
-  return Error("unknown align mode '" + std::string(s) + "' (use round, skip or fail)", 2);
+  return Error(ErrorKind::kUsage,
+               "unknown align mode '" + std::string(s) + "' (use round, skip or fail)");
 }
 
 std::string_view align_name(AlignMode m) {
@@ -47,11 +48,10 @@ Result<DeviceMap::Outcome> DeviceMap::map(uint64_t sector, uint32_t sectors, Map
     switch (o_.align) {
       case AlignMode::kFail:
         return Error(std::string(where) + (where.empty() ? "" : ": ") + "request at sector " +
-                         std::to_string(sector) + " length " + std::to_string(sectors) +
-                         " sectors is not aligned to the device's logical block size of " +
-                         std::to_string(o_.logical_block) +
-                         " bytes (use --align round or --align skip)",
-                     1);
+                     std::to_string(sector) + " length " + std::to_string(sectors) +
+                     " sectors is not aligned to the device's logical block size of " +
+                     std::to_string(o_.logical_block) +
+                     " bytes (use --align round or --align skip)");
       case AlignMode::kSkip:
         ++c_.skipped_align;
         return Outcome::kSkipped;

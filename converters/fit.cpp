@@ -27,7 +27,8 @@ Result<uint64_t> size_of_path(const std::string& path, const char* opt) {
                          errno, "give a size such as 30G or an existing block device");
   if (S_ISREG(st.st_mode)) return static_cast<uint64_t>(st.st_size);
   if (!S_ISBLK(st.st_mode))
-    return Error(std::string(opt) + ": '" + path + "' is not a block device or regular file", 2);
+    return Error(ErrorKind::kUsage,
+                 std::string(opt) + ": '" + path + "' is not a block device or regular file");
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return Error::system(std::string(opt) + ": cannot open '" + path + "'", errno, "");
   uint64_t size = 0;
@@ -47,7 +48,9 @@ Result<FitOptions> parse_fit(MapMode mode, const std::string& arg) {
       !arg.empty() && arg[0] >= '0' && arg[0] <= '9' && arg.find('/') == std::string::npos;
   if (looks_like_size) {
     auto n = parse_size(arg);
-    if (!n) return Error(std::string(opt) + ": bad size '" + arg + "' (e.g. 30G, 512M)", 2);
+    if (!n)
+      return Error(ErrorKind::kUsage,
+                   std::string(opt) + ": bad size '" + arg + "' (e.g. 30G, 512M)");
     f.target_bytes = *n;
   } else {
     auto n = size_of_path(arg, opt);
@@ -55,7 +58,8 @@ Result<FitOptions> parse_fit(MapMode mode, const std::string& arg) {
     f.target_bytes = *n;
   }
   if (f.target_bytes < 512)
-    return Error(std::string(opt) + ": the target '" + arg + "' is smaller than one sector", 2);
+    return Error(ErrorKind::kUsage,
+                 std::string(opt) + ": the target '" + arg + "' is smaller than one sector");
   return f;
 }
 

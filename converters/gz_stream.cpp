@@ -183,8 +183,7 @@ Status GzSink::put(const uint8_t* p, size_t n) {
   while (n > 0) {
     ssize_t w = ::write(fd_, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0)
-      return Error("cannot write " + path_ + ": " + std::strerror(errno) + " (disk full?)");
+    if (w < 0) return Error::system("cannot write " + path_, errno, "disk full?");
     p += w;
     n -= static_cast<size_t>(w);
   }

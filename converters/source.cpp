@@ -146,10 +146,10 @@ Status order_pieces(std::vector<std::unique_ptr<RequestSource>>& parts) {
         [](const auto& a, const auto& b) { return piece_number(*a) < piece_number(*b); });
     for (size_t k = i + 1; k < j; ++k)
       if (piece_number(*parts[k]) == piece_number(*parts[k - 1]))
-        return Error(parts[k]->info().paths.front() + " and " + parts[k - 1]->info().paths.front() +
+        return Error(ErrorKind::kUsage,
+                     parts[k]->info().paths.front() + " and " + parts[k - 1]->info().paths.front() +
                          " are the same piece " + std::to_string(piece_number(*parts[k])) +
-                         " of recording " + id + "; give each once",
-                     2);
+                         " of recording " + id + "; give each once");
     i = j;
   }
   return {};
@@ -355,7 +355,8 @@ class LoadSource : public RequestSource {
 Result<std::unique_ptr<RequestSource>> open_load_source(const std::string& path,
                                                         const SourceOptions& opts) {
   if (!opts.device.empty())
-    return Error(path + ": a blkreplay load has no devices; --device does not apply", 2);
+    return Error(ErrorKind::kUsage,
+                 path + ": a blkreplay load has no devices; --device does not apply");
   LoadReadOptions lo;
   lo.skip_bad = opts.skip_bad;
   auto r = LoadReader::open(path, lo);

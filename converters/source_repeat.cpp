@@ -71,11 +71,12 @@ class RepeatSource : public RequestSource {
 
 Result<std::unique_ptr<RequestSource>> open_repeated_source(const std::vector<std::string>& inputs,
                                                             const SourceOptions& opts) {
-  if (opts.repeat == 0) return Error("--repeat must be at least 1", 2);
+  if (opts.repeat == 0) return Error(ErrorKind::kUsage, "--repeat must be at least 1");
   for (const auto& in : inputs) {
     struct stat st;
     if (::stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-      return Error("--repeat reads " + in + " again for every pass: it must be a regular file", 2);
+      return Error(ErrorKind::kUsage,
+                   "--repeat reads " + in + " again for every pass: it must be a regular file");
   }
   SourceOptions once = opts;
   once.repeat = 1;

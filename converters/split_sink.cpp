@@ -160,9 +160,8 @@ class VolumeSplitter : public SplitSink {
     for (uint32_t id : ids) {
       const std::string final_path = volume_path(o_.dir, id);
       if (std::string in = input_file_at(final_path, o_.inputs); !in.empty())
-        return Error(
-            final_path + " is the input " + in + "; nothing was written (choose another directory)",
-            2);
+        return Error(ErrorKind::kUsage, final_path + " is the input " + in +
+                                            "; nothing was written (choose another directory)");
     }
     Fd dir(::open(tmp_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir || ::syncfs(dir.get()) != 0)
@@ -207,14 +206,15 @@ std::string SplitReport::text() const {
 }
 
 Result<std::unique_ptr<SplitSink>> SplitSink::create(const SplitOptions& o) {
-  if (o.dir.empty()) return Error("--split-by: no output directory (-o DIR/)", 2);
+  if (o.dir.empty()) return Error(ErrorKind::kUsage, "--split-by: no output directory (-o DIR/)");
   struct stat st {};
   if (::stat(o.dir.c_str(), &st) != 0) {
     if (errno != ENOENT || ::mkdir(o.dir.c_str(), 0755) != 0)
       return Error::system("cannot create the directory " + o.dir, errno,
                            "its parent must exist and be writable");
   } else if (!S_ISDIR(st.st_mode)) {
-    return Error("--split-by writes one load per volume: -o " + o.dir + " must be a directory", 2);
+    return Error(ErrorKind::kUsage,
+                 "--split-by writes one load per volume: -o " + o.dir + " must be a directory");
   }
   std::string tmpl = o.dir + "/.blkrr-split.XXXXXX";
   if (!::mkdtemp(tmpl.data()))

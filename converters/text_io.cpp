@@ -307,7 +307,7 @@ Status OutFile::flush() {
       ssize_t n = ::write(fd_, buf_.data() + off, len_ - off);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return Error("cannot write " + path_ + ": " + std::strerror(errno) + " (disk full?)");
+        return Error::system("cannot write " + path_, errno, "disk full?");
       }
       off += static_cast<size_t>(n);
     }

@@ -9,8 +9,8 @@ Result<ConflictMode> parse_cmode(std::string_view s) {
   if (s == "drop") return ConflictMode::kDrop;
   if (s == "partial") return ConflictMode::kPartial;
   if (s == "ordering") return ConflictMode::kOrdering;
-  return Error("unknown cmode '" + std::string(s) + "' (use conflicts, drop, partial or ordering)",
-               2);
+  return Error(ErrorKind::kUsage,
+               "unknown cmode '" + std::string(s) + "' (use conflicts, drop, partial or ordering)");
 }
 
 std::string_view cmode_name(ConflictMode m) {
@@ -31,7 +31,7 @@ Result<int> parse_strong(std::string_view s) {
   if (s == "0") return 0;
   if (s == "1") return 1;
   if (s == "2") return 2;
-  return Error("--strong must be 0, 1 or 2, got '" + std::string(s) + "'", 2);
+  return Error(ErrorKind::kUsage, "--strong must be 0, 1 or 2, got '" + std::string(s) + "'");
 }
 
 void ExtentSet::insert(uint64_t id, uint64_t start, uint64_t end, bool write) {

@@ -109,7 +109,9 @@ Result<DeviceLock> DeviceLock::take(const std::string& path, bool force,
     const std::string why = path + " is held by " + lock_holder(path) +
                             " (a BSD lock on the device node): two replays on one device mix "
                             "their data, and neither one's timing means anything";
-    if (!force) return Error("refusing to replay: " + why + "; wait for it, or pass --force", 2);
+    if (!force)
+      return Error(ErrorKind::kUsage,
+                   "refusing to replay: " + why + "; wait for it, or pass --force");
     warnings.push_back("overridden by --force: " + why + "; replaying without the lock");
     return l;
   }

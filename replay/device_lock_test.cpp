@@ -55,7 +55,7 @@ TEST_F(DeviceLockTest, ASecondReplayIsRefusedWithTheHolderNamed) {
 
   auto second = DeviceLock::take(dev(), false, warnings);
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().exit_code, 2);
+  EXPECT_EQ(second.error().kind, ErrorKind::kUsage);
   const std::string& m = second.error().message;
   EXPECT_NE(m.find("refusing to replay: " + dev() + " is held by blkrr replay pid " +
                    std::to_string(::getpid()) + " since "),

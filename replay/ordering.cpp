@@ -8,7 +8,8 @@ Result<OrderMode> parse_order(std::string_view s) {
   if (s == "none") return OrderMode::kNone;
   if (s == "per-process") return OrderMode::kPerProcess;
   if (s == "global") return OrderMode::kGlobal;
-  return Error("unknown order '" + std::string(s) + "' (use none, per-process or global)", 2);
+  return Error(ErrorKind::kUsage,
+               "unknown order '" + std::string(s) + "' (use none, per-process or global)");
 }
 
 std::string_view order_name(OrderMode m) {

@@ -13,9 +13,9 @@ Status RealtimeGuard::enable(int prio) {
   sched_param sp{};
   sp.sched_priority = prio;
   if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
-    return Error("--realtime " + std::to_string(prio) + ": cannot switch to SCHED_FIFO: " +
-                     std::strerror(errno) + " (needs root or CAP_SYS_NICE)",
-                 2);
+    return Error::system("--realtime " + std::to_string(prio) + ": cannot switch to SCHED_FIFO",
+                         errno, "needs root or CAP_SYS_NICE")
+        .as(ErrorKind::kUsage);
   active_ = true;
   return {};
 }

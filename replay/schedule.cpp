@@ -9,8 +9,8 @@ Result<TimingMode> parse_timing(std::string_view s) {
   if (s == "timestamp") return TimingMode::kTimestamp;
   if (s == "fullspeed") return TimingMode::kFullspeed;
   if (s == "dependency") return TimingMode::kDependency;
-  return Error("unknown timing '" + std::string(s) + "' (use timestamp, fullspeed or dependency)",
-               2);
+  return Error(ErrorKind::kUsage,
+               "unknown timing '" + std::string(s) + "' (use timestamp, fullspeed or dependency)");
 }
 
 std::string_view timing_name(TimingMode m) {
@@ -27,7 +27,8 @@ std::string_view timing_name(TimingMode m) {
 
 Status validate(const ScheduleOptions& o) {
   if (!(o.speedup > 0) || !std::isfinite(o.speedup))
-    return Error("--speedup must be a positive number, got " + std::to_string(o.speedup), 2);
+    return Error(ErrorKind::kUsage,
+                 "--speedup must be a positive number, got " + std::to_string(o.speedup));
   return {};
 }
 

@@ -36,7 +36,7 @@ namespace blkrr::replay {
 Result<EngineKind> parse_engine(std::string_view s) {
   if (s == "uring" || s == "io_uring") return EngineKind::kUring;
   if (s == "threads") return EngineKind::kThreads;
-  return Error("unknown engine '" + std::string(s) + "' (use uring or threads)", 2);
+  return Error(ErrorKind::kUsage, "unknown engine '" + std::string(s) + "' (use uring or threads)");
 }
 
 namespace {
@@ -100,23 +100,22 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
 // The load, checked against the options that depend on its format.
 Result<std::unique_ptr<RequestSource>> open_load(const SessionOptions& o) {
   BLKRR_TRY(validate(o.schedule));
-  if (o.queue_depth == 0) return Error("--queue-depth must be at least 1", 2);
+  if (o.queue_depth == 0) return Error(ErrorKind::kUsage, "--queue-depth must be at least 1");
   auto src = open_source(load_inputs(o), o.source);
   if (!src) return src.error().context("opening load " + o.load);
   const InputFormat format = (*src)->info().format;
   if (o.schedule.mode == TimingMode::kDependency && !(*src)->info().has_completion)
-    return Error(
-        "--timing dependency needs completion times to infer which request waited for "
-        "which; " +
-            o.load + " is a " + std::string(input_format_name(format)) +
-            " input, which carries no completion times and so no dependencies (use a "
-            "native trace, blktrace/blkparse with issue events, or MSR; or --timing "
-            "timestamp)",
-        2);
+    return Error(ErrorKind::kUsage,
+                 "--timing dependency needs completion times to infer which request waited for "
+                 "which; " +
+                     o.load + " is a " + std::string(input_format_name(format)) +
+                     " input, which carries no completion times and so no dependencies (use a "
+                     "native trace, blktrace/blkparse with issue events, or MSR; or --timing "
+                     "timestamp)");
   if (o.order == OrderMode::kPerProcess && format != InputFormat::kNative)
-    return Error("--order per-process needs process ids, which only a native trace (.blkrr) has; " +
-                     o.load + " is a " + std::string(input_format_name(format)) + " input",
-                 2);
+    return Error(ErrorKind::kUsage,
+                 "--order per-process needs process ids, which only a native trace (.blkrr) has; " +
+                     o.load + " is a " + std::string(input_format_name(format)) + " input");
   return src;
 }
 

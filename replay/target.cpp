@@ -47,23 +47,23 @@ int open_exclusive(const std::string& path, int flags) {
 Result<Target> open_target(const std::string& path, const TargetOptions& o) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
-    return Error("cannot open replay device '" + path + "': " + std::strerror(errno));
+    return Error::system("cannot open replay device '" + path + "'", errno);
   Target t;
   t.path = path;
   if (S_ISREG(st.st_mode)) {
     if (!o.allow_file)
-      return Error("refusing to replay onto '" + path +
-                       "': it is a regular file, not a block device (pass --allow-file for tests)",
-                   2);
+      return Error(ErrorKind::kUsage,
+                   "refusing to replay onto '" + path +
+                       "': it is a regular file, not a block device (pass --allow-file for tests)");
     t.is_file = true;
   } else if (!S_ISBLK(st.st_mode)) {
-    return Error("refusing to replay onto '" + path + "': not a block device", 2);
+    return Error(ErrorKind::kUsage, "refusing to replay onto '" + path + "': not a block device");
   }
   if (!t.is_file) {
     auto safety = probe_device_safety(path);
     if (!safety) return safety.error().context("checking " + path + " before the replay");
     if (auto why = safety_refusal(path, *safety)) {
-      if (!o.force && !o.dry_run) return Error("refusing to replay: " + *why, 2);
+      if (!o.force && !o.dry_run) return Error(ErrorKind::kUsage, "refusing to replay: " + *why);
       t.warnings.push_back("overridden by --force: " + *why);
     }
   }
@@ -81,18 +81,18 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
   if (fd < 0) {
     int e = errno;
     if (e == EBUSY && (flags & O_EXCL))
-      return Error("refusing to replay: " + path +
+      return Error(ErrorKind::kUsage,
+                   "refusing to replay: " + path +
                        " is in use: another program opened it exclusively (EBUSY: a file "
                        "system, device-mapper, md or a formatting tool); pass --force to "
-                       "replay anyway",
-                   2);
+                       "replay anyway");
     std::string hint;
     if (e == EINVAL && o.direct)
       hint =
-          " (the file system does not support O_DIRECT, e.g. tmpfs; use a loop device or "
-          "--no-direct)";
-    return Error("cannot open '" + path + "'" + (o.direct ? " with O_DIRECT" : "") + ": " +
-                 std::strerror(e) + hint);
+          "the file system does not support O_DIRECT, e.g. tmpfs; use a loop device or "
+          "--no-direct";
+    return Error::system("cannot open '" + path + "'" + (o.direct ? " with O_DIRECT" : ""), e,
+                         hint);
   }
   t.fd = Fd(fd);
   if (t.is_file) {
@@ -101,7 +101,7 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
   } else {
     uint64_t size = 0;
     if (ioctl(fd, BLKGETSIZE64, &size) != 0)
-      return Error("cannot read the size of '" + path + "': " + std::strerror(errno));
+      return Error::system("cannot read the size of '" + path + "'", errno);
     int lbs = 512;
     if (ioctl(fd, BLKSSZGET, &lbs) != 0 || lbs < 512) lbs = 512;
     t.size_bytes = size;

@@ -155,7 +155,8 @@ class DryEngine final : public Engine {
 
 Result<std::unique_ptr<Engine>> make_threads_engine(Clock& clock, const EngineOptions& o) {
   if (o.threads == 0 || o.threads > 4096)
-    return Error("--threads must be between 1 and 4096, got " + std::to_string(o.threads), 2);
+    return Error(ErrorKind::kUsage,
+                 "--threads must be between 1 and 4096, got " + std::to_string(o.threads));
   return std::unique_ptr<Engine>(std::make_unique<ThreadsEngine>(clock, o));
 }
 

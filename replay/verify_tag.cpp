@@ -9,8 +9,8 @@ Result<VerifyMode> parse_vmode(std::string_view s) {
   if (s == "verify") return VerifyMode::kVerify;
   if (s == "final-verify") return VerifyMode::kFinalVerify;
   if (s == "paranoia") return VerifyMode::kParanoia;
-  return Error(
-      "unknown vmode '" + std::string(s) + "' (use none, verify, final-verify or paranoia)", 2);
+  return Error(ErrorKind::kUsage, "unknown vmode '" + std::string(s) +
+                                      "' (use none, verify, final-verify or paranoia)");
 }
 
 std::string_view vmode_name(VerifyMode m) {

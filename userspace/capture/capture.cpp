@@ -258,7 +258,7 @@ capture_bpf* open_compat() {
 
 Status CaptureImpl::open_and_load() {
   skel_.reset(plan_.compat ? open_compat() : capture_bpf__open());
-  if (!skel_) return Error(std::string("cannot open the BPF skeleton: ") + strerror(errno));
+  if (!skel_) return Error::system("cannot open the BPF skeleton", errno);
   BLKRR_TRY(configure());
   BLKRR_TRY(set_autoload());
   {
@@ -290,8 +290,8 @@ Status CaptureImpl::init_device_slots() {
     DevStateValue v{};
     v.s.disk = skel_->rodata->cfg_disks[i].disk;
     if (bpf_map_update_elem(fd, &i, &v, BPF_ANY) != 0)
-      return Error("cannot initialise the state of device " + dev_to_string(v.s.disk) + ": " +
-                   strerror(errno));
+      return Error::system("cannot initialise the state of device " + dev_to_string(v.s.disk),
+                           errno);
   }
   return {};
 }
@@ -302,7 +302,7 @@ Status CaptureImpl::attach() {
                  strerror(-err) + " (" + capture::security_summary(features_.kernel) + ")");
   if (cfg_.emit_events) {
     rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_event, this, nullptr));
-    if (!rb_) return Error(std::string("cannot open the ring buffer: ") + strerror(errno));
+    if (!rb_) return Error::system("cannot open the ring buffer", errno);
   }
   if (!plan_.check) return {};
   // The checker iterates the request map.

@@ -49,7 +49,7 @@ Result<int> CaptureImpl::poll(int timeout_ms, const EventFn& fn) {
     int n = ring_buffer__poll(rb_.get(), timeout_ms);
     if (n < 0 && n != -EINTR) {
       fn_ = nullptr;
-      return Error(std::string("reading the ring buffer failed: ") + strerror(-n));
+      return Error::system("reading the ring buffer failed", -n);
     }
     // Records submitted without a wake-up are drained here.
     if (n == 0 || n == -EINTR) ring_buffer__consume(rb_.get());

@@ -119,8 +119,9 @@ Result<std::vector<AggEntry>> CaptureImpl::take_aggregates(const std::vector<Agg
         break;
       }
       if (errno != ENOENT)
-        return Error("removing an aggregation entry of pid " + std::to_string(want.pid) +
-                     " from the kernel map failed: " + strerror(errno));
+        return Error::system("removing an aggregation entry of pid " + std::to_string(want.pid) +
+                                 " from the kernel map failed",
+                             errno);
     }
   }
   return out;

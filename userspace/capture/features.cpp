@@ -147,13 +147,14 @@ std::string degrade_line(const FeatureRow& row) {
 }
 
 Error load_error(int err, const std::string& prog, const KernelFeatures& k) {
-  std::string what =
+  const std::string what =
       "loading the BPF program " +
       (prog.empty() ? std::string("(see the libbpf messages above)") : "'" + prog + "'") +
-      " failed: " + strerror(err) + "; ";
+      " failed";
+  std::string hint;
   switch (err) {
     case EPERM:
-      what +=
+      hint =
           "the kernel denied it: lockdown, an LSM (SELinux, AppArmor, BPF LSM) or a missing "
           "capability (" +
           security_summary(k) +
@@ -161,14 +162,14 @@ Error load_error(int err, const std::string& prog, const KernelFeatures& k) {
       break;
     case EACCES:
     case EINVAL:
-      what +=
+      hint =
           "the verifier refused it on this kernel (the libbpf messages above show where); "
           "`blkrr features` lists what the kernel offers";
       break;
     default:
-      what += "see the libbpf messages above and `blkrr features`";
+      hint = "see the libbpf messages above and `blkrr features`";
   }
-  return Error(what);
+  return Error::system(what, err, hint);
 }
 
 std::string security_summary(const KernelFeatures& k) {

@@ -137,9 +137,12 @@ TEST(Features, LoadErrorNamesProgramErrnoAndCause) {
   EXPECT_NE(e.message.find("Operation not permitted"), std::string::npos);
   EXPECT_NE(e.message.find("lockdown integrity"), std::string::npos);
   EXPECT_EQ(e.message.find("BTF"), std::string::npos) << "EPERM is no BTF problem";
+  EXPECT_EQ(e.kind, ErrorKind::kPermission);
+  EXPECT_EQ(e.sys_errno, EPERM);
   auto v = load_error(EACCES, "", k);
   EXPECT_NE(v.message.find("verifier"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("libbpf messages above"), std::string::npos);
+  EXPECT_EQ(v.sys_errno, EACCES);
 }
 
 }  // namespace

@@ -16,20 +16,20 @@ namespace blkrr::cli {
 Result<uint32_t> parse_pid(std::string_view v) {
   auto n = parse_u64(v);
   if (!n || *n == 0 || *n > 0x7fffffffu)
-    return Error("bad process id '" + std::string(v) + "' (a positive number)", 2);
+    return Error(ErrorKind::kUsage, "bad process id '" + std::string(v) + "' (a positive number)");
   return static_cast<uint32_t>(*n);
 }
 
 Status require_process(uint32_t pid) {
   if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
-    return Error("-p " + std::to_string(pid) + ": no such process", 2);
+    return Error(ErrorKind::kUsage, "-p " + std::to_string(pid) + ": no such process");
   return {};
 }
 
 Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg) {
   for (const auto& d : args) {
     auto sel = resolve_device(d);
-    if (!sel) return Error("-d " + d + ": " + sel.error().message, 2);
+    if (!sel) return Error(ErrorKind::kUsage, "-d " + d + ": " + sel.error().message);
     BLKRR_TRY(require_request_device(*sel, "-d " + d));
     cfg.devices.push_back(*sel);
   }
@@ -48,13 +48,13 @@ Result<uint64_t> cgroup_id_of(const std::string& arg) {
     struct statfs fs {};
     if (statfs(p.c_str(), &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
       return Error(
-          "--cgroup '" + p + "' is not a cgroup v2 directory (blkrr filters on cgroup v2 ids)", 2);
+          ErrorKind::kUsage,
+          "--cgroup '" + p + "' is not a cgroup v2 directory (blkrr filters on cgroup v2 ids)");
     return static_cast<uint64_t>(st.st_ino);
   }
-  return Error("--cgroup '" + arg +
-                   "': no such cgroup directory (give its path, e.g. "
-                   "/sys/fs/cgroup/system.slice/mysql.service)",
-               2);
+  return Error(ErrorKind::kUsage, "--cgroup '" + arg +
+                                      "': no such cgroup directory (give its path, e.g. "
+                                      "/sys/fs/cgroup/system.slice/mysql.service)");
 }
 
 }  // namespace blkrr::cli

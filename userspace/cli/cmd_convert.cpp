@@ -13,7 +13,7 @@ namespace blkrr::cli {
 
 namespace {
 Status set_fit(ConvertOptions& o, MapMode mode, std::string_view v) {
-  if (o.fit) return Error("use either --wrap or --scale, once", 2);
+  if (o.fit) return Error(ErrorKind::kUsage, "use either --wrap or --scale, once");
   auto f = parse_fit(mode, std::string(v));
   if (!f) return f.error();
   o.fit = *f;
@@ -140,7 +140,9 @@ Result<int> cmd_convert(int argc, char** argv) {
   if (!parsed) return parsed.error();
   if (!*parsed) return 0;
 
-  auto usage = [&](const std::string& m) { return Error(m + "\nTry 'blkrr convert --help'.", 2); };
+  auto usage = [&](const std::string& m) {
+    return Error(ErrorKind::kUsage, m + "\nTry 'blkrr convert --help'.");
+  };
   if (o.output.empty() && graph.output.empty())
     return usage("no output given (-o OUT or --dependencies FILE)");
   if (!from.empty()) {

@@ -119,16 +119,16 @@ Result<std::vector<TraceReader>> open_traces(const std::vector<std::string>& pat
   const std::string& id = out.front().header().recording_id;
   for (const auto& rd : out)
     if (id.empty() || rd.header().recording_id != id)
-      return Error("dump reads one trace, or the pieces of one rotated recording; " + rd.path() +
-                       " is not a piece of the recording of " + out.front().path(),
-                   2);
+      return Error(ErrorKind::kUsage,
+                   "dump reads one trace, or the pieces of one rotated recording; " + rd.path() +
+                       " is not a piece of the recording of " + out.front().path());
   std::stable_sort(out.begin(), out.end(), [](const TraceReader& a, const TraceReader& b) {
     return a.header().piece < b.header().piece;
   });
   for (size_t i = 1; i < out.size(); ++i)
     if (out[i].header().piece == out[i - 1].header().piece)
-      return Error(
-          out[i].path() + " and " + out[i - 1].path() + " are the same piece; give it once", 2);
+      return Error(ErrorKind::kUsage, out[i].path() + " and " + out[i - 1].path() +
+                                          " are the same piece; give it once");
   return out;
 }
 
@@ -218,7 +218,7 @@ Result<int> cmd_dump(int argc, char** argv) {
   }
   // Output errors (a full disk, /dev/full, a closed pipe) fail the command.
   if (std::fflush(stdout) != 0 || std::ferror(stdout))
-    return Error("cannot write the dump to standard output: " + std::string(std::strerror(errno)));
+    return Error::system("cannot write the dump to standard output", errno);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "capture/features.h"
 #include "capture/load_plan.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "core/args.h"
 #include "core/json_doc.h"
 
@@ -86,7 +87,7 @@ Result<int> cmd_features(int argc, char** argv) {
     std::printf("%s\n", to_json(*f, usable).dump(2).c_str());
   else
     print_text(*f, usable);
-  return usable ? 0 : 1;
+  return usable ? kExitOk : kExitFailed;
 }
 
 }  // namespace blkrr::cli

@@ -67,7 +67,8 @@ Result<uint64_t> wait_for_start(Capture& cap, double start_at, uint64_t& dropped
   constexpr uint64_t kMargin = 5'000'000;  // poll's millisecond timeouts end before this
   for (;;) {
     if (signals.pending())
-      return Error("interrupted while waiting for --start-at: nothing was recorded", 130);
+      return Error(ErrorKind::kInterrupted,
+                   "interrupted while waiting for --start-at: nothing was recorded");
     uint64_t mono = read_clock_pair().mono_ns;
     if (mono + kMargin >= *at) break;
     int timeout = static_cast<int>(std::min<uint64_t>(200, (*at - mono - kMargin) / 1'000'000));
@@ -97,7 +98,8 @@ std::vector<DeviceBusy> device_busy_or_none(const Capture& cap) {
 // The capture's configuration from the arguments, checked before anything
 // loads (the instant, the process, the cgroup, the output).
 Result<CaptureConfig> capture_config(RecordArgs& a) {
-  if (a.ringbuf_mb == 0 || a.ringbuf_mb > 2048) return Error("--ringbuf-mb must be 1..2048", 2);
+  if (a.ringbuf_mb == 0 || a.ringbuf_mb > 2048)
+    return Error(ErrorKind::kUsage, "--ringbuf-mb must be 1..2048");
   if (a.start_at != 0) {  // refuse an instant in the past before loading anything
     ClockPair now = read_clock_pair();
     auto at = start_instant_for_unix(a.start_at, now.mono_ns, now.real_ns, 0);

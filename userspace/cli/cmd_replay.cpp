@@ -158,34 +158,37 @@ Result<int> cmd_replay(int argc, char** argv) {
     if (group_rotated_pieces(std::vector<std::string>(pos.begin(), pos.end() - 1)).size() != 1) {
       const std::string& extra = pos[2];
       const bool json = extra.size() > 5 && extra.ends_with(".json");
-      return Error("unexpected argument '" + extra + "'" +
+      return Error(ErrorKind::kUsage,
+                   "unexpected argument '" + extra + "'" +
                        (json ? " (--json writes to standard output; --json-file FILE writes a "
                                "file)"
                              : "") +
                        ": replay takes one LOAD and a DEVICE, or the pieces of one rotated "
-                       "recording (record --rotate) and a DEVICE",
-                   2);
+                       "recording (record --rotate) and a DEVICE");
     }
   }
   if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
   if (from != "auto") {
     auto f = parse_input_format(from);
-    if (!f) return Error("unknown input format '" + from + "'", 2);
+    if (!f) return Error(ErrorKind::kUsage, "unknown input format '" + from + "'");
     o.source.format = *f;
   }
-  if (o.source.repeat == 0) return Error("--repeat must be at least 1", 2);
-  if (qd == 0 || qd > 65536) return Error("--queue-depth must be between 1 and 65536", 2);
-  if (threads == 0 || threads > 4096) return Error("--threads must be between 1 and 4096", 2);
+  if (o.source.repeat == 0) return Error(ErrorKind::kUsage, "--repeat must be at least 1");
+  if (qd == 0 || qd > 65536)
+    return Error(ErrorKind::kUsage, "--queue-depth must be between 1 and 65536");
+  if (threads == 0 || threads > 4096)
+    return Error(ErrorKind::kUsage, "--threads must be between 1 and 4096");
   o.queue_depth = static_cast<uint32_t>(qd);
   o.threads = static_cast<uint32_t>(threads);
-  if (rt_prio > 99) return Error("--realtime must be between 1 and 99", 2);
+  if (rt_prio > 99) return Error(ErrorKind::kUsage, "--realtime must be between 1 and 99");
   // A SCHED_FIFO thread that spins through the gaps of a dense load never
   // sleeps, and the kernel then stops it for tens of milliseconds to let other
   // work run (RT throttling, the fair server): measured 13-35 ms p99 at 50k
   // IOPS (docs/performance.md). Under --realtime it sleeps to the deadline,
   // unless --spin-us says otherwise.
   if (spin_us == kSpinNotGiven) spin_us = rt_prio > 0 ? 0 : kDefaultSpinUs;
-  if (spin_us > 1'000'000) return Error("--spin-us must be at most 1000000 (1 s)", 2);
+  if (spin_us > 1'000'000)
+    return Error(ErrorKind::kUsage, "--spin-us must be at most 1000000 (1 s)");
   o.spin_ns = spin_us * 1000;
   o.adaptive_spin = !fixed_spin;
   o.compensate_reaction = !no_compensation;
@@ -195,25 +198,27 @@ Result<int> cmd_replay(int argc, char** argv) {
   o.progress = !quiet && isatty(STDERR_FILENO);
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
 
-  if (fail_incomplete && !do_validate) return Error("--fail-incomplete needs --validate", 2);
+  if (fail_incomplete && !do_validate)
+    return Error(ErrorKind::kUsage, "--fail-incomplete needs --validate");
   if (validate_window_ns != validate::LiveOptions::kDefaultWindowNs && !do_validate)
-    return Error("--validate-window needs --validate", 2);
+    return Error(ErrorKind::kUsage, "--validate-window needs --validate");
   if (do_validate && (o.dry_run || o.fake_io))
-    return Error("--validate needs real I/O: drop --dry-run / --fake-io", 2);
+    return Error(ErrorKind::kUsage, "--validate needs real I/O: drop --dry-run / --fake-io");
 
   // -o and --json must not name the load or the device, and must be
   // writable, before the replay starts (io_guard.h).
   std::vector<std::string> inputs = {o.load, o.device};
   inputs.insert(inputs.end(), o.more_pieces.begin(), o.more_pieces.end());
   BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, inputs));
-  if (json_stdout && !o.json_path.empty()) return Error("give --json or --json-file, not both", 2);
+  if (json_stdout && !o.json_path.empty())
+    return Error(ErrorKind::kUsage, "give --json or --json-file, not both");
   if (json_stdout && o.output == "-")
-    return Error("-o - and -j both write to standard output; give --json-file FILE", 2);
+    return Error(ErrorKind::kUsage,
+                 "-o - and -j both write to standard output; give --json-file FILE");
   if (json_stdout) o.json_path = "-";
   if (std::string in = input_file_at(o.device, {o.load}); !in.empty())
-    return Error("the device " + o.device + " is the load " + in +
-                     " (the same file); replaying would overwrite it",
-                 2);
+    return Error(ErrorKind::kUsage, "the device " + o.device + " is the load " + in +
+                                        " (the same file); replaying would overwrite it");
 
   replay::SessionHooks hooks;
   std::unique_ptr<validate::LiveValidator> validator;

@@ -63,9 +63,10 @@ Result<int> cmd_report(int argc, char** argv) {
   if (!ok) return ok.error();
   if (!*ok) return 0;
   if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
-  if (out_dir.empty()) return Error("missing -o DIR (where the report goes)", 2);
+  if (out_dir.empty()) return Error(ErrorKind::kUsage, "missing -o DIR (where the report goes)");
   if (bins > 100000)
-    return Error("--bins " + std::to_string(bins) + " is too many (at most 100000)", 2);
+    return Error(ErrorKind::kUsage,
+                 "--bins " + std::to_string(bins) + " is too many (at most 100000)");
 
   report::ReportOptions o;
   o.out_dir = out_dir;
@@ -100,8 +101,10 @@ Result<int> cmd_report(int argc, char** argv) {
     }
     files.insert(files.end(), inputs.begin(), inputs.end());
     if (files.size() < 2 && o.compare)
-      return Error("--compare " + original + " needs at least one replay result FILE", 2);
-    if (labels.size() > files.size()) return Error("more --label options than inputs", 2);
+      return Error(ErrorKind::kUsage,
+                   "--compare " + original + " needs at least one replay result FILE");
+    if (labels.size() > files.size())
+      return Error(ErrorKind::kUsage, "more --label options than inputs");
     // Writable, and holding no input among the files it replaces, before
     // any input is read.
     BLKRR_TRY(report::check_report_dir(o.out_dir, files));

@@ -59,12 +59,14 @@ Result<int> cmd_report_fleet(int argc, char** argv) {
   auto ok = ap.parse(argc, argv);
   if (!ok) return ok.error();
   if (!*ok) return 0;
-  if (out_dir.empty()) return Error("missing -o DIR (where the fleet report goes)", 2);
+  if (out_dir.empty())
+    return Error(ErrorKind::kUsage, "missing -o DIR (where the fleet report goes)");
   if (bins > 100000)
-    return Error("--bins " + std::to_string(bins) + " is too many (at most 100000)", 2);
+    return Error(ErrorKind::kUsage,
+                 "--bins " + std::to_string(bins) + " is too many (at most 100000)");
 
   auto found = report::find_fleet_inputs(inputs);
-  if (!found) return Error(found.error().message, 2);
+  if (!found) return Error(ErrorKind::kUsage, found.error().message);
   std::vector<std::string> files;
   for (const auto& in : *found) {
     files.push_back(in.path);

@@ -76,13 +76,14 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
   if (!pos.empty()) {
     auto d = parse_duration_ns(pos[0]);
     if (!d || *d == 0)
-      return Error(std::string("bad duration '") + pos[0] + "' (e.g. 10, 1.5s, 2m)", 2);
+      return Error(ErrorKind::kUsage,
+                   std::string("bad duration '") + pos[0] + "' (e.g. 10, 1.5s, 2m)");
     a.duration_ns = *d;
   }
   if (a.comm.size() > 15)
-    return Error(std::string("-n '") + a.comm +
-                     "': the kernel keeps 15 characters of a task name; give at most 15",
-                 2);
+    return Error(ErrorKind::kUsage,
+                 std::string("-n '") + a.comm +
+                     "': the kernel keeps 15 characters of a task name; give at most 15");
   return true;
 }
 

@@ -97,33 +97,33 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
   if (int(a.disktime) + int(a.percent) + int(a.bytes) > 1)
-    return Error("--bytes, --disktime and --percent are exclusive", 2);
+    return Error(ErrorKind::kUsage, "--bytes, --disktime and --percent are exclusive");
   if (!pos.empty()) {
     auto iv = parse_duration_ns(pos[0]);
     if (!iv || *iv < 10'000'000)
-      return Error(
-          std::string("bad interval '") + pos[0] + "' (seconds, at least 0.01; e.g. 1, 0.5, 250ms)",
-          2);
+      return Error(ErrorKind::kUsage, std::string("bad interval '") + pos[0] +
+                                          "' (seconds, at least 0.01; e.g. 1, 0.5, 250ms)");
     a.interval_ns = *iv;
   }
   if (pos.size() > 1) {
     auto c = parse_u64(pos[1]);
     if (!c || *c == 0)
-      return Error(std::string("bad count '") + pos[1] + "' (a positive integer)", 2);
+      return Error(ErrorKind::kUsage,
+                   std::string("bad count '") + pos[1] + "' (a positive integer)");
     a.count = *c;
   }
   // iotop's -d SEC: a number that names no device was meant as the interval.
   for (const auto& d : a.devices)
     if (parse_double(d) && !resolve_device(d))
       return Error(
+          ErrorKind::kUsage,
           std::string("-d ")
               .append(d)
               .append(": no such device; -d names a device (as biosnoop's), the interval is an "
                       "argument: blkrr top ")
-              .append(d),
-          2);
+              .append(d));
   if (a.quiet && a.prometheus.empty())
-    return Error("-q without --prometheus would show nothing", 2);
+    return Error(ErrorKind::kUsage, "-q without --prometheus would show nothing");
   return true;
 }
 
@@ -143,20 +143,20 @@ Result<int> cmd_top(int argc, char** argv) {
   if (!pr) return pr.error();
   if (!*pr) return 0;
   auto by = parse_group_by(a.by);
-  if (!by) return Error(by.error().message, 2);
+  if (!by) return Error(ErrorKind::kUsage, by.error().message);
   ValueMode mode = a.disktime  ? ValueMode::kDiskTime
                    : a.percent ? ValueMode::kPercent
                                : ValueMode::kBytes;
   SortKey sort = mode == ValueMode::kBytes ? SortKey::kBytes : SortKey::kTime;
   if (!a.sort.empty()) {
     auto s = parse_sort_key(a.sort);
-    if (!s) return Error(s.error().message, 2);
+    if (!s) return Error(ErrorKind::kUsage, s.error().message);
     sort = *s;
   }
   std::optional<ListenAddress> listen;
   if (!a.prometheus.empty()) {
     auto l = parse_listen_address(a.prometheus);
-    if (!l) return Error("--prometheus: " + l.error().message, 2);
+    if (!l) return Error(ErrorKind::kUsage, "--prometheus: " + l.error().message);
     listen = *l;
   }
   CaptureConfig cfg;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "core/distribution.h"
 #include "core/io_guard.h"
 #include "core/progress.h"
@@ -85,13 +86,14 @@ Result<int> cmd_validate(int argc, char** argv) {
   o.sector_offset = sector_offset;
   if (!offset_str.empty()) {
     auto v = parse_double(offset_str);
-    if (!v) return Error("--offset '" + offset_str + "': " + v.error().message, 2);
+    if (!v) return Error(ErrorKind::kUsage, "--offset '" + offset_str + "': " + v.error().message);
     o.offset_ns = static_cast<int64_t>(*v * 1e9);
   }
   // --json-file must name neither the replay result nor a trace, and be writable,
   // before any work (io_guard.h).
   BLKRR_TRY(check_outputs({{json_path, "--json-file"}}, pos));
-  if (json_stdout && !json_path.empty()) return Error("give --json or --json-file, not both", 2);
+  if (json_stdout && !json_path.empty())
+    return Error(ErrorKind::kUsage, "give --json or --json-file, not both");
   if (json_stdout) json_path = "-";
   // On a terminal, what is being done and for how long (large traces take
   // seconds to read and match).
@@ -127,9 +129,9 @@ Result<int> cmd_validate(int argc, char** argv) {
     case validate::Verdict::kComplete:
       return 0;
     case validate::Verdict::kIncomplete:
-      return 3;
+      return kExitIncomplete;
     case validate::Verdict::kUnknown:
-      return 4;
+      return kExitUnknown;
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "core/version.h"
 
 namespace {
@@ -63,7 +64,7 @@ int stdout_status(const std::string& who, int status) {
 int run(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return blkrr::cli::kExitUsage;
   }
   std::string_view name = argv[1];
   if (name == "help" && argc >= 3) {  // blkrr help CMD = blkrr CMD --help
@@ -88,13 +89,13 @@ int run(int argc, char** argv) {
     if (!r) {
       std::fflush(stdout);
       std::fprintf(stderr, "blkrr %s: %s\n", c.name, r.error().message.c_str());
-      return r.error().exit_code;
+      return blkrr::cli::exit_status_of(r.error().kind);
     }
     return stdout_status(prog, *r);
   }
   std::fprintf(stderr, "blkrr: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
-  return 2;
+  return blkrr::cli::kExitUsage;
 }
 
 }  // namespace
@@ -111,5 +112,5 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::fprintf(stderr, "blkrr: internal error (please report)\n");
   }
-  return 70;
+  return blkrr::cli::kExitInternal;
 }

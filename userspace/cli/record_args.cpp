@@ -22,7 +22,8 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
            [&](std::string_view v) -> Status {
              auto d = parse_duration_ns(v);
              if (!d || *d < 1'000'000'000ull)
-               return Error("--rotate: bad duration '" + std::string(v) + "' (1s or more)", 2);
+               return Error(ErrorKind::kUsage,
+                            "--rotate: bad duration '" + std::string(v) + "' (1s or more)");
              o.rotate_ns = *d;
              return {};
            });
@@ -30,7 +31,8 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
            [&](std::string_view v) -> Status {
              auto s = parse_size(v);
              if (!s || *s < 4096)
-               return Error("--rotate-size: bad size '" + std::string(v) + "' (4k or more)", 2);
+               return Error(ErrorKind::kUsage,
+                            "--rotate-size: bad size '" + std::string(v) + "' (4k or more)");
              o.rotate_bytes = *s;
              return {};
            });
@@ -41,7 +43,8 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
            "with rotation: delete this recording's oldest closed files to stay within SIZE",
            [&](std::string_view v) -> Status {
              auto s = parse_size(v);
-             if (!s || *s == 0) return Error("--max-total: bad size '" + std::string(v) + "'", 2);
+             if (!s || *s == 0)
+               return Error(ErrorKind::kUsage, "--max-total: bad size '" + std::string(v) + "'");
              o.max_total = *s;
              return {};
            });
@@ -83,7 +86,8 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
   p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
            [&](std::string_view v) -> Status {
              auto d = parse_duration_ns(v);
-             if (!d || *d == 0) return Error("-D: bad duration '" + std::string(v) + "'", 2);
+             if (!d || *d == 0)
+               return Error(ErrorKind::kUsage, "-D: bad duration '" + std::string(v) + "'");
              a.duration_ns = *d;
              return {};
            });
@@ -115,16 +119,19 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
 
 Status check_output_plan(OutputPlan& o, const std::string& default_stem) {
   if (!o.rotating() && (o.keep || o.max_total || o.retain_earlier))
-    return Error("--keep, --max-total and --retain-earlier need --rotate or --rotate-size", 2);
+    return Error(ErrorKind::kUsage,
+                 "--keep, --max-total and --retain-earlier need --rotate or --rotate-size");
   if (o.rotating() && o.out == "-")
-    return Error("--rotate and --rotate-size write several files: -o - is refused; give a stem", 2);
+    return Error(ErrorKind::kUsage,
+                 "--rotate and --rotate-size write several files: -o - is refused; give a stem");
   if (o.out.empty()) o.out = o.rotating() ? default_stem : default_stem + ".blkrr";
   if (o.rotating() && (o.out.back() == '/' || o.out.find('\n') != std::string::npos))
-    return Error("-o " + o.out + ": with rotation -o is the stem of the files' names, e.g. " +
-                     "/var/lib/blkrr/prod",
-                 2);
+    return Error(ErrorKind::kUsage,
+                 "-o " + o.out + ": with rotation -o is the stem of the files' names, e.g. " +
+                     "/var/lib/blkrr/prod");
   if (o.out == "-" && ::isatty(STDOUT_FILENO))
-    return Error("-o -: standard output is a terminal; redirect it or pipe it (| ssh ...)", 2);
+    return Error(ErrorKind::kUsage,
+                 "-o -: standard output is a terminal; redirect it or pipe it (| ssh ...)");
   return {};
 }
 

@@ -151,11 +151,12 @@ const ArgParser::Opt* ArgParser::find_short(char c) const {
 
 Error ArgParser::usage_error(const std::string& msg) const {
   // main() prefixes the command name: the message starts with what is wrong.
-  return Error(msg + "\nTry '" + prog_ + " --help'.", 2);
+  return Error(ErrorKind::kUsage, msg + "\nTry '" + prog_ + " --help'.");
 }
 
 Result<bool> ArgParser::parse(int argc, char** argv) {
-  if (!bad_registration_.empty()) return Error("internal error: " + bad_registration_, 70);
+  if (!bad_registration_.empty())
+    return Error(ErrorKind::kInternal, "internal error: " + bad_registration_);
   std::vector<std::string> pos;
   bool only_pos = false;
   for (int i = 1; i < argc; ++i) {

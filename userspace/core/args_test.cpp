@@ -49,7 +49,7 @@ TEST(Args, ErrorsAreUsageErrors) {
   Argv bad_num{"x", "-c", "12x"};
   auto r = p.parse(bad_num.argc(), bad_num.argv());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
   EXPECT_NE(r.error().message.find("12x"), std::string::npos);
   Argv unknown{"x", "--nope"};
   EXPECT_FALSE(p.parse(unknown.argc(), unknown.argv()).ok());
@@ -74,7 +74,7 @@ TEST(Args, SharedSpellingsComeFromTheTable) {
     Argv a{"x"};
     auto r = p.parse(a.argc(), a.argv());
     ASSERT_FALSE(r.ok()) << misuse.second;
-    EXPECT_EQ(r.error().exit_code, 70);
+    EXPECT_EQ(r.error().kind, ErrorKind::kInternal);
     EXPECT_NE(r.error().message.find("shared option table"), std::string::npos);
   }
   ArgParser twice("blkrr x", "", "");

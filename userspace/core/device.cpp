@@ -239,7 +239,7 @@ Result<DeviceSafety> probe_device_safety(const std::string& path) {
     }
   }
   ProbePtr pr(blkid_new_probe_from_filename(path.c_str()));
-  if (!pr) return Error("libblkid cannot probe '" + path + "': " + std::strerror(errno));
+  if (!pr) return Error::system("libblkid cannot probe '" + path + "'", errno);
   blkid_probe_enable_superblocks(pr.get(), 1);
   blkid_probe_set_superblocks_flags(pr.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
   blkid_probe_enable_partitions(pr.get(), 1);

@@ -89,15 +89,12 @@ Status require_request_device(const DeviceSelection& sel, const std::string& opt
                      "here. ";
   auto below = request_devices_below(sel.disk, sysfs);
   if (below.empty())
-    return Error(ErrorKind::kUnsupported,
+    return Error(ErrorKind::kUsage,
                  what +
                      "No device below it is known (a RAM disk, zram or a multipath head "
-                     "without paths); 'blkrr devices' lists the devices that have requests",
-                 2);
-  return Error(ErrorKind::kUnsupported,
-               what + "Name those instead: -d " + join_names(below, " -d ") +
-                   " (they also carry any other I/O they serve)",
-               2);
+                     "without paths); 'blkrr devices' lists the devices that have requests");
+  return Error(ErrorKind::kUsage, what + "Name those instead: -d " + join_names(below, " -d ") +
+                                      " (they also carry any other I/O they serve)");
 }
 
 }  // namespace blkrr

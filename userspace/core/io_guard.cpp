@@ -79,29 +79,26 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
     bool exists = ::stat(o.path.c_str(), &ost) == 0;
     for (size_t k = 0; k < i; ++k) {
       if (outputs[k].path == o.path)
-        return Error(o.option + " " + o.path + " is also the output of " + outputs[k].option +
-                         "; give them different names",
-                     2);
+        return Error(ErrorKind::kUsage, o.option + " " + o.path + " is also the output of " +
+                                            outputs[k].option + "; give them different names");
     }
     if (std::string file = exists ? input_file_at(o.path, inputs) : ""; !file.empty())
-      return Error(o.option + " " + o.path + " is the input " + file +
-                       " (the same file); choose another name, the input would be destroyed",
-                   2);
+      return Error(ErrorKind::kUsage,
+                   o.option + " " + o.path + " is the input " + file +
+                       " (the same file); choose another name, the input would be destroyed");
     if (exists && S_ISDIR(ost.st_mode))
-      return Error(o.option + " " + o.path + " is a directory; name a file", 2);
+      return Error(ErrorKind::kUsage, o.option + " " + o.path + " is a directory; name a file");
     // Written in place (not replaced), it would lose the disk's data.
     if (exists && S_ISBLK(ost.st_mode))
-      return Error(o.option + " " + o.path + " is a block device; name a file", 2);
+      return Error(ErrorKind::kUsage, o.option + " " + o.path + " is a block device; name a file");
     std::string dir = dir_of(o.path);
     struct stat dst;
     if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
-      return Error(
-          o.option + " " + o.path + ": the directory " + dir + " does not exist; create it first",
-          2);
+      return Error(ErrorKind::kUsage, o.option + " " + o.path + ": the directory " + dir +
+                                          " does not exist; create it first");
     if (::access(dir.c_str(), W_OK | X_OK) != 0 && !(exists && !S_ISREG(ost.st_mode)))
-      return Error(
-          o.option + " " + o.path + ": the directory " + dir + " is not writable: " + errno_text(),
-          2);
+      return Error(ErrorKind::kUsage, o.option + " " + o.path + ": the directory " + dir +
+                                          " is not writable: " + errno_text());
   }
   return {};
 }
@@ -118,7 +115,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISBLK(st.st_mode))
-    return Error(path + " is a block device; blkrr writes its outputs to files", 2);
+    return Error(ErrorKind::kUsage, path + " is a block device; blkrr writes its outputs to files");
   if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     // /dev/null, a FIFO, a terminal: write in place, never replace it.
     f.fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);

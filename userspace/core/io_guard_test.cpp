@@ -83,7 +83,7 @@ TEST(IoGuard, CheckOutputsRefusesAnInputAlsoThroughLinks) {
     ASSERT_FALSE(st) << name;
     EXPECT_NE(st.error().message.find("is the input " + in), std::string::npos)
         << st.error().message;
-    EXPECT_EQ(st.error().exit_code, 2);
+    EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
   }
   EXPECT_TRUE(check_outputs({{d + "/new", "-o"}, {"-", "--json"}}, {in}));
 }
@@ -130,7 +130,7 @@ TEST(IoGuard, BlockDevicesAreNeverOutputs) {
   auto st = check_outputs({{dev, "-o"}}, {});
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "-o " + dev + " is a block device; name a file");
-  EXPECT_EQ(st.error().exit_code, 2);
+  EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
   auto f = AtomicFile::create(dev);
   ASSERT_FALSE(f);
   EXPECT_NE(f.error().message.find("is a block device"), std::string::npos);

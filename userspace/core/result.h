@@ -21,6 +21,10 @@ enum class ErrorKind : uint8_t {
   kBadInput,     // the input is malformed, truncated or out of range
   kUnsupported,  // ENOSYS, EOPNOTSUPP, EINVAL from the kernel: this system cannot do it
   kIo,           // EIO, ENOSPC, EDQUOT and other errors of reading or writing
+  kUsage,        // the command as given cannot run: an option, argument, target or input
+                 // the user must change (nothing was done)
+  kInterrupted,  // stopped by a signal before it could do its work
+  kInternal,     // a bug of blkrr's own (e.g. a clash in an option table)
 };
 
 inline ErrorKind error_kind_of_errno(int err) {
@@ -49,14 +53,12 @@ inline ErrorKind error_kind_of_errno(int err) {
 
 struct Error {
   std::string message;
-  int exit_code = 1;  // suggested exit status for main()
   ErrorKind kind = ErrorKind::kFailed;
   int sys_errno = 0;  // the errno behind the failure, 0 if none
 
   Error() = default;
-  explicit Error(std::string msg, int code = 1) : message(std::move(msg)), exit_code(code) {}
-  Error(ErrorKind k, std::string msg, int code = 1)
-      : message(std::move(msg)), exit_code(code), kind(k) {}
+  explicit Error(std::string msg) : message(std::move(msg)) {}
+  Error(ErrorKind k, std::string msg) : message(std::move(msg)), kind(k) {}
 
   // A failed system call: "WHAT: strerror(err)" (plus `hint` if not empty),
   // its kind derived from `err` (a positive errno).
@@ -67,7 +69,14 @@ struct Error {
     return e;
   }
 
-  // Prefix context ("reading foo.blkrr: ") while keeping code, kind and errno.
+  // The same error as another kind: a system failure the user must answer by
+  // changing the command (Error::system(...).as(ErrorKind::kUsage)).
+  [[nodiscard]] Error as(ErrorKind k) const {
+    Error e = *this;
+    e.kind = k;
+    return e;
+  }
+  // Prefix context ("reading foo.blkrr: ") while keeping kind and errno.
   [[nodiscard]] Error context(const std::string& what) const {
     Error e = *this;
     e.message = what + ": " + message;
@@ -114,10 +123,6 @@ class [[nodiscard]] Result<void> {
 };
 
 using Status = Result<void>;
-
-inline Error make_error(std::string msg, int code = 1) {
-  return Error(std::move(msg), code);
-}
 
 }  // namespace blkrr
 

@@ -21,14 +21,16 @@ TEST(Error, SystemErrorsKeepTheirErrnoAndKind) {
   EXPECT_EQ(Error("plain").sys_errno, 0);
 }
 
-TEST(Error, ContextKeepsCodeKindAndErrno) {
+TEST(Error, ContextKeepsKindAndErrno) {
   Error e = Error::system("open", EPERM);
-  e.exit_code = 3;
   Error c = e.context("recording sda");
   EXPECT_EQ(c.message, "recording sda: open: Operation not permitted");
-  EXPECT_EQ(c.exit_code, 3);
   EXPECT_EQ(c.kind, ErrorKind::kPermission);
   EXPECT_EQ(c.sys_errno, EPERM);
+  Error u = e.as(ErrorKind::kUsage);
+  EXPECT_EQ(u.kind, ErrorKind::kUsage);
+  EXPECT_EQ(u.sys_errno, EPERM);
+  EXPECT_EQ(u.message, e.message);
   Status s = Error(ErrorKind::kBadInput, "bad");
   EXPECT_EQ(s.error().kind, ErrorKind::kBadInput);
 }

@@ -18,24 +18,26 @@ constexpr const char* kExample = "e.g. $(date +%s -d '+1 min')";
 Result<double> parse_start_at(std::string_view v) {
   auto d = parse_double(v);
   if (!d || !std::isfinite(*d) || *d <= 0)
-    return Error("'" + std::string(v) + "' is not a UNIX time in seconds (" + kExample + ")", 2);
+    return Error(ErrorKind::kUsage,
+                 "'" + std::string(v) + "' is not a UNIX time in seconds (" + kExample + ")");
   return *d;
 }
 
 Result<uint64_t> start_instant_for_unix(double unix_seconds, uint64_t mono_now_ns,
                                         uint64_t real_now_ns, uint64_t tolerance_ns) {
   if (!std::isfinite(unix_seconds) || unix_seconds <= 0)
-    return Error(std::string("--start-at must be a UNIX time in seconds, ") + kExample, 2);
+    return Error(ErrorKind::kUsage,
+                 std::string("--start-at must be a UNIX time in seconds, ") + kExample);
   long double target = static_cast<long double>(unix_seconds) * 1e9L;
   long double delta = target - static_cast<long double>(real_now_ns);
   if (delta < -static_cast<long double>(tolerance_ns)) {
-    return Error("--start-at " + std::to_string(unix_seconds) + " is " +
-                     std::to_string(static_cast<double>(-delta / 1e9L)) +
-                     " s in the past; choose an instant in the future",
-                 2);
+    return Error(ErrorKind::kUsage, "--start-at " + std::to_string(unix_seconds) + " is " +
+                                        std::to_string(static_cast<double>(-delta / 1e9L)) +
+                                        " s in the past; choose an instant in the future");
   }
   if (delta > 86400e9L)
-    return Error("--start-at " + std::to_string(unix_seconds) + " is more than a day away", 2);
+    return Error(ErrorKind::kUsage,
+                 "--start-at " + std::to_string(unix_seconds) + " is more than a day away");
   if (delta < 0) delta = 0;
   return mono_now_ns + static_cast<uint64_t>(delta);
 }

@@ -18,7 +18,7 @@ TEST(StartAt, PastInstantIsRefused) {
   auto r = start_instant_for_unix(999.0, 5'000'000'000, 1'000'000'000'000, 1'000'000);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("1.000000 s in the past"), std::string::npos);
-  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
 }
 
 TEST(StartAt, WithinToleranceStartsNow) {

@@ -83,8 +83,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
   put32(buf, crc(js.data(), js.size()));
   auto st = w.write_raw(buf.data(), buf.size());
   if (!st) return st.error();
-  if (std::fflush(w.f_.get()) != 0)
-    return Error("writing trace '" + path + "': " + std::strerror(errno));
+  if (std::fflush(w.f_.get()) != 0) return Error::system("writing trace '" + path + "'", errno);
   w.pending_.reserve(w.opts_.records_per_block);
   return w;
 }
@@ -99,8 +98,8 @@ TraceWriter::~TraceWriter() {
 Status TraceWriter::write_raw(const void* p, size_t n) {
   if (n && std::fwrite(p, 1, n, f_.get()) != n) {
     int e = errno;
-    return Error("writing trace '" + path_ + "': " + std::strerror(e) +
-                 "; everything up to the last complete block is kept");
+    return Error::system("writing trace '" + path_ + "'", e,
+                         "everything up to the last complete block is kept");
   }
   bytes_ += n;
   return {};
@@ -150,8 +149,7 @@ int TraceWriter::deflate_block(uint8_t* dst, unsigned long* dst_len,
 Status TraceWriter::flush() {
   if (!f_) return Error("trace '" + path_ + "' is not open");
   if (pending_.empty()) {
-    if (std::fflush(f_.get()) != 0)
-      return Error("writing trace '" + path_ + "': " + std::strerror(errno));
+    if (std::fflush(f_.get()) != 0) return Error::system("writing trace '" + path_ + "'", errno);
     return {};
   }
   encode_records(pending_, scratch_);
@@ -177,8 +175,8 @@ Status TraceWriter::flush() {
   records_ += pending_.size();
   pending_.clear();
   if (std::fflush(f_.get()) != 0)
-    return Error("writing trace '" + path_ + "': " + std::strerror(errno) +
-                 "; everything up to the last complete block is kept");
+    return Error::system("writing trace '" + path_ + "'", errno,
+                         "everything up to the last complete block is kept");
   return {};
 }
 
@@ -198,7 +196,7 @@ Status TraceWriter::close(const Counters& counters) {
   FILE* f = f_.release();
   if (std::fclose(f) != 0) {
     if (file_) file_->abort();
-    return Error("closing trace '" + path_ + "': " + std::strerror(errno));
+    return Error::system("closing trace '" + path_ + "'", errno);
   }
   return file_ ? file_->commit() : Status{};
 }

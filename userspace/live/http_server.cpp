@@ -116,8 +116,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
     return Error("cannot listen on " + shown + ": " + last_err +
                  " (is the port in use? pick another with --prometheus ADDR:PORT)");
   srv->wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!srv->wake_fd_)
-    return Error(std::string("eventfd: ") + std::strerror(errno));
+  if (!srv->wake_fd_) return Error::system("eventfd", errno);
   srv->thread_ = std::thread([s = srv.get()] { s->run(); });
   return srv;
 }

@@ -16,7 +16,7 @@ Result<CsvFile> CsvFile::create(const std::string& path, const std::vector<std::
   c.file_.emplace(std::move(*af));
   int fd = c.file_->dup_fd();
   c.f_.reset(fd < 0 ? nullptr : ::fdopen(fd, "w"));
-  if (!c.f_) return Error("cannot create " + path + ": " + std::strerror(errno));
+  if (!c.f_) return Error::system("cannot create " + path, errno);
   for (size_t i = 0; i < columns.size(); ++i)
     std::fprintf(c.f_.get(), "%s%s", i ? "," : "", columns[i].c_str());
   std::fputc('\n', c.f_.get());

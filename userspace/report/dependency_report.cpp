@@ -61,7 +61,7 @@ Status add_dependencies(Context& ctx, const std::vector<const Dataset*>& data) {
     o.inputs = {d->path};
     auto g = infer_dependency_graph(o);
     if (!g) {
-      if (g.error().exit_code == 2) continue;  // no completion times: no dependencies
+      if (g.error().kind == ErrorKind::kUsage) continue;  // no completion times: no dependencies
       blocks.push_back(note(d->label + ": dependencies not inferred: " + g.error().message, true));
       continue;
     }

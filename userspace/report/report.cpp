@@ -27,7 +27,7 @@ namespace {
 
 Status make_dir(const std::string& p) {
   if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST)
-    return Error("cannot create directory " + p + ": " + std::strerror(errno));
+    return Error::system("cannot create directory " + p, errno);
   return {};
 }
 
@@ -141,14 +141,14 @@ Status check_report_dir(const std::string& dir, const std::vector<std::string>& 
     // Created by the report: its parent must be there (one level is made).
     std::string parent = parent_of(dir);
     if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      return Error("-o " + dir + ": cannot create it in " + parent + ": " + std::strerror(errno) +
-                       "; create the parent directory first",
-                   2);
+      return Error::system("-o " + dir + ": cannot create it in " + parent, errno,
+                           "create the parent directory first")
+          .as(ErrorKind::kUsage);
     return {};  // a new directory holds no input
   }
-  if (!S_ISDIR(d.st_mode)) return Error("-o " + dir + " is not a directory", 2);
+  if (!S_ISDIR(d.st_mode)) return Error(ErrorKind::kUsage, "-o " + dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return Error("-o " + dir + " is not writable: " + std::string(std::strerror(errno)), 2);
+    return Error::system("-o " + dir + " is not writable", errno).as(ErrorKind::kUsage);
   std::vector<std::string> owned_dirs = {dir + "/data", dir + "/plots"}, files;
   for (const char* f : {"index.html", "report.json"}) files.emplace_back(dir + "/").append(f);
   for (const auto& f : also) files.emplace_back(dir + "/").append(f);
@@ -157,15 +157,15 @@ Status check_report_dir(const std::string& dir, const std::vector<std::string>& 
     if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
     for (const auto& sub : owned_dirs)
       if (::stat(parent_of(in).c_str(), &p) == 0 && same_inode(p, sub))
-        return Error(strfmt("the input %s is in %s, whose files the report writes and removes; "
+        return Error(ErrorKind::kUsage,
+                     strfmt("the input %s is in %s, whose files the report writes and removes; "
                             "move it or choose another -o directory",
-                            in.c_str(), sub.c_str()),
-                     2);
+                            in.c_str(), sub.c_str()));
     for (const auto& f : files)
       if (same_inode(st, f))
-        return Error(strfmt("-o %s would replace the input %s (%s); choose another directory",
-                            dir.c_str(), in.c_str(), f.c_str()),
-                     2);
+        return Error(ErrorKind::kUsage,
+                     strfmt("-o %s would replace the input %s (%s); choose another directory",
+                            dir.c_str(), in.c_str(), f.c_str()));
   }
   return {};
 }

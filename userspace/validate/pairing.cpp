@@ -66,24 +66,22 @@ Status check_pairing(const ReplayOrigin& r, uint64_t replay_span_ns, const Trace
   const bool same_host = !r.host.empty() && r.host == t.host;
   if (!device_chosen && same_host && r.device && !t.devices.empty() &&
       !trace_has_device(t, *r.device))
-    return Error(ErrorKind::kBadInput,
+    return Error(ErrorKind::kUsage,
                  "the trace is of another device: it records " + trace_devices_text(t) + " on " +
                      t.host + ", the replay ran on " + dev_to_string(*r.device) +
                      (r.device_text.empty() ? "" : " (" + r.device_text + ")") +
-                     "; give the trace recorded on the replay's device while it ran",
-                 2);
+                     "; give the trace recorded on the replay's device while it ran");
   if (!r.opened_unix_ns || !t.first_unix_ns || !t.last_unix_ns) return {};
   const uint64_t run_from = *r.opened_unix_ns, run_to = run_from + replay_span_ns;
   const bool before = *t.last_unix_ns + kPairingSlackNs < run_from;
   const bool after = *t.first_unix_ns > run_to + kPairingSlackNs;
   if (!before && !after) return {};
-  return Error(ErrorKind::kBadInput,
+  return Error(ErrorKind::kUsage,
                std::string("the trace was recorded ") + (before ? "before" : "after") +
                    " the replay: its requests span " + utc_text(*t.first_unix_ns) + " to " +
                    utc_text(*t.last_unix_ns) + ", the replay ran from " + utc_text(run_from) +
                    " to " + utc_text(run_to) +
-                   "; record the device while the replay runs (or use replay --validate)",
-               2);
+                   "; record the device while the replay runs (or use replay --validate)");
 }
 
 }  // namespace blkrr::validate
