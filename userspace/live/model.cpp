@@ -69,6 +69,12 @@ bool is_loss_counter(std::string_view name) {
   return false;
 }
 
+std::vector<std::string_view> loss_counter_names() {
+  std::vector<std::string_view> v;
+  for (const auto& l : kLoss) v.push_back(l.name);
+  return v;
+}
+
 std::string_view loss_meaning(std::string_view name) {
   for (const auto& l : kLoss)
     if (name == l.name) return l.meaning;

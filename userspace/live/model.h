@@ -123,6 +123,8 @@ void sort_rows(std::vector<Row>& rows, SortKey key);
 bool is_loss_counter(std::string_view name);
 // One line saying what a loss counter means, for the screen.
 std::string_view loss_meaning(std::string_view name);
+// Every counter is_loss_counter accepts, in a fixed order.
+std::vector<std::string_view> loss_counter_names();
 // %I/O of a disk time over an interval, per single disk, at most 100: disk
 // time is charged when a busy period's requests complete, so an interval can
 // be charged busy time that began in the one before (docs/top.md).

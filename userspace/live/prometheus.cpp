@@ -89,6 +89,11 @@ void MetricsAccumulator::add(const Snapshot& s) {
   for (const auto& [name, n] : s.lost) lost_[name] += n;
 }
 
+MetricsAccumulator::MetricsAccumulator(MetricsOptions opt, Lookups lookups)
+    : opt_(opt), lk_(std::move(lookups)) {
+  for (auto name : loss_counter_names()) lost_.emplace(name, 0);
+}
+
 std::string MetricsAccumulator::exposition() const {
   std::string out;
   const char* who_label = opt_.by_cgroup ? "cgroup" : "comm";

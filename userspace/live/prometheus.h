@@ -19,7 +19,9 @@ struct MetricsOptions {
 
 class MetricsAccumulator {
  public:
-  MetricsAccumulator(MetricsOptions opt, Lookups lookups) : opt_(opt), lk_(std::move(lookups)) {}
+  // Every loss reason starts at 0, so that rate() and increase() see the
+  // first loss (a series that appears with its first increment hides it).
+  MetricsAccumulator(MetricsOptions opt, Lookups lookups);
   // Adds one interval (its raw deltas, device deltas and lost counters).
   void add(const Snapshot& s);
   std::string exposition() const;

@@ -70,6 +70,20 @@ TEST(Prometheus, AccumulatesAcrossIntervalsAndKeepsExitedSeries) {
   EXPECT_NE(t.find("blkrr_top_refreshes_total 2\n"), std::string::npos);
 }
 
+TEST(Prometheus, EveryLossReasonFromZero) {
+  MetricsAccumulator acc({}, fake_lookups());
+  std::string t = acc.exposition();
+  expect_valid_exposition(t);
+  for (auto name : loss_counter_names())
+    EXPECT_NE(t.find("blkrr_capture_lost_total{reason=\"" + std::string(name) + "\"} 0\n"),
+              std::string::npos)
+        << name;
+  acc.add(two_second_interval());
+  t = acc.exposition();
+  EXPECT_NE(t.find("blkrr_capture_lost_total{reason=\"inflight_swept\"} 3\n"), std::string::npos);
+  EXPECT_NE(t.find("blkrr_capture_lost_total{reason=\"agg_map_full\"} 0\n"), std::string::npos);
+}
+
 TEST(Prometheus, CgroupAndPidLabels) {
   MetricsAccumulator acc({true, true}, fake_lookups());
   acc.add(two_second_interval());
