@@ -16,7 +16,12 @@ esac
 pkgs=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libblkid-dev
       zlib1g-dev libisal-dev libdeflate-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
       gnuplot-nox fio bpftrace blktrace jq e2fsprogs util-linux kmod clang-format clang-tidy cppcheck shellcheck
-      libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
+      libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
+      prometheus chromium)  # tests/prometheus (prometheus, promtool), tests/browser (headless)
+# tests/browser runs puppeteer-core under node; a node installed otherwise
+# (with its own npm) is kept.
+command -v node >/dev/null || pkgs+=(nodejs)
+command -v npm >/dev/null || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -27,7 +27,9 @@ dpkg-deb -f "$deb" Depends | grep -q libisal || fail "Depends has no libisal (gz
 [ "$(dpkg-deb -f "$deb" Recommends)" = gnuplot-nox ] || fail "Recommends is not gnuplot-nox"
 
 tmp=$(mktemp -d)
+exporter_pid=""
 cleanup() {
+  if [ -n "$exporter_pid" ]; then kill "$exporter_pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
   if dpkg -s blkrr >/dev/null 2>&1; then apt_get purge -y -qq blkrr >/dev/null || true; fi
 }
@@ -69,6 +71,40 @@ if command -v systemd-analyze >/dev/null; then
   say "systemd-analyze verify: clean"
 else
   say "systemd-analyze missing: unit not verified"
+fi
+
+# The exporter as its unit runs it (systemd where it runs, else the unit's
+# ExecStart= with its EnvironmentFile=), scraped by a real Prometheus that
+# loads the installed alerting rules and is queried with the installed
+# dashboard's expressions (tests/prometheus/prometheus_e2e.py).
+rules=/usr/share/blkrr/prometheus/blkrr-alerts.yml
+[ -f "$rules" ] || fail "no $rules"
+if command -v promtool >/dev/null && command -v prometheus >/dev/null; then
+  promtool check rules "$rules" >/dev/null || fail "promtool check rules $rules"
+  if [ "$(systemctl is-system-running 2>/dev/null || true)" != offline ] &&
+    systemctl start blkrr-exporter 2>"$tmp/err"; then
+    say "blkrr-exporter started by systemd"
+  else
+    # shellcheck disable=SC1091
+    (set -a && . /etc/default/blkrr-exporter && set +a &&
+      eval "exec $(sed -n 's/^ExecStart=//p' "$unit")") >"$tmp/exporter.log" 2>&1 &
+    exporter_pid=$!
+    say "blkrr-exporter started from its unit's ExecStart (no systemd here), pid $exporter_pid"
+  fi
+  # shellcheck disable=SC1091
+  listen=$(. /etc/default/blkrr-exporter && echo "$BLKRR_EXPORTER_LISTEN")
+  python3 tests/prometheus/prometheus_e2e.py --target "$listen" \
+    --dashboard /usr/share/doc/blkrr/grafana-blkrr.json --rules "$rules" ||
+    fail "Prometheus against the packaged exporter (above; exporter log: $(tail -5 "$tmp/exporter.log" 2>/dev/null))"
+  if [ -n "$exporter_pid" ]; then
+    kill "$exporter_pid"
+    wait "$exporter_pid" || true
+    exporter_pid=""
+  else
+    systemctl stop blkrr-exporter
+  fi
+else
+  say "prometheus missing (scripts/install-deps.sh): the packaged exporter not scraped"
 fi
 
 apt_get purge -y -qq blkrr >/dev/null || fail "apt-get purge blkrr"
