@@ -333,7 +333,8 @@ void uncertainty_table(Context& ctx, Section& sec, const Dataset& orig,
 }  // namespace
 
 Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Dataset*>& replays) {
-  Section& sec = ctx.section("Fidelity: replays compared with the original " + orig.label);
+  Section& sec = ctx.section("Fidelity: replays compared with the original " + orig.label,
+                             Question::kFidelity);
   nlohmann::json& js = ctx.json()["fidelity"];
   js["original"] = orig.label;
   std::vector<const Dataset*> all{&orig};

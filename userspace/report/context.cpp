@@ -12,10 +12,10 @@ Result<CsvFile> Context::csv(const std::string& name, const std::vector<std::str
   return CsvFile::create(dir_ + "/" + data_path(name), columns);
 }
 
-Section& Context::section(const std::string& title) {
+Section& Context::section(const std::string& title, Question q) {
   for (auto& s : sections_)
     if (s.title == title) return s;
-  sections_.push_back({title, {}, {}});
+  sections_.push_back({title, q, {}, {}});
   return sections_.back();
 }
 

@@ -18,10 +18,22 @@
 
 namespace blkrr::report {
 
+// The question a table or plot answers; index.html groups them by it (the
+// fidelity of a replay on top, then how much, how fast, how late, who).
+enum class Question { kSection, kFidelity, kHowMuch, kHowFast, kHowLate, kWho };
+
+// An HTML fragment (a table, a note) and its question (kSection: its section's).
+struct Block {
+  Block(std::string h, Question q = Question::kSection) : html(std::move(h)), question(q) {}
+  std::string html;
+  Question question;
+};
+
 struct Section {
   std::string title;
-  std::vector<std::string> blocks;  // HTML fragments (tables, notes), in order
-  std::vector<std::string> plots;   // plot names, in order
+  Question question;               // of its blocks and plots unless they say otherwise
+  std::vector<Block> blocks;       // in order
+  std::vector<std::string> plots;  // plot names, in order
 };
 
 class Context {
@@ -34,7 +46,8 @@ class Context {
   Result<CsvFile> csv(const std::string& name, const std::vector<std::string>& columns);
   static std::string data_path(const std::string& name) { return "data/" + name + ".csv"; }
 
-  Section& section(const std::string& title);  // created on first use, kept in order
+  // Created on first use, kept in order.
+  Section& section(const std::string& title, Question q);
   void add_plot(Section& s, PlotSpec p);
   const std::vector<PlotSpec>& plots() const { return plots_; }
   const std::vector<Section>& sections() const { return sections_; }

@@ -71,7 +71,7 @@ Status add_dependencies(Context& ctx, const std::vector<const Dataset*>& data) {
     blocks.push_back(thread_table(*d, j));
   }
   if (rows.empty() && blocks.empty()) return {};
-  Section& s = ctx.section("Dependencies");
+  Section& s = ctx.section("Dependencies", Question::kWho);
   s.blocks.push_back(
       table("Inferred dependencies (replay --timing dependency; default windows: own thread 1 ms, "
             "other threads 100 us)",

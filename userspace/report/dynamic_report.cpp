@@ -126,7 +126,8 @@ void summary_tables(Context& ctx, Section& sec, const std::vector<const Dataset*
       info_rows));
   sec.blocks.push_back(summary_table("Latency (completion minus actual issue)", "ms", lat_rows));
   if (!delay_rows.empty())
-    sec.blocks.push_back(summary_table("Delay (actual issue minus set point)", "ms", delay_rows));
+    sec.blocks.emplace_back(summary_table("Delay (actual issue minus set point)", "ms", delay_rows),
+                            Question::kHowLate);
   sec.blocks.push_back(
       summary_table("Achieved requests per second (by completion)", "IOPS", iops_rows));
   sec.blocks.push_back(
@@ -262,7 +263,7 @@ Status add_dynamic(Context& ctx, const std::vector<const Dataset*>& all) {
   if (data.empty()) return {};
   for (const Dataset* d : data)
     if (d->has_delay()) replays.push_back(d);
-  Section& sec = ctx.section("Dynamic analysis (how the device answered)");
+  Section& sec = ctx.section("Dynamic analysis (how the device answered)", Question::kHowFast);
   nlohmann::json& js = ctx.json()["dynamic"];
   summary_tables(ctx, sec, data, js);
   BLKRR_TRY(scatter_plots(ctx, sec, data, replays));

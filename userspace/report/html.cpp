@@ -44,21 +44,89 @@ std::string base64(const std::string& in) {
 namespace {
 
 const char* kStyle = R"(<style>
-body{font-family:sans-serif;margin:1.5em;max-width:1300px}
+body{font-family:sans-serif;margin:1em auto;padding:0 1em;max-width:1300px;line-height:1.35}
+h1{margin:.2em 0}
+h2{border-bottom:2px solid #ccd;padding-bottom:.2em;margin-top:1.6em}
+nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccd;padding:.4em 0;z-index:1}
+nav a{margin-right:1em;white-space:nowrap}
+.block{overflow-x:auto}
 table{border-collapse:collapse;margin:1em 0;font-size:90%}
 caption{text-align:left;font-weight:bold;padding:.3em 0}
 td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
 td:first-child,th:first-child{text-align:left}
 .warn{color:#b00;font-weight:bold}
 .fake{color:#fff;background:#d00;padding:.5em;font-size:140%;font-weight:bold}
-figure{margin:1em 0}
-img{max-width:100%;border:1px solid #ddd}
+figure{margin:1.2em 0}
+img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:85%;color:#444}
-.summary{background:#f4f6fa;border:1px solid #ccd;padding:.3em 1em;margin-bottom:1.5em}
+.summary{background:#f4f6fa;border:1px solid #ccd;padding:.3em 1em;margin-bottom:1em}
 .summary li{margin:.2em 0}
-.cmd{color:#666;font-size:85%}
+.cmd{color:#666;font-size:85%;overflow-wrap:anywhere}
 </style>
 )";
+
+// The page's groups, in order, with their headings and anchors.
+struct Group {
+  Question question;
+  const char* id;
+  const char* nav;
+  const char* heading;
+};
+const Group kGroups[] = {
+    {Question::kHowMuch, "how-much", "How much",
+     "How much: request rates, throughput, sizes, where on the disk"},
+    {Question::kHowFast, "how-fast", "How fast",
+     "How fast: latency, achieved throughput, requests in flight"},
+    {Question::kHowLate, "how-late", "How late", "How late: issue times against the set points"},
+    {Question::kWho, "who", "Who", "Who: processes, threads and their dependencies"},
+};
+
+// The question a plot answers: its section's, except for delays and the
+// comparisons of the fidelity section.
+Question plot_question(const std::string& name, Question section) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("delay-") || name == "latency-delay" || name == "cmp-issue-error")
+    return Question::kHowLate;
+  if (name == "cmp-iops") return Question::kHowMuch;
+  if (starts("cmp-")) return Question::kHowFast;
+  return section;
+}
+
+// A plot, its caption and links to the CSV files it draws and its script.
+std::string figure(const Context& ctx, const std::string& name) {
+  const PlotSpec* spec = nullptr;
+  for (const auto& p : ctx.plots())
+    if (p.name == name) spec = &p;
+  std::string title = spec ? spec->title : name;
+  std::string h = "<figure id=\"plot-" + html_escape(name) + "\">";
+  auto png = read_file(ctx.dir() + "/plots/" + name + ".png");
+  if (png && !png->empty())
+    h += "<img alt=\"" + html_escape(title) + "\" src=\"data:image/png;base64," + base64(*png) +
+         "\">";
+  else
+    h += "<p class=\"warn\">(plot not drawn)</p>";
+  h += "<figcaption>" + html_escape(title) + "<br>data: ";
+  std::vector<std::string> files;
+  if (spec)
+    for (const auto& s : spec->series)
+      if (std::find(files.begin(), files.end(), s.file) == files.end()) files.push_back(s.file);
+  for (const auto& f : files) h += "<a href=\"" + html_escape(f) + "\">" + html_escape(f) + "</a> ";
+  return h + "&middot; script: <a href=\"plots/" + html_escape(name) + ".gp\">plots/" +
+         html_escape(name) + ".gp</a></figcaption></figure>\n";
+}
+
+// The tables, then the plots, of every section that answer `q`.
+std::string group_body(const Context& ctx, Question q) {
+  std::string h;
+  for (const Section& s : ctx.sections())
+    for (const Block& b : s.blocks)
+      if ((b.question == Question::kSection ? s.question : b.question) == q)
+        h += "<div class=\"block\">" + b.html + "</div>\n";
+  for (const Section& s : ctx.sections())
+    for (const auto& name : s.plots)
+      if (plot_question(name, s.question) == q) h += figure(ctx, name);
+  return h;
+}
 
 }  // namespace
 
@@ -140,49 +208,46 @@ Result<std::string> executive_summary(const Context& ctx, const std::vector<cons
 Status write_html(const Context& ctx, const std::vector<const Dataset*>& inputs,
                   const RenderResult& render, const std::string& command_line,
                   const std::string& summary) {
+  std::string labels;
+  for (const Dataset* d : inputs) labels += (labels.empty() ? "" : ", ") + d->label;
   std::string h =
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>blkrr report</title>\n";
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>blkrr report: " +
+      html_escape(labels) + "</title>\n";
   h += kStyle;
-  h += "</head><body>\n<h1>blkrr report</h1>\n";
-  h += summary;
-  h += std::string("<p class=\"cmd\">blkrr ") + version() +
-       "; report made by: " + html_escape(command_line) + "</p>\n";
+  h += "</head><body>\n<h1>blkrr report</h1>\n<p class=\"cmd\">";
+  for (const Dataset* d : inputs)
+    h += html_escape(d->label) + ": " + html_escape(d->path) + " (" + kind_name(d->kind) + ", " +
+         std::to_string(d->samples.size()) + " requests)<br>";
+  h += "</p>\n";
   for (const Dataset* d : inputs)
     if (d->fake)
       h +=
           "<p class=\"fake\">FAKE RESULT: " + html_escape(d->label) +
           " is a dry run or a replay without O_DIRECT. Its timings do not describe a device.</p>\n";
   if (!render.message.empty()) h += note(render.message, true);
-  h += "<ul>\n";
-  for (const Dataset* d : inputs)
-    h += "<li>" + html_escape(d->label) + ": " + html_escape(d->path) + " (" + kind_name(d->kind) +
-         ", " + std::to_string(d->samples.size()) + " requests)</li>\n";
-
-  h += "</ul>\n" + note(method_note(ctx, inputs)) + "<p>Contents:</p><ol>\n";
-  for (size_t i = 0; i < ctx.sections().size(); ++i)
-    h += "<li><a href=\"#s" + std::to_string(i) + "\">" + html_escape(ctx.sections()[i].title) +
-         "</a></li>\n";
-  h += "</ol>\n<p>Data of every plot: data/*.csv; gnuplot scripts: plots/*.gp; summary: "
-       "report.json.</p>\n";
-  for (size_t i = 0; i < ctx.sections().size(); ++i) {
-    const Section& s = ctx.sections()[i];
-    h += "<h2 id=\"s" + std::to_string(i) + "\">" + html_escape(s.title) + "</h2>\n";
-    for (const auto& b : s.blocks) h += b;
-    for (const auto& name : s.plots) {
-      std::string title = name;
-      for (const auto& p : ctx.plots())
-        if (p.name == name) title = p.title;
-      h += "<figure>";
-      auto png = read_file(ctx.dir() + "/plots/" + name + ".png");
-      if (png && !png->empty())
-        h += "<img alt=\"" + html_escape(title) + "\" src=\"data:image/png;base64," + base64(*png) +
-             "\">";
-      else
-        h += "<p class=\"warn\">(plot not drawn)</p>";
-      h += "<figcaption>" + html_escape(title) + " &mdash; plots/" + html_escape(name) +
-           ".gp</figcaption></figure>\n";
-    }
+  std::string fidelity = group_body(ctx, Question::kFidelity);
+  if (!fidelity.empty())
+    h += "<section id=\"fidelity\"><h2 id=\"fidelity-tables\">Replay fidelity</h2>\n" + fidelity +
+         "</section>\n";
+  h += summary;
+  std::string nav = "<nav>", body;
+  for (const Group& g : kGroups) {
+    std::string b = group_body(ctx, g.question);
+    if (b.empty()) continue;
+    nav += std::string("<a href=\"#") + g.id + "\">" + g.nav + "</a>\n";
+    body += std::string("<section><h2 id=\"") + g.id + "\">" + g.heading + "</h2>\n" + b +
+            "</section>\n";
   }
+  h += nav + "<a href=\"#method\">How it was made</a></nav>\n" + body;
+  h +=
+      "<section><h2 id=\"method\">How this report was made</h2>\n" + note(method_note(ctx, inputs));
+  h += std::string("<p class=\"cmd\">blkrr ") + version() +
+       "; report made by: " + html_escape(command_line) + "</p>\n";
+  h += "<p>Data of every plot: <a href=\"data/\">data/</a>*.csv; gnuplot scripts: "
+       "<a href=\"plots/\">plots/</a>*.gp (<code>cd DIR &amp;&amp; gnuplot plots/NAME.gp</code>); "
+       "summary: <a href=\"report.json\">report.json</a>.</p>\n</section>\n";
   h += "</body></html>\n";
   std::string path = ctx.dir() + "/index.html";
   return write_file_atomic(path, h);

@@ -250,14 +250,17 @@ Status process_views(Context& ctx, Section& sec, const Dataset& d, nlohmann::jso
   }
   BLKRR_TRY(f->close());
   BLKRR_TRY(g->close());
-  sec.blocks.push_back(
+  sec.blocks.emplace_back(
       table(d.label + ": processes by disk time (top 30 of " + std::to_string(d.procs.size()) + ")",
-            {"tgid", "comm", "requests", "MiB", "disk time [s]", "% disk time"}, rows));
-  sec.blocks.push_back(table(d.label + ": request sizes per process (bucket lower bound: count)",
-                             {"tgid", "comm", "sizes"}, sizes_rows));
-  sec.blocks.push_back(table(d.label + ": seek distance per process, bytes from the previous "
-                                       "request's end (bucket lower bound: count)",
-                             {"tgid", "comm", "seek distances"}, seeks_rows));
+            {"tgid", "comm", "requests", "MiB", "disk time [s]", "% disk time"}, rows),
+      Question::kWho);
+  sec.blocks.emplace_back(table(d.label + ": request sizes per process (bucket lower bound: count)",
+                                {"tgid", "comm", "sizes"}, sizes_rows),
+                          Question::kWho);
+  sec.blocks.emplace_back(table(d.label + ": seek distance per process, bytes from the previous "
+                                          "request's end (bucket lower bound: count)",
+                                {"tgid", "comm", "seek distances"}, seeks_rows),
+                          Question::kWho);
   return {};
 }
 
@@ -265,7 +268,8 @@ Status process_views(Context& ctx, Section& sec, const Dataset& d, nlohmann::jso
 
 Status add_static(Context& ctx, const std::vector<const Dataset*>& data) {
   if (data.empty()) return {};
-  Section& sec = ctx.section("Static analysis (where and when the load touches the disk)");
+  Section& sec =
+      ctx.section("Static analysis (where and when the load touches the disk)", Question::kHowMuch);
   nlohmann::json& js = ctx.json()["static"];
   std::vector<std::vector<std::string>> rows;
   for (const Dataset* d : data) {
