@@ -105,6 +105,13 @@ TEST_P(ShippedLoad, StaticReportHasTheExpectedSeriesAndPlots) {
   EXPECT_NE(html.find("Working set per 60 s window"), std::string::npos);
   EXPECT_NE(html.find("Requests per second (1 s windows)"), std::string::npos);
   EXPECT_EQ(html.find("FAKE RESULT"), std::string::npos);
+  // The summary, then the groups; each plot links to the CSV it draws.
+  size_t summary = html.find("<h2>Summary</h2>"), much = html.find("<h2 id=\"how-much\">");
+  ASSERT_NE(much, std::string::npos);
+  EXPECT_LT(summary, much);
+  EXPECT_NE(html.find(std::string("<a href=\"data/static-") + s.name + "-sizes.csv\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"plots/size-histogram.gp\">"), std::string::npos);
 
   if (find_program("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed: PNGs not checked";
   EXPECT_TRUE(r->render.ran);
