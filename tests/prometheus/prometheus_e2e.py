@@ -396,14 +396,14 @@ def fire_saturated(prom, dev):
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while time.time() - start < 40:
-            firing = [a for a in alerts() if a["state"] == "firing"]
-            if firing:
-                names = sorted(a["labels"]["alertname"] for a in firing)
-                if names != ["BlkrrDeviceSaturated"]:
-                    raise Failure("firing: %s" % names)
-                a = firing[0]
-                say("BlkrrDeviceSaturated firing %.1f s after the load began: %s"
-                    % (time.time() - start, a["annotations"]["summary"]))
+            firing = {a["labels"]["alertname"]: a for a in alerts() if a["state"] == "firing"}
+            if "BlkrrDeviceSaturated" in firing:
+                for name, a in sorted(firing.items()):
+                    # 64 requests of 1 MiB queued: the p99 alert may fire too.
+                    if name not in ("BlkrrDeviceSaturated", "BlkrrLatencyP99High"):
+                        raise Failure("firing for %s: %s" % (dev.name, a))
+                    say("%s firing %.1f s after the load began: %s"
+                        % (name, time.time() - start, a["annotations"]["summary"]))
                 return
             time.sleep(0.5)
         raise Failure("BlkrrDeviceSaturated did not fire within 40 s of saturating %s"
