@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install, build and run the whole test suite: unit and integration tests
 # (integration tests need root, BPF and loop devices; elsewhere they skip with
-# a message), then the unit tests once more under AddressSanitizer + UBSan.
+# a message; label ecosystem: Debian's prometheus against the exporter and
+# headless chromium against the report's page, tests/prometheus and
+# tests/browser), then the unit tests once more under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
