@@ -196,7 +196,10 @@ class Pipeline {
       buf.pop_front();
     }
     window_done_ = false;
-    if (first_pass_) s_.source_counters = src.counters();
+    if (first_pass_) {
+      s_.source_counters = src.counters();
+      for (auto& w : source_warnings(s_.source_counters)) s_.warnings.push_back(std::move(w));
+    }
     ++s_.passes;
     return {};
   }

@@ -81,7 +81,7 @@ std::string ConvertSummary::text(bool verbose) const {
   }
   size_t zero = 0;
   for (const auto& [k, v] : source_counters) {
-    if (k == "lines_skipped" || k.rfind("skipped: ", 0) == 0) continue;
+    if (k == "lines_skipped" || k.rfind("skipped: ", 0) == 0 || is_warning_counter(k)) continue;
     if (v == 0 && !verbose) {
       ++zero;
       continue;

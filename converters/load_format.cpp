@@ -146,10 +146,19 @@ const char* LoadReader::parse_data(std::string_view line, LoadRecord& out) {
   return nullptr;
 }
 
+std::map<std::string, uint64_t> LoadReader::counters() const {
+  std::map<std::string, uint64_t> c;
+  if (skipped_) c["lines_skipped"] = skipped_;
+  for (const auto& [why, n] : reasons_) c["skipped: " + why] = n;
+  count_unterminated(in_, c);
+  return c;
+}
+
 Result<bool> LoadReader::next(LoadRecord& out) {
   if (have_pending_) {
     have_pending_ = false;
     out = pending_;
+    span_.problem(out.start_ns);  // the first time seen: never a problem
     return true;
   }
   std::string_view line;
@@ -163,7 +172,11 @@ Result<bool> LoadReader::next(LoadRecord& out) {
     if (i < line.size() && line[i] >= '0' && line[i] <= '9' &&
         line.find(';', i) != std::string_view::npos) {
       const char* why = parse_data(line, out);
-      if (!why) return true;
+      if (!why) {
+        if (std::string bad = span_.problem(out.start_ns); !bad.empty())
+          return Error(in_.where() + ": " + bad);
+        return true;
+      }
       if (!opts_.skip_bad) {
         return Error(in_.where() + ": " + why + "; --skip-bad skips malformed lines");
       }

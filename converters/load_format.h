@@ -19,6 +19,7 @@
 #include "converters/text_io.h"
 #include "core/request.h"
 #include "core/result.h"
+#include "core/time_span.h"
 
 namespace blkrr {
 
@@ -68,6 +69,9 @@ class LoadReader {
   uint64_t odd_fraction_lines() const { return odd_fraction_; }
   // Repeated header lines after the first (files glued together).
   uint64_t repeated_headers() const { return repeated_headers_; }
+  // What the reading met, as every input's counters name it: skipped lines
+  // and their reasons, a last line without a newline (converters/source.h).
+  std::map<std::string, uint64_t> counters() const;
 
  private:
   explicit LoadReader(LineReader in) : in_(std::move(in)) {}
@@ -85,6 +89,7 @@ class LoadReader {
   LoadRecord pending_;
   uint64_t skipped_ = 0, odd_fraction_ = 0, repeated_headers_ = 0;
   std::map<std::string, uint64_t> reasons_;
+  TimeSpanCheck span_;
 };
 
 // Writes a load or replay result that blkreplay and its scripts accept.

@@ -10,6 +10,7 @@
 #include "converters/tar_stream.h"
 #include "converters/text_io.h"
 #include "core/input_stream.h"
+#include "core/time_span.h"
 
 namespace blkrr {
 
@@ -248,8 +249,79 @@ std::vector<std::string> expand_blktrace_base(const std::string& in) {
 }
 }  // namespace
 
+namespace {
+
+// Every format's requests through one check of their times (TimeSpanCheck).
+class CheckedSource : public RequestSource {
+ public:
+  explicit CheckedSource(std::unique_ptr<RequestSource> in) : in_(std::move(in)) {
+    info_ = in_->info();
+  }
+  Result<bool> next(Request& out) override {
+    auto got = in_->next(out);
+    if (!got || !*got) return got;
+    ++n_;
+    if (out.issue_ns > static_cast<uint64_t>(INT64_MAX)) return true;  // range-checked by readers
+    if (std::string bad = span_.problem(static_cast<int64_t>(out.issue_ns)); !bad.empty())
+      return Error(join(info_.paths, " ") + ": request " + std::to_string(n_) + ": " + bad);
+    return true;
+  }
+  Counters counters() const override { return in_->counters(); }
+
+ private:
+  std::unique_ptr<RequestSource> in_;
+  TimeSpanCheck span_;
+  uint64_t n_ = 0;
+};
+
+Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::string>& inputs,
+                                                      const SourceOptions& opts);
+
+}  // namespace
+
+std::vector<std::string> RequestSource::warnings() const {
+  return source_warnings(counters());
+}
+
+namespace {
+constexpr std::string_view kTruncated = "truncated trace (";
+constexpr std::string_view kUnterminated = "last line without a newline";
+constexpr std::string_view kGap = "gap between rotated pieces";
+bool starts(const std::string& k, std::string_view p) {
+  return k.rfind(p, 0) == 0;
+}
+}  // namespace
+
+bool is_warning_counter(const std::string& key) {
+  return starts(key, kTruncated) || starts(key, kUnterminated) || starts(key, kGap);
+}
+
+std::vector<std::string> source_warnings(const Counters& c) {
+  std::vector<std::string> w;
+  for (const auto& [k, v] : c) {
+    if (v == 0 || !is_warning_counter(k)) continue;
+    if (starts(k, kTruncated))
+      w.push_back(k.substr(kTruncated.size(), k.size() - kTruncated.size() - 1));
+    else if (starts(k, kUnterminated))
+      w.push_back("the " + k);
+    else
+      w.push_back(k + ": " + std::to_string(v));
+  }
+  return w;
+}
+
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts) {
+  auto src = open_unchecked(inputs, opts);
+  if (!src) return src.error();
+  std::unique_ptr<RequestSource> checked = std::make_unique<CheckedSource>(std::move(*src));
+  return checked;
+}
+
+namespace {
+
+Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::string>& inputs,
+                                                      const SourceOptions& opts) {
   if (inputs.empty()) return Error("no input given");
   if (opts.repeat != 1) return open_repeated_source(inputs, opts);
   std::vector<std::string> blktrace_paths;
@@ -318,6 +390,8 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
   return chain;
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------
 // blkreplay loads and replay results.
 
@@ -338,13 +412,7 @@ class LoadSource : public RequestSource {
     out = load_to_request(rec_);
     return true;
   }
-  Counters counters() const override {
-    Counters c;
-    if (r_.skipped()) c["lines_skipped"] = r_.skipped();
-    for (const auto& [why, n] : r_.skip_reasons()) c["skipped: " + why] = n;
-    count_unterminated(r_.lines(), c);
-    return c;
-  }
+  Counters counters() const override { return r_.counters(); }
 
  private:
   LoadReader r_;

@@ -84,10 +84,21 @@ class RequestSource {
   // traces the capture trailer (lost requests etc.) once at the end.
   virtual Counters counters() const { return {}; }
   const SourceInfo& info() const { return info_; }
+  // The counters that every command prints as a warning once the input is
+  // read (source_warnings), so that no reader of it is silent about them.
+  std::vector<std::string> warnings() const;
 
  protected:
   SourceInfo info_;
 };
+
+// The counters of an input that every command warns about, as the lines it
+// prints ("blkrr CMD: warning: LINE"): a native trace cut off (no trailer,
+// a block cut), a text input whose last line has no newline, a gap between
+// rotated pieces. Skipped lines (--skip-bad) are in convert's summary.
+std::vector<std::string> source_warnings(const Counters& c);
+// Whether a counter is one of those (a summary lists it once, as a warning).
+bool is_warning_counter(const std::string& key);
 
 // Opens one or several inputs as one stream. Several blktrace per-CPU files
 // (or a blktrace base name "NAME" for NAME.blktrace.N) are merged by time;
@@ -96,6 +107,9 @@ class RequestSource {
 // rotated recording (native traces with the same recording id, record
 // --rotate) keep their times: they are read in sequence order, and a gap
 // between two of them is counted ("gap between rotated pieces: ...").
+// Every request's issue time is checked against the first one's
+// (TimeSpanCheck, core/request.h): an input whose times are 146 years apart
+// is an error in every command that reads it.
 Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string>& inputs,
                                                    const SourceOptions& opts);
 

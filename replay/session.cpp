@@ -397,6 +397,8 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   si.stats = &stats;
   SessionOutcome oc;
   oc.summary = build_summary(si);
+  oc.input_warnings = (*src)->warnings();
+  for (const auto& w : oc.input_warnings) oc.summary["warnings"].push_back(w);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
   if (cfg.dependency)

@@ -70,6 +70,9 @@ struct SessionOutcome {  // NOLINT(bugprone-exception-escape): see SummaryInput
   nlohmann::json summary;
   std::vector<std::string> report;  // end-of-run block for stderr
   int exit_status = 0;              // 0 ok, 1 I/O or verify errors, 130 interrupted
+  // What reading the load met that every command warns about
+  // (converters/source.h source_warnings); also in summary["warnings"].
+  std::vector<std::string> input_warnings;
 };
 
 Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,

@@ -184,8 +184,7 @@ Result<int> cmd_convert(int argc, char** argv) {
   if (!o.output.empty()) {
     auto s = run_convert(o);
     if (!s) return s.error();
-    for (const auto& w : s->warnings)
-      std::fprintf(stderr, "blkrr convert: warning: %s\n", w.c_str());
+    print_input_warnings("convert", s->warnings);
     if (!quiet) std::fputs(s->text(verbose).c_str(), stderr);
   }
   if (!graph.output.empty()) {

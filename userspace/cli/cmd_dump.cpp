@@ -185,7 +185,7 @@ Result<int> cmd_dump(int argc, char** argv) {
     TraceReader& rd = (*traces)[i];
     if (i > 0) {
       if (std::string gap = gap_between((*traces)[i - 1], rd); !gap.empty()) {
-        std::fprintf(stderr, "warning: gap in the recording: %s\n", gap.c_str());
+        print_input_warnings("dump", {"gap in the recording: " + gap});
         if (!json) std::printf("# gap: %s\n", gap.c_str());
       }
     }
@@ -197,9 +197,7 @@ Result<int> cmd_dump(int argc, char** argv) {
       print_request(r, t0, names, json);
     }
     requests += rd.records_read();
-    if (!rd.warning().empty())
-      std::fprintf(stderr, "warning: %s%s\n", traces->size() > 1 ? (rd.path() + ": ").c_str() : "",
-                   rd.warning().c_str());
+    if (!rd.warning().empty()) print_input_warnings("dump", {rd.warning()});
     if (!rd.trailer()) all_trailers = false;
     if (rd.trailer())
       for (const auto& [k, v] : *rd.trailer())

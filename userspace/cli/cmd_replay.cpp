@@ -128,7 +128,10 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.option(0, "validate-window", "TIME",
            "with --validate: how long to wait for the records of a request before resolving it "
            "(default 5s); records that come later are counted late and their requests missing. "
-           "Memory holds about one window of requests; 0 keeps the whole run",
+           "Memory holds one window of records, at most 262,144 of them (requests and "
+           "block-layer records, ~40 MB) at any rate, plus the 32 MiB ring buffer (64 MB "
+           "resident): past that cap the oldest are resolved early (the window shrinks; the "
+           "report counts how often and to how little). 0: no window, only the cap",
            set_with(&validate_window_ns, parse_duration_ns));
   p.flag(0, "fail-incomplete", &fail_incomplete,
          "with --validate: exit 3 when a request is missing, 4 when the verdict is unknown "
@@ -253,6 +256,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   StopSignals signals({.hangup = true, .second_ctrl_c_kills = true});
   auto oc = replay::run_session(o, hooks, &signals.flag());
   if (!oc) return oc.error();
+  print_input_warnings("replay", oc->input_warnings);
   if (!quiet)
     for (const auto& l : oc->report) std::fprintf(stderr, "%s\n", l.c_str());
   if (!validation_text.empty()) std::fputs(validation_text.c_str(), stderr);

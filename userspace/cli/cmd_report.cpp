@@ -118,6 +118,7 @@ Result<int> cmd_report(int argc, char** argv) {
       progress.phase("report: reading " + name);
       auto d = report::load_dataset(groups[i], i < labels.size() ? labels[i] : "");
       if (!d) return d.error().context("reading " + name);
+      print_input_warnings("report", d->warnings);
       say(strfmt("read %s: %zu requests (%s%s) in %.2f s", name.c_str(), d->samples.size(),
                  report::kind_name(d->kind), d->fake ? ", FAKE RESULT" : "", elapsed()));
       data.push_back(std::move(*d));

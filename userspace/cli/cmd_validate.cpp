@@ -105,6 +105,8 @@ Result<int> cmd_validate(int argc, char** argv) {
   progress.phase("validate: reading " + traces[0] + (traces.size() > 1 ? " ..." : ""));
   auto trace = validate::read_trace_input(traces, device);
   if (!trace) return trace.error();
+  print_input_warnings("validate", replay->warnings);
+  print_input_warnings("validate", trace->warnings);
   if (replay->is_replay_result) {  // the wrong trace is named, not blamed on the replay
     auto fits =
         validate::check_pairing(replay->origin, replay->span_ns(), trace->extent, !device.empty());

@@ -102,6 +102,14 @@ int run(int argc, char** argv) {
 
 // Errors are values everywhere below; an exception reaching here is a bug
 // (or memory exhaustion): say so instead of aborting.
+namespace blkrr::cli {
+void print_input_warnings(std::string_view command, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings)
+    std::fprintf(stderr, "blkrr %.*s: warning: %s\n", static_cast<int>(command.size()),
+                 command.data(), w.c_str());
+}
+}  // namespace blkrr::cli
+
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);

@@ -255,10 +255,9 @@ Result<TraceReader> TraceReader::open(const std::string& given) {
   if (json_nesting_depth(js) > kMaxJsonDepth)
     return Error("'" + path + "': header at offset 16 is nested deeper than " +
                  std::to_string(kMaxJsonDepth) + " levels (not written by blkrr)");
-  auto j = nlohmann::json::parse(js, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error("'" + path + "': header at offset 16 is not valid JSON");
-  auto h = header_from_json(j);
+  auto j = parse_json_unique_keys(js);
+  if (!j) return Error("'" + path + "': header at offset 16 is " + j.error().message);
+  auto h = header_from_json(*j);
   if (!h) return h.error().context("'" + path + "'");
   r.header_ = std::move(h.value());
   return r;
@@ -312,13 +311,9 @@ Result<bool> TraceReader::load_block() {
                                                  : std::to_string(file_size_ - off - 12 - len) +
                                                        " bytes of unknown data") +
                      " after the trailer" + at() + " (two files joined? corrupt)");
-      auto j = nlohmann::json::parse(js, nullptr, false);
-      if (j.is_discarded() || !j.is_object())
-        return Error("'" + path_ + "': trailer" + at() + " is not valid JSON");
-      Counters c;
-      for (const auto& [k, v] : j.items())
-        if (v.is_number_unsigned()) c[k] = v.get<uint64_t>();  // counters are never negative
-      trailer_ = std::move(c);
+      auto c = trailer_counters(js);
+      if (!c) return Error("'" + path_ + "': trailer" + at() + ": " + c.error().message);
+      trailer_ = std::move(*c);
       done_ = true;
       return false;
     }
@@ -368,6 +363,10 @@ Result<bool> TraceReader::next(Request& out) {
   }
   out = block_[pos_++];
   ++records_;
+  // Times beyond 2^63 are the range check's (request_range_error, skippable).
+  if (out.issue_ns > static_cast<uint64_t>(INT64_MAX)) return true;
+  if (std::string bad = span_.problem(static_cast<int64_t>(out.issue_ns)); !bad.empty())
+    return Error("'" + path_ + "': record " + std::to_string(records_) + ": " + bad);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include "core/io_guard.h"
 #include "core/request.h"
 #include "core/result.h"
+#include "core/time_span.h"
 
 namespace blkrr {
 
@@ -119,7 +120,8 @@ class TraceReader {
   const TraceHeader& header() const { return header_; }
   // Next record; false at the end of the records. A truncated tail (crash,
   // kill -9, full disk) ends the records with warning() set; a corrupt block
-  // is an Error naming its offset.
+  // is an Error naming its offset, and so is a record issued more than 146
+  // years from the first (TimeSpanCheck).
   Result<bool> next(Request& out);
   // Present once next() has returned false, if the file was closed properly.
   const std::optional<Counters>& trailer() const { return trailer_; }
@@ -146,6 +148,7 @@ class TraceReader {
   std::string warning_;
   uint64_t records_ = 0;
   bool done_ = false;
+  TimeSpanCheck span_;  // issue times 146 years apart are an error
 };
 
 // Quick check used by format auto-detection.

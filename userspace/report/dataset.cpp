@@ -201,6 +201,7 @@ Status read_load(const std::string& path, Dataset& d) {
     d.samples.push_back(s);
   }
   BLKRR_TRY(d.samples.status());
+  d.warnings = source_warnings(rd.counters());
   d.info = rd.preamble();
   d.info.insert(d.info.end(), rd.info_lines().begin(), rd.info_lines().end());
   auto scaled = replay_clock(d, t0);
@@ -271,6 +272,7 @@ Status read_source(const std::vector<std::string>& paths, Dataset& d) {
     d.samples.push_back(s);
   }
   BLKRR_TRY(d.samples.status());
+  d.warnings = rs.warnings();
   d.info = rs.info().preamble;
   if (const auto& h = rs.info().trace_header) d.info.push_back(trace_header_line(*h, t0));
   BLKRR_TRY(rebase(d, t0.value_or(0)));

@@ -32,8 +32,11 @@ struct Dataset {
   SampleStore samples;            // in file order (replay results: completion order)
   std::vector<ProcInfo> procs;    // native traces; Sample::proc indexes it
   std::vector<std::string> info;  // preamble and INFO:/WARN:/SUMMARY: lines
-  uint64_t other_requests = 0;    // flushes, discards, ... (not in samples)
-  bool fake = false;              // dry run or replay without O_DIRECT
+  // What reading met that every command warns about (converters/source.h
+  // source_warnings): a trace cut off, a last line without a newline.
+  std::vector<std::string> warnings;
+  uint64_t other_requests = 0;  // flushes, discards, ... (not in samples)
+  bool fake = false;            // dry run or replay without O_DIRECT
   std::optional<double> wraparound_factor;
   // Replays run with --speedup F: set points are on the replay clock, i.e. the
   // original times divided by F.

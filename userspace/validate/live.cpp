@@ -40,6 +40,7 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
     MatchOptions mo = opts.match;
     mo.flush_reaches_device = v->flush_reaches_device_;
     mo.window_ns = opts.window_ns;
+    mo.max_held = opts.max_held;
     v->matcher_ = std::make_unique<WindowMatcher>(mo);
   }
   CaptureConfig cfg;

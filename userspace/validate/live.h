@@ -47,6 +47,12 @@ struct LiveOptions {
   // until finish() (memory grows with the run).
   uint64_t window_ns = kDefaultWindowNs;
   static constexpr uint64_t kDefaultWindowNs = 5'000'000'000;
+  // At most this many records (replayed and block-layer requests) are held
+  // unresolved, whatever the rate (MatchOptions::max_held): past it the
+  // window shrinks, counted in the report. With the ring buffer, this bounds
+  // the validator's memory (docs/validate.md "The window").
+  uint64_t max_held = kDefaultMaxHeld;
+  static constexpr uint64_t kDefaultMaxHeld = 262'144;
   // Keep every block-layer record for stop()'s Observation instead of
   // matching (validate_attach: a capture to save and validate offline).
   bool keep_all = false;

@@ -75,6 +75,11 @@ struct MatchOptions {
   // records of that time before it resolves what they could serve (records
   // that come later are "late"). 0: no window, whole inputs (blkrr validate).
   uint64_t window_ns = 0;
+  // At most this many records (replayed and block-layer requests together)
+  // are held unresolved; past it the oldest are resolved early, as if the
+  // window were shorter, and records that then come for them are late
+  // (Report::window_shrinks, min_window_ns). 0: no cap.
+  uint64_t max_held = 0;
 };
 
 struct RequestRef {
@@ -192,6 +197,9 @@ struct Report {
   // MatchOptions::window_ns): requests resolved as not served (counted in
   // missing too), block requests not matched (neither matched nor foreign).
   uint64_t late_requests = 0, late_blocks = 0;
+  // The cap of MatchOptions::max_held was reached this many times; the
+  // window then held as little as min_window_ns of time (0 when never).
+  uint64_t window_shrinks = 0, min_window_ns = 0;
   std::vector<RequestRef> missing, expected_missing;
   std::vector<AlteredRequest> altered;
   std::vector<ForeignIo> foreign;

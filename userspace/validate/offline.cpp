@@ -46,6 +46,7 @@ Result<ReplayInput> read_replay_input(const std::string& path) {
     duration.push_back(in.is_replay_result ? rec.duration_ns : -1);
   }
   if (in.requests.empty()) return no_requests(*rd, path);
+  in.warnings = source_warnings(rd->counters());
   if (in.is_replay_result) {
     auto t = timing_from_info(rd->info_lines(), path);
     if (!t) return t.error();
@@ -90,6 +91,16 @@ void set_extent(const SourceInfo& info, TraceInput& t) {
   t.extent.first_unix_ns = static_cast<uint64_t>(first);
   t.extent.last_unix_ns = static_cast<uint64_t>(last);
 }
+
+// A record that repeats the one before it in every field the matcher uses:
+// no device issues two requests at the same nanosecond on the same sectors,
+// so it is the same record written twice (a corrupt or crafted trace).
+bool same_record(const Request& a, const Request& b) {
+  return a.issue_ns == b.issue_ns && a.complete_ns == b.complete_ns && a.sector == b.sector &&
+         a.bytes == b.bytes && a.op == b.op && a.dev == b.dev && a.part == b.part &&
+         a.pid == b.pid && a.tgid == b.tgid && a.rec_flags == b.rec_flags && a.error == b.error;
+}
+
 }  // namespace
 
 Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
@@ -105,14 +116,26 @@ Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
     t.realtime_to_trace_ns = static_cast<int64_t>(info.trace_header->mono_anchor_ns) -
                              static_cast<int64_t>(info.trace_header->real_anchor_ns);
   Request r;
+  uint64_t identical = 0;
   for (;;) {
     auto got = (*src)->next(r);
     if (!got) return got.error();
     if (!*got) break;
+    if (!t.requests.empty() && same_record(t.requests.back(), r)) {
+      ++identical;  // one record repeated: held once, whatever its count
+      continue;
+    }
     t.requests.push_back(r);
   }
+  t.identical_records = identical;
+  if (identical)
+    t.notes.push_back(std::to_string(identical) +
+                      " block-layer records repeated the one before them (same times, sector, "
+                      "size, operation, device and process) and were taken as that one record: "
+                      "a duplicated record, not I/O");
   set_extent(info, t);
   Counters c = (*src)->counters();
+  t.warnings = source_warnings(c);
   if (t.format == "native") {
     Counters capture;
     bool truncated = false;

@@ -24,6 +24,8 @@ struct ReplayInput {
   // both time bases (see docs/validate.md).
   std::vector<int64_t> orig_start_ns, delay_ns;
   ReplayOrigin origin;  // where and when it ran (replay results of blkrr)
+  // What reading met that every command warns about (source_warnings).
+  std::vector<std::string> warnings;
   // The last submission or completion after the start instant.
   uint64_t span_ns() const;
 };
@@ -44,11 +46,17 @@ struct TraceInput {
   // from the header's clock anchors (maps a replay's --start-at instant).
   std::optional<int64_t> realtime_to_trace_ns;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // as for ReplayInput
+  // Records equal to the one before them, held once (see read_trace_input).
+  uint64_t identical_records = 0;
   TraceExtent extent;  // host, devices, wall-clock span (for check_pairing)
 };
 
 // Reads the trace of the device; `device` selects one device of a trace with
-// several (empty: all). Loss counters come from a native trace's trailer.
+// several (empty: all). Loss counters come from a native trace's trailer. A
+// record equal to the one before it (times, sector, size, operation, device,
+// process) is held once and counted (identical_records, in the notes): a
+// trace of one record repeated 64 M times takes the memory of one.
 Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
                                     const std::string& device);
 

@@ -128,6 +128,10 @@ nlohmann::json to_json(const Report& r) {
       {"flush_reaches_device", r.options.flush_reaches_device},
       {"strict_completions", r.options.strict_completions},
       {"validate_window_ns", r.options.window_ns ? json(r.options.window_ns) : json(nullptr)}};
+  if (r.options.max_held)
+    j["held_cap"] = {{"max_held_records", r.options.max_held},
+                     {"shrinks", r.window_shrinks},
+                     {"min_window_ns", r.min_window_ns}};
   j["notes"] = r.notes;
   if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
   if (!r.capture_features.empty()) j["capture_features"] = r.capture_features;
@@ -167,6 +171,12 @@ std::string format_text(const Report& r, size_t list_lines) {
                 " block-layer requests came after it (late, not matched)\n",
                 fmt_duration_ns(static_cast<double>(r.options.window_ns)).c_str(), r.late_requests,
                 r.late_blocks);
+  if (r.window_shrinks)
+    s += strfmt("  held-record cap of %" PRIu64 " reached %" PRIu64
+                " times: the window shrank to as little as %s (records later than that are "
+                "late: the loss of exactness)\n",
+                r.options.max_held, r.window_shrinks,
+                fmt_duration_ns(static_cast<double>(r.min_window_ns)).c_str());
   if (r.flushes_absorbed)
     s += strfmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",
                 r.flushes_absorbed);

@@ -76,7 +76,7 @@ void WindowMatcher::add_replayed(const ReplayedRequest& r, uint64_t index) {
     return request_done(item, {});
   }
   s->add(item);
-  note_held();
+  note_held(s->wstart(r));
 }
 
 void WindowMatcher::add_block(const Request& q, uint64_t index) {
@@ -93,7 +93,7 @@ void WindowMatcher::add_block(const Request& q, uint64_t index) {
   detail::Sweep& s = b.op == Op::kFlush ? flush_ : data_;
   if (detail::b_time(b) < s.done()) return block_done(b, {}, true);
   s.add(b);
-  note_held();
+  note_held(detail::b_time(b));
 }
 
 void WindowMatcher::advance(uint64_t w) {
@@ -111,10 +111,13 @@ Report WindowMatcher::finish(const Losses& losses) {
   flush_.finish();
   other_.finish();
   drain();
-  return tally_.finish(losses, data_.merged_block + other_.merged_block + flush_.merged_block,
-                       data_.merged_requests + other_.merged_requests + flush_.merged_requests,
-                       data_.partly_foreign + other_.partly_foreign + flush_.partly_foreign,
-                       late_r_);
+  Report rep =
+      tally_.finish(losses, data_.merged_block + other_.merged_block + flush_.merged_block,
+                    data_.merged_requests + other_.merged_requests + flush_.merged_requests,
+                    data_.partly_foreign + other_.partly_foreign + flush_.partly_foreign, late_r_);
+  rep.window_shrinks = shrinks_;
+  rep.min_window_ns = shrinks_ ? min_window_ : 0;
+  return rep;
 }
 
 // Reported at once when every earlier arrival is; else kept until then.
@@ -186,9 +189,32 @@ uint64_t WindowMatcher::held_blocks() const {
   return data_.held_blocks() + other_.held_blocks() + flush_.held_blocks() + bdone_.size();
 }
 
-void WindowMatcher::note_held() {
+void WindowMatcher::note_held(uint64_t t) {
+  latest_ = std::max(latest_, t);
+  enforce_cap();
   max_held_r_ = std::max(max_held_r_, held_requests());
   max_held_b_ = std::max(max_held_b_, held_blocks());
+}
+
+// Resolves up to ever later instants until a quarter of the cap is free: the
+// window is shortened to latest_ - done() for the records held now, and
+// whatever comes later for the instants passed is late. It goes no further
+// than the latest record added: requests whose windows reach past it (their
+// completion plus the slack) stay held, so the cap can be passed by the
+// requests of that last stretch (rate x (latency + slack)), never by a window.
+void WindowMatcher::enforce_cap() {
+  const uint64_t cap = o_.max_held;
+  if (cap == 0 || held_requests() + held_blocks() <= cap) return;
+  ++shrinks_;
+  const uint64_t target = cap - cap / 4;
+  uint64_t step = std::max<uint64_t>((latest_ - std::min(latest_, data_.done())) / 8, 1000);
+  for (;;) {
+    const uint64_t w = std::min(latest_ + 1, data_.done() + step);
+    advance(w);
+    if (held_requests() + held_blocks() <= target || w > latest_) break;
+    step *= 2;
+  }
+  min_window_ = std::min(min_window_, latest_ - std::min(latest_, data_.done()));
 }
 
 }  // namespace blkrr::validate

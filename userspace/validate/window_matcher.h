@@ -76,7 +76,9 @@ class WindowMatcher {
   void drain();
   // False while `b` may still turn out to be the replayer's own probe.
   bool classify(const detail::BDone& d, detail::BlockClass& c) const;
-  void note_held();
+  void note_held(uint64_t t);
+  // MatchOptions::max_held: resolves the oldest records early.
+  void enforce_cap();
 
   MatchOptions o_;
   NameTable names_;
@@ -93,6 +95,8 @@ class WindowMatcher {
   uint64_t late_r_ = 0;
   uint64_t first_submit_ = UINT64_MAX, first_served_issue_ = UINT64_MAX;
   uint64_t max_held_r_ = 0, max_held_b_ = 0;
+  uint64_t latest_ = 0;  // the latest time of a record added
+  uint64_t shrinks_ = 0, min_window_ = UINT64_MAX;
   bool own_ = false;
 };
 

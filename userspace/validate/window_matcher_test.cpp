@@ -199,5 +199,50 @@ TEST(WindowMatcher, MissingWithoutLateRecordsIsIncomplete) {
   EXPECT_TRUE(to_json(rep)["settings"]["validate_window_ns"].is_null());
 }
 
+// The cap on held records: a clean stream at 50,000 requests a second fed
+// with a 5 s window would hold ~250,000 records per side; capped at 2,000
+// records it holds at most that plus the last few ms, the window shrinks (counted, with the
+// shortest window it left) and the report says so. Without the cap the
+// same stream holds far more and nothing is counted.
+TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
+  StreamShape shape;
+  shape.requests = 100'000;
+  shape.gap_ns = 20'000;
+  shape.clean = true;
+  Stream s = make_stream(11, shape);
+  MatchOptions capped = s.options;
+  capped.max_held = 2'000;
+  WindowMatcher m(capped);
+  uint64_t most = 0;
+  for (const auto& a : s.arrivals) {
+    if (a.at > 5000 * kMs) m.advance(a.at - 5000 * kMs);
+    if (a.block)
+      m.add_block(s.block[a.index]);
+    else
+      m.add_replayed(s.replayed[a.index]);
+    most = std::max(most, m.held_requests() + m.held_blocks());
+  }
+  // The cap, plus at most the requests whose windows (completion + slack)
+  // reach past the latest record: ~3 ms at 100,000 records a second.
+  EXPECT_LE(most, 3'000u);
+  Report rep = m.finish({});
+  EXPECT_EQ(rep.replayed, s.replayed.size());
+  EXPECT_EQ(rep.observed, s.block.size());
+  EXPECT_GT(rep.window_shrinks, 10u);
+  EXPECT_LT(rep.min_window_ns, 100 * kMs);         // 2,000 records at 100,000 a second: ~20 ms
+  EXPECT_GT(rep.covered, rep.submitted * 9 / 10);  // records still mostly in time
+  auto j = to_json(rep);
+  EXPECT_EQ(j["held_cap"]["max_held_records"], 2'000);
+  EXPECT_EQ(j["held_cap"]["shrinks"], rep.window_shrinks);
+  EXPECT_NE(format_text(rep).find("held-record cap of 2000 reached"), std::string::npos)
+      << format_text(rep);
+
+  WindowMatcher open(s.options);
+  Report whole = streamed(s, 5000 * kMs, open);
+  EXPECT_GT(open.max_held_requests() + open.max_held_blocks(), 50'000u);
+  EXPECT_EQ(whole.window_shrinks, 0u);
+  EXPECT_FALSE(to_json(whole).contains("held_cap"));
+}
+
 }  // namespace
 }  // namespace blkrr::validate
