@@ -154,13 +154,7 @@ Status Replayer::handle(std::vector<IoCompletion>& done) {
       rec.flags = s.flags;
       if (!ok) {
         rec.flags |= kReplayError;
-        if (res_.errors++ == 0) {
-          res_.first_error = std::string(op_name(r.op)) + " of " + std::to_string(r.sectors) +
-                             " sectors at sector " + std::to_string(r.sector) + " (request " +
-                             std::to_string(r.seq) + ") returned " +
-                             (c.result < 0 ? std::string(std::strerror(-c.result))
-                                           : std::to_string(c.result) + " bytes");
-        }
+        note_failure(r, c.result, rec.submit_ns);
       } else if (kind == IoKind::kRead) {
         ++res_.reads_done;
         res_.bytes_read += static_cast<uint64_t>(want);
@@ -214,6 +208,31 @@ Status Replayer::handle(std::vector<IoCompletion>& done) {
   }
   done.clear();
   return {};
+}
+
+// A failed request of the load: counted by errno and listed; it stops the
+// replay with --stop-on-error, or when the device has gone away.
+void Replayer::note_failure(const PlannedRequest& r, int32_t result, uint64_t submit_ns) {
+  const FailedRequest f{r.seq, r.op, r.sector, r.sectors, result, submit_ns};
+  if (res_.errors++ == 0) res_.first_error = Failures::describe(f);
+  Failures& fl = res_.failures;
+  fl.add(f);
+  if (!fl.stop_reason.empty()) return;
+  const uint64_t now = clock_.now_ns();
+  if (cfg_.device_present && (fl.count == 1 || now - presence_checked_ns_ >= 100'000'000)) {
+    presence_checked_ns_ = now;
+    if (!cfg_.device_present()) {
+      fl.device_gone = true;
+      fl.stop_reason = "the device went away during the replay (request " + std::to_string(r.seq) +
+                       " failed with " +
+                       (result < 0 ? errno_name(-result) : std::string("a short transfer")) +
+                       " and the device node no longer names a device)";
+      return;
+    }
+  }
+  if (cfg_.stop_on_error)
+    fl.stop_reason = "--stop-on-error: request " + std::to_string(r.seq) + " failed (" +
+                     Failures::describe(f) + ")";
 }
 
 void Replayer::trim_verify_errors() {
@@ -317,6 +336,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
       stopping = true;
       res_.interrupted = true;
     }
+    if (!res_.failures.stop_reason.empty()) stopping = true;
     if (stopping) {
       BLKRR_TRY(flush_batch());
       if (in_flight_ == 0) break;

@@ -19,6 +19,7 @@
 #include "replay/conflict.h"
 #include "replay/dependency_gate.h"
 #include "replay/engine.h"
+#include "replay/failures.h"
 #include "replay/ordering.h"
 #include "replay/planner.h"
 #include "replay/record.h"
@@ -57,6 +58,12 @@ struct ReplayConfig {
   // up to max_waiting of them are read ahead and held.
   bool dependency = false;
   bool compensate_reaction = true;  // take the measured reaction time off think times
+  // --stop-on-error: the first failed request ends the replay as a stop
+  // signal does (what is in flight completes, the rest is not started).
+  bool stop_on_error = false;
+  // Asked after a failed request (at most every 100 ms): false when the
+  // device has gone away, which ends the replay (Failures::device_gone).
+  std::function<bool()> device_present;
 };
 
 struct ReplayResult {
@@ -67,7 +74,8 @@ struct ReplayResult {
   uint64_t max_in_flight = 0;
   uint64_t reads_done = 0, writes_done = 0, flushes_done = 0;
   uint64_t bytes_read = 0, bytes_written = 0;
-  std::string first_error;                            // first failed request, readable
+  std::string first_error;  // first failed request, readable
+  Failures failures;        // every failed request by errno, the first listed, an early stop
   uint64_t verify_reads = 0, verify_read_errors = 0;  // paranoia + final passes
   uint64_t verify_errors = 0;
   std::vector<VerifyError> verify_error_list;  // the first max_verify_errors_kept
@@ -109,6 +117,7 @@ class Replayer {
   Status fetch_dependent();
   Result<Admit> admit_head();
   void trim_verify_errors();
+  void note_failure(const PlannedRequest& r, int32_t result, uint64_t submit_ns);
   Status start(const PlannedRequest& r, uint8_t flags, Purpose purpose);
   void park(const PlannedRequest& r, uint8_t flags);
   void unpark_bookkeeping(const Parked& p);
@@ -158,6 +167,7 @@ class Replayer {
   int64_t last_delay_ = 0;
   uint64_t wake_late_ = 0;              // decaying maximum of recent wake-up lateness
   uint64_t verify_errors_dropped_ = 0;  // beyond max_verify_errors_kept
+  uint64_t presence_checked_ns_ = 0;    // last device_present() call
   ReplayResult res_;
   std::optional<DependencyGate> gate_;  // --timing dependency
 };

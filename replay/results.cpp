@@ -106,6 +106,8 @@ nlohmann::json build_summary(const SummaryInput& in) {
       {"waited", r.waited},    {"conflicts", r.conflicts}, {"not_started", r.not_started},
       {"reads", r.reads_done}, {"writes", r.writes_done},  {"flushes", r.flushes_done}};
   if (!r.first_error.empty()) j["requests"]["first_error"] = r.first_error;
+  if (r.failures.count > 0 || !r.failures.stop_reason.empty())
+    j["requests"]["failures"] = failures_json(r.failures);
   // Demanded: the load's own rate over its span (replay time, speedup applied).
   const double demand_span = static_cast<double>(p.last_due_ns - p.first_due_ns);
   const double planned_bytes = static_cast<double>(p.planned_bytes_read + p.planned_bytes_written);
@@ -188,9 +190,18 @@ std::vector<std::string> summary_lines(const nlohmann::json& j) {
     std::snprintf(buf, sizeof buf, "histogram, within %.2f %% relative error", e * 100);
     line("percentiles", la.value("percentiles", "exact") == "exact" ? "exact" : buf);
   }
+  if (q.contains("failures")) {
+    std::string by;
+    for (const auto& [e, n] : q["failures"]["by_errno"].items())
+      by += (by.empty() ? "" : ", ") + e + " " + n.dump();
+    line("requests failed by errno", by.c_str());
+  }
   line("verify errors", num(j["verify"]["errors"]));
   if (j.value("interrupted", false))
     out.emplace_back("# interrupted: results cover what completed");
+  if (q.contains("failures") && q["failures"]["stop_reason"].is_string())
+    out.emplace_back("# stopped early: " + q["failures"]["stop_reason"].get<std::string>() +
+                     "; results cover what completed");
   return out;
 }
 

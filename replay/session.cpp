@@ -213,6 +213,8 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
   cfg.dependency = o.schedule.mode == TimingMode::kDependency;
   cfg.compensate_reaction = o.compensate_reaction;
+  cfg.stop_on_error = o.stop_on_error;
+  if (!tgt.is_file) cfg.device_present = [path = tgt.path] { return device_still_present(path); };
   if (o.progress)
     cfg.on_progress = [window_ns, last_completed = uint64_t{0},
                        last_elapsed = uint64_t{0}](const Progress& p) mutable {
@@ -319,6 +321,8 @@ std::vector<std::string> end_report(const SessionOptions& o, const Target& tgt,
   const size_t shown = std::min<size_t>(res.verify_error_list.size(), 20);
   for (size_t i = 0; i < shown; ++i) report.push_back(res.verify_error_list[i].to_line());
   if (!res.first_error.empty()) report.push_back("first I/O error: " + res.first_error);
+  if (!res.failures.stop_reason.empty())
+    report.push_back("stopped early: " + res.failures.stop_reason);
   report.insert(report.end(), tail.begin(), tail.end());
   return report;
 }
@@ -411,6 +415,10 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   oc.report = end_report(o, *tgt, fake, res, tail);
   if (cfg.dependency) oc.report.push_back(dependency_line(oc.summary["dependency"]));
   oc.exit_status = exit_status(res);
+  if (res.failures.device_gone)
+    oc.device_gone = "blkrr replay: " + o.device + ": " + res.failures.stop_reason +
+                     "; what completed before is in the results" +
+                     (o.output.empty() ? std::string() : " (" + o.output + ")");
   return oc;
 }
 

@@ -47,6 +47,7 @@ struct SessionOptions {
   AlignMode align = AlignMode::kRound;
   bool dry_run = false, fake_io = false, direct = true;
   bool force = false, allow_file = false;
+  bool stop_on_error = false;  // the first failed request ends the replay
   uint64_t spin_ns = 100'000;
   bool adaptive_spin = true;        // spin longer when timer wake-ups come late
   bool compensate_reaction = true;  // --timing dependency: take the reaction time off think times
@@ -73,6 +74,9 @@ struct SessionOutcome {  // NOLINT(bugprone-exception-escape): see SummaryInput
   // What reading the load met that every command warns about
   // (converters/source.h source_warnings); also in summary["warnings"].
   std::vector<std::string> input_warnings;
+  // The device went away during the replay: the error to print (the results
+  // so far are written), else "".
+  std::string device_gone;
 };
 
 Result<SessionOutcome> run_session(const SessionOptions& o, SessionHooks& hooks,

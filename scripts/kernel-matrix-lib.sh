@@ -161,7 +161,7 @@ INIT
 # build_initramfs LABEL KROOT STAGE OUT: busybox, blkrr and its libraries,
 # bpftool, matrix_io, the checks and the virtio modules, as an uncompressed cpio.
 build_initramfs() {
-  local k=$1 kroot=$2 st=$3 out=$4 kver f n=0
+  local k=$1 kroot=$2 st=$3 out=$4 kver
   kver=$(ls "$kroot/lib/modules")
   mkdir -p "$st"/{bin,usr/local/bin,proc,sys,dev,tmp,modules,lib64}
   cp /bin/busybox "$st/bin/busybox"
@@ -171,19 +171,31 @@ build_initramfs() {
   cp "$ROOT/tests/matrix/checks.sh" "$st/checks.sh"
   echo "$k" >"$st/label"
   write_init "$st/init"
-  : >"$st/modules/order"
-  for f in $(module_order "$kroot/lib/modules/$kver" virtio_pci virtio_blk); do
+  stage_modules "$kroot/lib/modules/$kver" "$st/modules" virtio_pci virtio_blk
+  # scsi_debug for the device-fault check, which loads it with its own
+  # parameters (none when the kernel has no scsi_debug).
+  stage_modules "$kroot/lib/modules/$kver" "$st/modules/faults" sd_mod scsi_debug
+  grep -q scsi_debug "$st/modules/faults/order" || : >"$st/modules/faults/order"
+  (cd "$st" && find . | cpio -o -H newc --quiet) >"$out"
+}
+
+# stage_modules MODDIR DEST NAME...: the modules NAME and their dependencies,
+# unpacked into DEST, their load order in DEST/order.
+stage_modules() {
+  local dir=$1 dest=$2 f n=0 name
+  shift 2
+  mkdir -p "$dest"
+  : >"$dest/order"
+  for f in $(module_order "$dir" "$@"); do
     n=$((n + 1))
-    local name
     name=$(printf '%02d-%s' $n "$(basename "${f%.xz}" | sed 's/\.zst$//')")
     case $f in
-    *.xz) xz -dc "$f" >"$st/modules/$name" ;;
-    *.zst) zstd -qdc "$f" >"$st/modules/$name" ;;
-    *) cp "$f" "$st/modules/$name" ;;
+    *.xz) xz -dc "$f" >"$dest/$name" ;;
+    *.zst) zstd -qdc "$f" >"$dest/$name" ;;
+    *) cp "$f" "$dest/$name" ;;
     esac
-    echo "$name" >>"$st/modules/order"
+    echo "$name" >>"$dest/order"
   done
-  (cd "$st" && find . | cpio -o -H newc --quiet) >"$out"
 }
 
 # boot_guest LABEL KERNEL_ROOT DIR: one boot under qemu; its console in DIR/console.log.

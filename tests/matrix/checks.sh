@@ -221,6 +221,93 @@ check_replay() {
   esac
 }
 
+# flat FILE: a JSON file on one line without blanks (for grep -o).
+flat() { tr -d ' \n' <"$1"; }
+
+# The scsi_debug disk (model "scsi_debug"), once its module is in; "" if none.
+scsi_debug_disk() {
+  for b in /sys/block/sd*; do
+    grep -q scsi_debug "$b/device/model" 2>/dev/null && { echo "/dev/${b##*/}"; return; }
+  done
+}
+
+# Reads of 8 sectors, 5 ms apart: COUNT at sector FIRST + 8 i (blkreplay load).
+read_load() {
+  awk -v n="$2" -v first="$3" 'BEGIN {
+      print "start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0"
+      for (i = 0; i < n; i++) printf "%17.9f ; %12u ; 8 ; R ; 0.0 ; 0.0\n", i * 0.005, first + 8 * i }' |
+    gzip >"$1"
+}
+
+# Faults of the device under replay (guests whose kernel has scsi_debug; the
+# host has no modules): reads from sector 4096 fail (medium error), the
+# replay counts and lists the failed requests with their errno, goes on and
+# validates; then the disk is deleted mid-replay: a clear error, exit 1,
+# the results so far written.
+check_faults() {
+  if [ ! -s /modules/faults/order ]; then
+    result device-faults SKIP "no scsi_debug module for this kernel (host: modules not loadable)"
+    return
+  fi
+  while read -r m; do
+    case $m in
+    *scsi_debug*) insmod "/modules/faults/$m" dev_size_mb=16 opts=2 medium_error_start=4096 \
+      medium_error_count=64 2>"$W/faults.insmod" ;;
+    *) insmod "/modules/faults/$m" 2>/dev/null ;;
+    esac
+  done </modules/faults/order
+  i=0
+  while [ -z "$(scsi_debug_disk)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  sd=$(scsi_debug_disk)
+  [ -n "$sd" ] || { result device-faults FAIL "no scsi_debug disk: $(tail_of "$W/faults.insmod")"; return; }
+  # 32 reads from sector 4096 (the first 8 in the failing range), 32 from 8192.
+  read_load "$W/bad.load" 32 4096
+  zcat "$W/bad.load" >"$W/both.load"
+  read_load "$W/good.load" 32 8192
+  zcat "$W/good.load" | tail -n +2 | awk '{ $1 = sprintf("%17.9f", $1 + 0.2) } 1' >>"$W/both.load"
+  "$BLKRR" replay "$W/both.load" "$sd" --force --validate --quiet --json-file "$W/faults.json" \
+    -o "$W/faults.replay.gz" >"$W/faults.out" 2>"$W/faults.err"
+  rc=$?
+  j=$(flat "$W/faults.json" 2>/dev/null)
+  by=$(printf '%s' "$j" | grep -o '"by_errno":{[^}]*}')
+  failed=$(printf '%s' "$j" | grep -o '"errors":[0-9]*' | head -n 1 | cut -d: -f2)
+  sectors=$(printf '%s' "$j" | grep -o '"listed":\[[^]]*\]' | grep -o '"sector":[0-9]*' |
+    cut -d: -f2 | sort -n | tr '\n' ' ')
+  verdict=$(printf '%s' "$j" | grep -o '"verdict":"[a-z]*"' | head -n 1)
+  done_n=$(printf '%s' "$j" | grep -o '"done":[0-9]*' | head -n 1 | cut -d: -f2)
+  detail="exit $rc, errors ${failed:-none} $by at sectors ${sectors:-none}, done ${done_n:-none}, ${verdict:-no verdict}"
+  # Which reads fail is scsi_debug's (on 6.1, 11 to 15 reads from sector 4096 on): the
+  # first failed read is at 4096, none of the 32 reads from 8192 fails, every
+  # failed one is counted and listed, the others done.
+  first=${sectors%% *}
+  last=$(printf '%s' "$sectors" | awk '{ print $NF }')
+  if [ "$rc" = 1 ] && [ "${failed:-0}" -gt 0 ] && [ "$((failed + done_n))" = 64 ] &&
+    [ "$first" = 4096 ] && [ "${last:-0}" -lt 8192 ] && [ -n "$verdict" ] && [ -n "$by" ]; then
+    result device-faults PASS "$detail"
+  else
+    result device-faults FAIL "$detail: $(tail_of "$W/faults.err")"
+  fi
+  # 2000 reads over 10 s; the disk deleted after 2 s.
+  read_load "$W/long.load" 2000 16384
+  "$BLKRR" replay "$W/long.load" "$sd" --force --quiet --json-file "$W/gone.json" \
+    -o "$W/gone.replay.gz" >"$W/gone.out" 2>"$W/gone.err" &
+  pid=$!
+  sleep 2
+  echo 1 >"/sys/block/${sd#/dev/}/device/delete"
+  wait $pid
+  rc=$?
+  j=$(flat "$W/gone.json" 2>/dev/null)
+  lines=$(zcat "$W/gone.replay.gz" 2>/dev/null | grep -c '^ *[0-9]')
+  gone=$(printf '%s' "$j" | grep -o '"device_gone":[a-z]*')
+  detail="exit $rc, $gone, $lines result lines, $(grep -o 'went away[^(]*' "$W/gone.err" | head -n 1)"
+  if [ "$rc" = 1 ] && [ "$gone" = '"device_gone":true' ] && [ "${lines:-0}" -gt 0 ] &&
+    grep -q "went away during the replay" "$W/gone.err"; then
+    result device-gone PASS "$detail"
+  else
+    result device-gone FAIL "$detail: $(tail_of "$W/gone.err")"
+  fi
+}
+
 # timed NAME FUNCTION: runs FUNCTION, then a FACT with its seconds.
 uptime_s() { awk '{ print $1 }' /proc/uptime; }
 timed() {
@@ -236,4 +323,5 @@ timed record check_record
 timed top check_top
 timed snoop check_snoop
 timed replay check_replay
+timed faults check_faults
 echo "MATRIX-END $K"

@@ -100,6 +100,11 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.flag(0, "fake-io", &o.fake_io, "submit no-op operations through the engine (results are FAKE)");
   bool no_direct = false;
   p.flag(0, "no-direct", &no_direct, "do not use O_DIRECT (results are FAKE)");
+  p.flag(0, "stop-on-error", &o.stop_on_error,
+         "end the replay at the first request the device fails (what is in flight completes, "
+         "the rest is not started); by default failed requests are counted by errno, the "
+         "first 100 listed in the summary, and the replay goes on. A device that goes away "
+         "always ends it, with an error");
   p.flag(0, "force", &o.force,
          "replay onto a device that is mounted, holds data, or is locked by another replay");
   p.flag(0, "allow-file", &o.allow_file, "accept a regular file as DEVICE (tests)");
@@ -257,6 +262,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   auto oc = replay::run_session(o, hooks, &signals.flag());
   if (!oc) return oc.error();
   print_input_warnings("replay", oc->input_warnings);
+  if (!oc->device_gone.empty()) std::fprintf(stderr, "%s\n", oc->device_gone.c_str());
   if (!quiet)
     for (const auto& l : oc->report) std::fprintf(stderr, "%s\n", l.c_str());
   if (!validation_text.empty()) std::fputs(validation_text.c_str(), stderr);
