@@ -26,6 +26,12 @@ extern "C" void on_stop_signal(int signo) {
   if (g_second_kills.load()) temp_files::die_on(SIGINT);
 }
 
+std::atomic<uint64_t> g_usr1{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+extern "C" void on_usr1(int) {
+  g_usr1.fetch_add(1);
+}
+
 timespec to_timespec(uint64_t ns) {
   return {static_cast<time_t>(ns / 1'000'000'000ull), static_cast<long>(ns % 1'000'000'000ull)};
 }
@@ -104,6 +110,23 @@ bool StopSignals::wait(uint64_t timeout_ns) {
     if (errno == EINTR && left > 0) continue;  // another signal: keep sleeping
     return false;                              // EAGAIN: timeout
   }
+}
+
+Usr1Requests::Usr1Requests() {
+  g_usr1.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_usr1;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, &old_);
+}
+
+Usr1Requests::~Usr1Requests() {
+  sigaction(SIGUSR1, &old_, nullptr);
+}
+
+uint64_t Usr1Requests::take() {
+  return g_usr1.exchange(0);
 }
 
 }  // namespace blkrr

@@ -56,4 +56,19 @@ class StopSignals {
   int signo_ = 0;                   // kBlock
 };
 
+// SIGUSR1 as a request (record --ring: write the window now), counted by a
+// handler for the lifetime of one object; the old action comes back after.
+class Usr1Requests {
+ public:
+  Usr1Requests();
+  ~Usr1Requests();
+  Usr1Requests(const Usr1Requests&) = delete;
+  Usr1Requests& operator=(const Usr1Requests&) = delete;
+  // The requests that arrived since the last take().
+  uint64_t take();
+
+ private:
+  struct sigaction old_ {};
+};
+
 }  // namespace blkrr

@@ -58,6 +58,21 @@ TEST(StopSignals, HandlerSetsTheFlagAndTheOldHandlerComesBack) {
   EXPECT_EQ(g_test_handler_calls.load(), 1);
 }
 
+TEST(Usr1Requests, CountsEachSignalAndTheOldHandlerComesBack) {
+  TestHandler th(SIGUSR1);
+  {
+    Usr1Requests u;
+    EXPECT_EQ(u.take(), 0u);
+    ASSERT_EQ(raise(SIGUSR1), 0);
+    ASSERT_EQ(raise(SIGUSR1), 0);
+    EXPECT_EQ(u.take(), 2u);
+    EXPECT_EQ(u.take(), 0u);
+    EXPECT_EQ(g_test_handler_calls.load(), 0);
+  }
+  ASSERT_EQ(raise(SIGUSR1), 0);
+  EXPECT_EQ(g_test_handler_calls.load(), 1);
+}
+
 TEST(StopSignals, TheFirstSignalIsTheOneReported) {
   TestHandler ti(SIGINT), tt(SIGTERM);
   StopSignals s({});
