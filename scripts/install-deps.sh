@@ -16,6 +16,7 @@ esac
 pkgs=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libblkid-dev
       zlib1g-dev libisal-dev libdeflate-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
       gnuplot-nox fio bpftrace blktrace jq e2fsprogs util-linux kmod clang-format clang-tidy cppcheck shellcheck
+      libfuse3-dev  # the flight recorder test's delaying FUSE file system
       libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
       prometheus chromium)  # tests/prometheus (prometheus, promtool), tests/browser (headless)
 # tests/browser runs puppeteer-core under node; a node installed otherwise

@@ -19,6 +19,7 @@
 #include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "cli/record_args.h"
+#include "cli/record_flight.h"
 #include "cli/record_output.h"
 #include "cli/record_summary.h"
 #include "core/args.h"
@@ -120,7 +121,9 @@ Result<CaptureConfig> capture_config(RecordArgs& a) {
     if (!id) return id.error();
     cfg.cgroup_id = *id;
   }
+  if (a.flight.ring_ns && a.output.out.empty()) a.output.out = default_stem();
   BLKRR_TRY(check_output_plan(a.output, default_stem()));
+  BLKRR_TRY(check_flight_plan(a.flight, a.output, a.lean));
   // Before the capture loads: a writable directory, never a block device.
   BLKRR_TRY(check_outputs({{a.output.out, "-o"}}, {}));
   return cfg;
@@ -160,6 +163,15 @@ Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, 
   if (a.start_at != 0) h.settings["start_at"] = strfmt("%.3f", a.start_at);
   if (a.output.rotate_ns) h.settings["rotate"] = fmt_duration_ns(a.output.rotate_ns);
   if (a.output.rotate_bytes) h.settings["rotate_size"] = std::to_string(a.output.rotate_bytes);
+  if (const FlightPlan& f = a.flight; f.ring_ns) {
+    h.settings["ring"] = fmt_duration_ns(static_cast<double>(f.ring_ns));
+    h.settings["ring_memory"] = std::to_string(f.ring_bytes);
+    if (f.trigger_latency_ns)
+      h.settings["trigger_latency"] = fmt_duration_ns(static_cast<double>(f.trigger_latency_ns));
+    if (f.trigger_util > 0) h.settings["trigger_util"] = strfmt("%g", f.trigger_util);
+    h.settings["post"] = fmt_duration_ns(static_cast<double>(f.post_ns));
+    h.settings["holdoff"] = fmt_duration_ns(static_cast<double>(f.holdoff_ns));
+  }
   return h;
 }
 
@@ -170,7 +182,7 @@ Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, 
 class Recording {
  public:
   // before_start: requests dropped while waiting for --start-at.
-  Recording(const RecordArgs& a, Capture& cap, RecordOutput& out, const TraceHeader& h,
+  Recording(const RecordArgs& a, Capture& cap, RecordSink& out, const TraceHeader& h,
             uint64_t before_start)
       : a_(a),
         cap_(cap),
@@ -224,7 +236,8 @@ class Recording {
     if (!a_.quiet) {
       counters["records_written"] = out_.records_written();
       FILE* to = a_.to_stdout() ? stderr : stdout;
-      print_summary(to, tally_, counters, busy_, seconds, summary_target(), out_.bytes_written());
+      print_summary(to, tally_, counters, busy_, seconds, out_.summary_target(),
+                    out_.bytes_written());
     }
     return 0;
   }
@@ -243,22 +256,8 @@ class Recording {
     if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start_;
     return counters;
   }
-  std::string summary_target() const {
-    const OutputPlan& o = out_.plan();
-    if (o.out == "-") return "standard output";
-    if (!o.rotating()) return o.out;
-    return strfmt("%" PRIu64 " files %s.NNNNNN.*.blkrr (%" PRIu64 " deleted by retention)",
-                  out_.files_created(), o.out.c_str(), out_.files_deleted());
-  }
   std::string progress_line() {
-    OutputProgress op;
-    op.path = out_.current_path();
-    op.bytes = out_.current_bytes();
-    op.files = out_.files_created();
-    op.total_bytes = out_.bytes_written();
-    op.on_disk = out_.bytes_on_disk();
-    op.rotating = out_.plan().rotating();
-    return progress_text(tally_, cap_.counters(), seconds_since_start(), op);
+    return progress_text(tally_, cap_.counters(), seconds_since_start(), out_.progress());
   }
   // A record from the capture: dropped before --start-at, otherwise through
   // the disk-time stream (records wait kDiskTimeDelayNs for the requests
@@ -289,7 +288,7 @@ class Recording {
 
   const RecordArgs& a_;
   Capture& cap_;
-  RecordOutput& out_;
+  RecordSink& out_;
   const TraceHeader& h_;
   const bool user_dt_;
   uint64_t before_start_, t0_ = 0;
@@ -332,12 +331,22 @@ Result<int> cmd_record(int argc, char** argv) {
   const ClockPair anchor = read_clock_pair();
   h->real_anchor_ns = anchor.real_ns;
   h->mono_anchor_ns = anchor.mono_ns;
-  auto out = RecordOutput::open(a.output, *h, anchor.mono_ns);
-  if (!out) return out.error();
+  std::unique_ptr<RecordSink> sink;
+  std::string target;
+  if (a.flight.ring_ns) {
+    const uint64_t hold = (*cap)->disk_time_in_user_space() ? kDiskTimeDelayNs : 0;
+    sink = std::make_unique<FlightRecorder>(a.flight, a.output.out, *h, anchor.mono_ns, hold);
+    target = "memory (--ring " + h->settings["ring"] + "; SIGUSR1 writes the window)";
+  } else {
+    auto out = RecordOutput::open(a.output, *h, anchor.mono_ns);
+    if (!out) return out.error();
+    target = (*out)->current_path();
+    sink = std::move(*out);
+  }
   if (!a.quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
-                 h->settings["devices"].c_str(), (*out)->current_path().c_str());
-  Recording rec(a, **cap, **out, *h, before_start);
+                 h->settings["devices"].c_str(), target.c_str());
+  Recording rec(a, **cap, *sink, *h, before_start);
   rec.run(signals);
   return rec.finish();
 }

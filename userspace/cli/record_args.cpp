@@ -6,6 +6,7 @@
 #include "core/args.h"
 #include "core/common_options.h"
 #include "core/start_at.h"
+#include "core/units.h"
 
 namespace blkrr::cli {
 
@@ -54,6 +55,56 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
          "recording id in their header)");
 }
 
+Status duration_at_least(std::string_view opt, std::string_view v, uint64_t min_ns, uint64_t& out) {
+  auto d = parse_duration_ns(v);
+  if (!d || *d < min_ns)
+    return Error(std::string(opt) + ": bad duration '" + std::string(v) + "' (at least " +
+                     fmt_duration_ns(static_cast<double>(min_ns)) + ")",
+                 2);
+  out = *d;
+  return {};
+}
+
+void add_flight_options(ArgParser& p, FlightPlan& f) {
+  p.option(0, "ring", "TIME",
+           "flight recorder: keep the last TIME of requests in memory, write nothing until\n"
+           "SIGUSR1 or a trigger, then write that window to STEM.ring.NNNNNN.TIME.blkrr\n"
+           "(memory at most --ring-memory)",
+           [&](std::string_view v) {
+             return duration_at_least("--ring", v, 1'000'000'000ull, f.ring_ns);
+           });
+  p.option(0, "ring-memory", "SIZE",
+           "with --ring: the memory the requests kept may take (default 256M, about 10 bytes a\n"
+           "request); the oldest go first when it is full, and the dump says so",
+           [&](std::string_view v) -> Status {
+             auto s = parse_size(v);
+             if (!s || *s < (1u << 20))
+               return Error("--ring-memory: bad size '" + std::string(v) + "' (1M or more)", 2);
+             f.ring_bytes = *s;
+             return {};
+           });
+  p.option(0, "trigger-latency", "DURATION",
+           "with --ring: write the window when a request takes longer than DURATION, also\n"
+           "one still in flight after DURATION (a hung request)",
+           [&](std::string_view v) {
+             return duration_at_least("--trigger-latency", v, 1'000'000ull, f.trigger_latency_ns);
+           });
+  p.option(0, "trigger-util", "PERCENT",
+           "with --ring: write the window when a device is busy PERCENT of a second (disk time)",
+           [&](std::string_view v) -> Status {
+             auto d = parse_double(v);
+             if (!d || !(*d > 0 && *d <= 100))
+               return Error("--trigger-util: bad percent '" + std::string(v) + "' (0 to 100)", 2);
+             f.trigger_util = *d;
+             return {};
+           });
+  p.option(0, "post", "TIME", "with a trigger: also write TIME after it (default 10s)",
+           [&](std::string_view v) { return duration_at_least("--post", v, 0, f.post_ns); });
+  p.option(0, "holdoff", "TIME",
+           "with a trigger: at most one trigger every TIME (default 1m; SIGUSR1 always writes)",
+           [&](std::string_view v) { return duration_at_least("--holdoff", v, 0, f.holdoff_ns); });
+}
+
 }  // namespace
 
 Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
@@ -61,6 +112,7 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
       "blkrr record",
       "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE|-|STEM] "
       "[--rotate TIME] [--rotate-size SIZE] [--keep N] [--max-total SIZE] "
+      "[--ring TIME [--trigger-latency D] [--trigger-util PCT] [--post T] [--holdoff T]] "
       "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
       "Record every block request of the selected devices (all devices by default) into a\n"
       "native trace: issue and completion time, device and partition, sector, size, operation\n"
@@ -101,6 +153,7 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
              return {};
            });
   add_output_options(p, a.output);
+  add_flight_options(p, a.flight);
   p.opt_u64(0, "ringbuf-mb", "N",
             "ring buffer size in MiB (default 64, rounded up to a power of 2)", &a.ringbuf_mb);
   p.flag(0, "lean", &a.lean,
@@ -113,7 +166,9 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
       "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
       "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host\n"
       "  blkrr record -d sda -o - | ssh lab 'cat > prod.blkrr'\n"
-      "  blkrr record -d sda -o /var/lib/blkrr/prod --rotate 1h --keep 168   # a week of hours");
+      "  blkrr record -d sda -o /var/lib/blkrr/prod --rotate 1h --keep 168   # a week of hours\n"
+      "  blkrr record -d sda -o /var/lib/blkrr/prod --ring 10m --trigger-latency 2s   # kill -USR1 "
+      "writes too");
   return p.parse(argc, argv);
 }
 
@@ -132,6 +187,21 @@ Status check_output_plan(OutputPlan& o, const std::string& default_stem) {
   if (o.out == "-" && ::isatty(STDOUT_FILENO))
     return Error(ErrorKind::kUsage,
                  "-o -: standard output is a terminal; redirect it or pipe it (| ssh ...)");
+  return {};
+}
+
+Status check_flight_plan(const FlightPlan& f, const OutputPlan& o, bool lean) {
+  const bool triggers = f.trigger_latency_ns || f.trigger_util > 0;
+  if (!f.ring_ns) {
+    if (triggers) return Error("--trigger-latency and --trigger-util need --ring TIME", 2);
+    return {};
+  }
+  if (o.rotating() || o.out == "-")
+    return Error("--ring writes a file per window: not with --rotate, --rotate-size or -o -", 2);
+  if (f.trigger_util > 0 && lean)
+    return Error("--trigger-util needs disk time, which --lean leaves out", 2);
+  if (o.out.empty() || o.out.back() == '/')
+    return Error("-o " + o.out + ": with --ring -o is the stem of the windows' names", 2);
   return {};
 }
 

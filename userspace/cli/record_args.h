@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/record_flight.h"
 #include "cli/record_output.h"
 #include "core/result.h"
 
@@ -19,6 +20,7 @@ struct RecordArgs {
   bool quiet = false, lean = false;
   double start_at = 0;
   OutputPlan output;  // -o, --rotate, --rotate-size, --keep, --max-total
+  FlightPlan flight;  // --ring and its triggers
   bool to_stdout() const { return output.out == "-"; }
 };
 
@@ -28,5 +30,7 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a);
 // The output options against each other, and the default name (a file, or
 // with rotation a stem).
 Status check_output_plan(OutputPlan& o, const std::string& default_stem);
+// --ring and its triggers against the output and each other.
+Status check_flight_plan(const FlightPlan& f, const OutputPlan& o, bool lean);
 
 }  // namespace blkrr::cli

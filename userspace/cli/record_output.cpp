@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cinttypes>
 #include <filesystem>
 
 #include "core/clock.h"
 #include "core/io_guard.h"
 #include "core/start_at.h"
+#include "core/units.h"
 
 namespace blkrr::cli {
 
@@ -291,6 +293,24 @@ std::string RecordOutput::current_path() const {
 
 uint64_t RecordOutput::current_bytes() const {
   return open_.empty() ? 0 : open_.back().w->bytes_written();
+}
+
+std::string RecordOutput::summary_target() const {
+  if (plan_.out == "-") return "standard output";
+  if (!plan_.rotating()) return plan_.out;
+  return strfmt("%" PRIu64 " files %s.NNNNNN.*.blkrr (%" PRIu64 " deleted by retention)", created_,
+                plan_.out.c_str(), deleted_);
+}
+
+OutputProgress RecordOutput::progress() const {
+  OutputProgress op;
+  op.path = current_path();
+  op.bytes = current_bytes();
+  op.files = files_created();
+  op.total_bytes = bytes_written();
+  op.on_disk = bytes_on_disk();
+  op.rotating = plan_.rotating();
+  return op;
 }
 
 }  // namespace blkrr::cli

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capture/capture.h"
+#include "cli/record_summary.h"
 #include "core/result.h"
 #include "core/rotation.h"
 #include "core/trace_format.h"
@@ -32,7 +33,27 @@ struct OutputPlan {
 // piece's trailer holds what they grew by since the previous piece closed.
 using CountersNow = std::function<Counters()>;
 
-class RecordOutput {
+// Where the recording's records go: files (RecordOutput) or the flight
+// recorder's memory (FlightRecorder, cli/record_flight.h).
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  // A record from the capture, before the disk-time delay.
+  virtual Status received(const Request& r) = 0;
+  // The same record after the disk-time delay.
+  virtual Status write(const Request& r) = 0;
+  // After each poll.
+  virtual Status tick(uint64_t now, const Capture& cap, const CountersNow& counters) = 0;
+  virtual Status finish(const Counters& cumulative) = 0;
+  // After a write error: keeps what can be kept.
+  virtual void abandon(const Counters& cumulative) = 0;
+  virtual uint64_t records_written() const = 0;
+  virtual uint64_t bytes_written() const = 0;
+  virtual std::string summary_target() const = 0;
+  virtual OutputProgress progress() const = 0;
+};
+
+class RecordOutput : public RecordSink {
  public:
   // header: the recording's header, anchors set; t0: its CLOCK_MONOTONIC start.
   static Result<std::unique_ptr<RecordOutput>> open(const OutputPlan& plan,
@@ -41,20 +62,22 @@ class RecordOutput {
 
   // A record from the capture, before the disk-time delay: its piece stays
   // open until write() has it.
-  Status received(const Request& r);
+  Status received(const Request& r) override;
   // Writes a record received() before into the piece of its issue.
-  Status write(const Request& r);
+  Status write(const Request& r) override;
   // After each poll: a new piece at a boundary, the pieces nothing can
   // arrive for any more closed, retention, and a flush once a second.
-  Status tick(uint64_t now, const Capture& cap, const CountersNow& counters);
+  Status tick(uint64_t now, const Capture& cap, const CountersNow& counters) override;
   // Closes every piece (the last with the counters not yet in a trailer).
-  Status finish(const Counters& cumulative);
+  Status finish(const Counters& cumulative) override;
   // After a write error: closes what can be closed, keeps every flushed block.
-  void abandon(const Counters& cumulative);
+  void abandon(const Counters& cumulative) override;
 
-  uint64_t records_written() const { return records_; }
+  uint64_t records_written() const override { return records_; }
   // Bytes written to every file so far (also those retention deleted).
-  uint64_t bytes_written() const;
+  uint64_t bytes_written() const override;
+  std::string summary_target() const override;
+  OutputProgress progress() const override;
   // For the progress line and the summary.
   std::string current_path() const;
   uint64_t current_bytes() const;

@@ -56,7 +56,7 @@ std::string progress_text(const Tally& t, const Counters& c, double seconds,
     line += strfmt(", file %" PRIu64 ", %s written, %s on disk", out.files,
                    fmt_bytes(static_cast<double>(out.total_bytes)).c_str(),
                    fmt_bytes(static_cast<double>(out.on_disk)).c_str());
-  return line;
+  return line + out.extra;
 }
 
 void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,

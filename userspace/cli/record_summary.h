@@ -35,6 +35,7 @@ struct OutputProgress {
   uint64_t total_bytes = 0;  // written to all of them
   uint64_t on_disk = 0;      // of them still on disk (retention deletes)
   bool rotating = false;
+  std::string extra;  // appended as it is (the flight recorder's memory and dumps)
 };
 
 // The progress line on a terminal: time so far, requests and bytes written,

@@ -1,0 +1,317 @@
+// blkrr record --ring, as root on loop devices: the window written twice on
+// SIGUSR1, once by a request hung in the device (--trigger-latency) and once
+// by a busy second (--trigger-util). A request is made slow in the device
+// itself by a loop device over a file of a FUSE file system that delays
+// (slow_fuse.c). Each window is compared with a plain recording of the same
+// device taken at the same time: exactly its requests issued in the window.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "core/rotation.h"
+#include "core/trace_format.h"
+#include "tests/integration/test_capture_skip.h"
+#include "tests/integration/test_loop_device.h"
+#include "tests/integration/test_processes.h"
+
+namespace blkrr::testing {
+namespace {
+
+constexpr const char* kReady = "Ctrl-C stops";
+constexpr uint64_t kSlowFromMib = 48;  // of a 64 MiB device
+constexpr uint64_t kSlowSector = kSlowFromMib << 11;
+
+// Two recorders stamp the same request a microsecond apart (each program
+// reads the clock): requests are compared by place and size.
+using Key = std::tuple<uint64_t, uint32_t>;  // sector, bytes
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+// A scratch directory; with a delaying FUSE file system mounted on dir/mnt
+// and a loop device over its file when slow_ms is given.
+struct Scratch {
+  std::string dir, mnt, loop;
+  pid_t fuse = -1;
+  explicit Scratch(int slow_ms = -1) {
+    char t[] = "/tmp/blkrr-flight-XXXXXX";
+    dir = mkdtemp(t) ? t : "";
+    if (slow_ms < 0) return;
+    mnt = dir + "/mnt";
+    mkdir(mnt.c_str(), 0700);
+    fuse = fork();
+    if (fuse == 0) {
+      const std::string delay = std::to_string(slow_ms), from = std::to_string(kSlowFromMib);
+      execl(SLOW_FUSE, "slow_fuse", mnt.c_str(), "64", from.c_str(), delay.c_str(), nullptr);
+      _exit(127);
+    }
+    struct stat st;
+    for (int i = 0; i < 100 && ::stat((mnt + "/disk").c_str(), &st) != 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    loop = run("losetup -f --show " + mnt + "/disk 2>&1");
+    if (loop.rfind("/dev/loop", 0) != 0) loop.clear();
+  }
+  ~Scratch() {
+    if (!loop.empty()) run("losetup -d " + loop);
+    if (fuse > 0) {
+      umount2(mnt.c_str(), MNT_DETACH);
+      kill(fuse, SIGTERM);
+      waitpid(fuse, nullptr, 0);
+      rmdir(mnt.c_str());
+    }
+    for (const auto& f : list()) unlink((dir + "/" + f).c_str());
+    rmdir(dir.c_str());
+  }
+  std::vector<std::string> list() const {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+      while (dirent* e = readdir(d))
+        if (e->d_name[0] != '.' && std::string(e->d_name) != "mnt") out.push_back(e->d_name);
+      closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  // The windows written so far (whole files only: they appear by rename).
+  std::vector<std::string> dumps() const {
+    std::vector<std::string> out;
+    for (const auto& f : list())
+      if (parse_piece_file_name("rec.ring", f)) out.push_back(dir + "/" + f);
+    return out;
+  }
+  bool wait_dumps(size_t n, int timeout_ms) const {
+    for (int i = 0; i < timeout_ms / 50 && dumps().size() < n; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return dumps().size() >= n;
+  }
+};
+
+struct Trace {
+  TraceHeader header;
+  std::vector<Request> reqs;
+  Counters trailer;
+};
+
+Trace read_trace(const std::string& path) {
+  Trace t;
+  auto rd = TraceReader::open(path);
+  EXPECT_TRUE(rd) << rd.error().message;
+  if (!rd) return t;
+  t.header = rd->header();
+  Request r;
+  for (;;) {
+    auto n = rd->next(r);
+    EXPECT_TRUE(n) << n.error().message;
+    if (!n || !*n) break;
+    t.reqs.push_back(r);
+  }
+  if (rd->trailer()) t.trailer = *rd->trailer();
+  return t;
+}
+
+uint64_t setting(const Trace& t, const std::string& k) {
+  auto it = t.header.settings.find(k);
+  return it == t.header.settings.end() ? 0 : std::stoull(it->second);
+}
+
+// The window holds exactly the plain recording's requests issued in it (the
+// loads leave no request within a millisecond of a window's edges).
+std::multiset<Key> check_window(const Trace& dump, const Trace& full) {
+  const uint64_t start = setting(dump, "dump.window_start_ns");
+  const uint64_t end = setting(dump, "dump.window_end_ns");
+  EXPECT_LT(start, end);
+  std::multiset<Key> got, want;
+  for (const auto& r : dump.reqs) {
+    got.insert({r.sector, r.bytes});
+    EXPECT_GE(r.issue_ns, start);
+    EXPECT_LT(r.issue_ns, end);
+  }
+  for (const auto& r : full.reqs)
+    if (r.issue_ns >= start && r.issue_ns < end) want.insert({r.sector, r.bytes});
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(dump.trailer.at("records_written"), dump.reqs.size());
+  std::printf("[measured] window %s: %zu requests over %.3f s\n",
+              dump.header.settings.at("dump.trigger").c_str(), got.size(), (end - start) / 1e9);
+  return got;
+}
+
+std::set<uint64_t> sectors(const Trace& t) {
+  std::set<uint64_t> s;
+  for (const auto& r : t.reqs) s.insert(r.sector);
+  return s;
+}
+
+// One batch of distinct fast requests from first_sector on, `threads` at
+// once, each doing per_thread one after the other; their sectors.
+std::set<uint64_t> batch(const std::string& dev, uint64_t first_sector, int threads = 2,
+                         int per_thread = 4) {
+  const auto load = make_known_load(threads, per_thread, first_sector, 20000);
+  auto child = IoChild::spawn("blkrr-io-ring", dev, load);
+  EXPECT_TRUE(child);
+  std::set<uint64_t> s;
+  if (!child) return s;
+  child->go();
+  EXPECT_EQ(child->wait(), 0);
+  for (const auto& t : load)
+    for (const auto& op : t) s.insert(op.sector);
+  return s;
+}
+
+void sleep_ms(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+TEST(RecordFlight, SignalWritesTheLastWindowTwiceWithoutStopping) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(64 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  Scratch s;
+  auto full = BlkrrProcess::start({"record", "-d", a->path(), "-o", s.dir + "/full.blkrr"}, kReady);
+  ASSERT_TRUE(full) << full.error().message;
+  auto ring = BlkrrProcess::start({"record", "-d", a->path(), "-o", s.dir + "/rec", "--ring", "2s"},
+                                  kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  const auto first = batch(a->path(), 0);
+  sleep_ms(2600);  // older than the window at the first signal
+  const auto second = batch(a->path(), 40000);
+  sleep_ms(300);
+  ring->signal(SIGUSR1);
+  ASSERT_TRUE(s.wait_dumps(1, 10000));
+  sleep_ms(2300);
+  const auto third = batch(a->path(), 80000);
+  sleep_ms(300);
+  ring->signal(SIGUSR1);
+  ASSERT_TRUE(s.wait_dumps(2, 10000));
+  ring->signal(SIGINT);
+  ASSERT_EQ(ring->wait(), 0) << ring->output();
+  full->signal(SIGINT);
+  ASSERT_EQ(full->wait(), 0) << full->output();
+  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const auto dumps = s.dumps();
+  ASSERT_EQ(dumps.size(), 2u);
+  const Trace d1 = read_trace(dumps[0]), d2 = read_trace(dumps[1]);
+  check_window(d1, all);
+  check_window(d2, all);
+  EXPECT_EQ(sectors(d1), second);  // not the first batch: older than 2 s
+  EXPECT_EQ(sectors(d2), third);
+  EXPECT_EQ(d1.header.settings.at("dump.trigger"), "signal");
+  EXPECT_EQ(setting(d1, "dump.window_end_ns") - setting(d1, "dump.window_start_ns"),
+            2'000'000'000u);
+  EXPECT_TRUE(d1.header.recording_id.empty());
+  (void)first;
+}
+
+TEST(RecordFlight, AHungRequestFiresTheLatencyTriggerWithTheWindowAroundIt) {
+  SKIP_UNLESS_CAPTURE();
+  Scratch s(3000);
+  ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
+  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
+  ASSERT_TRUE(full) << full.error().message;
+  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "3s",
+                                   "--trigger-latency", "1s", "--post", "1s", "--holdoff", "1m"},
+                                  kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  const auto before = batch(s.loop, 0);
+  sleep_ms(500);
+  auto slow = IoChild::spawn("blkrr-io-slow", s.loop, {{{Op::kRead, kSlowSector, 4096}}});
+  ASSERT_TRUE(slow);
+  slow->go();
+  sleep_ms(300);
+  // While it hangs, all issued at once (within --post), completed after it.
+  const auto after = batch(s.loop, 40000, 8, 1);
+  ASSERT_EQ(slow->wait(), 0);
+  ASSERT_TRUE(s.wait_dumps(1, 15000));
+  sleep_ms(1500);
+  ring->signal(SIGINT);
+  ASSERT_EQ(ring->wait(), 0) << ring->output();
+  full->signal(SIGINT);
+  ASSERT_EQ(full->wait(), 0) << full->output();
+  const Trace all = read_trace(s.dir + "/full.blkrr");
+  ASSERT_EQ(s.dumps().size(), 1u) << "the completion of the same request is held off";
+  const Trace d = read_trace(s.dumps()[0]);
+  check_window(d, all);
+  const Request* hung = nullptr;
+  for (const auto& r : all.reqs)
+    if (r.sector == kSlowSector) hung = &r;
+  ASSERT_NE(hung, nullptr);
+  EXPECT_GE(hung->latency_ns(), 2'900'000'000u);
+  EXPECT_EQ(d.header.settings.at("dump.trigger"), "latency");
+  EXPECT_NE(d.header.settings.at("dump.fired_by").find("still in flight"), std::string::npos)
+      << d.header.settings.at("dump.fired_by");
+  // Fired when it had been in flight for 1 s: the window is 3 s before, 1 s after.
+  // (hung is the plain recording's stamp of it: a microsecond apart.)
+  const double issue = static_cast<double>(hung->issue_ns);
+  EXPECT_NEAR(static_cast<double>(setting(d, "dump.time_ns")), issue + 1e9, 1e6);
+  EXPECT_EQ(setting(d, "dump.window_start_ns"), setting(d, "dump.time_ns") - 3'000'000'000u);
+  EXPECT_EQ(setting(d, "dump.window_end_ns"), setting(d, "dump.time_ns") + 1'000'000'000u);
+  auto got = sectors(d);
+  EXPECT_TRUE(got.count(kSlowSector));
+  for (uint64_t x : before) EXPECT_TRUE(got.count(x)) << x;
+  for (uint64_t x : after) EXPECT_TRUE(got.count(x)) << x;
+}
+
+TEST(RecordFlight, ABusySecondFiresTheUtilTrigger) {
+  SKIP_UNLESS_CAPTURE();
+  Scratch s(50);
+  ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
+  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
+  ASSERT_TRUE(full) << full.error().message;
+  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "2s",
+                                   "--trigger-util", "60", "--post", "500ms", "--holdoff", "1m"},
+                                  kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  batch(s.loop, 0);  // fast: far below 60 % of a second
+  sleep_ms(1500);
+  std::vector<IoOp> slow;  // 40 reads of 50 ms one after the other: 2 s busy
+  for (uint64_t i = 0; i < 40; ++i) slow.push_back({Op::kRead, kSlowSector + i * 8, 4096});
+  auto child = IoChild::spawn("blkrr-io-busy", s.loop, {slow});
+  ASSERT_TRUE(child);
+  child->go();
+  ASSERT_EQ(child->wait(), 0);
+  ASSERT_TRUE(s.wait_dumps(1, 10000));
+  ring->signal(SIGINT);
+  ASSERT_EQ(ring->wait(), 0) << ring->output();
+  full->signal(SIGINT);
+  ASSERT_EQ(full->wait(), 0) << full->output();
+  const Trace all = read_trace(s.dir + "/full.blkrr");
+  ASSERT_EQ(s.dumps().size(), 1u);
+  const Trace d = read_trace(s.dumps()[0]);
+  check_window(d, all);
+  EXPECT_EQ(d.header.settings.at("dump.trigger"), "util");
+  const std::string by = d.header.settings.at("dump.fired_by");
+  EXPECT_EQ(by.rfind(dev_to_string(d.reqs.empty() ? 0 : d.reqs[0].dev) + " busy ", 0), 0u) << by;
+  // The second that fired is the last full second before the trigger: at
+  // least 60 % of it was spent in the slow reads of the full recording.
+  const uint64_t to = setting(d, "dump.time_ns"), from = to - 1'000'000'000u;
+  uint64_t busy = 0;
+  for (const auto& r : all.reqs)
+    if (r.sector >= kSlowSector && r.complete_ns > from && r.issue_ns < to)
+      busy += std::min(r.complete_ns, to) - std::max(r.issue_ns, from);
+  EXPECT_GE(busy, 600'000'000u);
+  EXPECT_EQ(setting(d, "dump.window_end_ns"), to + 500'000'000u);
+}
+
+}  // namespace
+}  // namespace blkrr::testing
