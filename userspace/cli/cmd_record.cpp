@@ -254,6 +254,7 @@ class Recording {
       counters["device_completions." + dev_to_string(b.disk)] = b.requests;
     }
     if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start_;
+    if (out_.not_kept()) counters["not_kept_min_free"] = out_.not_kept();
     return counters;
   }
   std::string progress_line() {
@@ -335,7 +336,13 @@ Result<int> cmd_record(int argc, char** argv) {
   std::string target;
   if (a.flight.ring_ns) {
     const uint64_t hold = (*cap)->disk_time_in_user_space() ? kDiskTimeDelayNs : 0;
-    sink = std::make_unique<FlightRecorder>(a.flight, a.output.out, *h, anchor.mono_ns, hold);
+    uint64_t min_free = a.output.min_free;
+    if (min_free == OutputPlan::kMinFreeDefault) {
+      auto sp = space_of(dir_of(a.output.out));
+      min_free = sp ? default_min_free(sp->size) : 0;
+    }
+    sink = std::make_unique<FlightRecorder>(a.flight, a.output.out, *h, anchor.mono_ns, hold,
+                                            min_free);
     target = "memory (--ring " + h->settings["ring"] + "; SIGUSR1 writes the window)";
   } else {
     auto out = RecordOutput::open(a.output, *h, anchor.mono_ns);

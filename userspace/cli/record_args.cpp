@@ -49,6 +49,16 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
              o.max_total = *s;
              return {};
            });
+  p.option(0, "min-free", "SIZE",
+           "pause writing while the output's file system has less than SIZE free to\n"
+           "unprivileged users, counting the requests not kept (default min(max(5 %, 1G), 10 %)\n"
+           "of the file system; 0: never pause)",
+           [&](std::string_view v) -> Status {
+             auto s = parse_size(v);
+             if (!s) return Error("--min-free: bad size '" + std::string(v) + "'", 2);
+             o.min_free = *s;
+             return {};
+           });
   p.flag(0, "retain-earlier", &o.retain_earlier,
          "--keep and --max-total also count and delete the files of earlier recordings of this\n"
          "stem (a recorder that restarts; only STEM.NNNNNN.TIME.blkrr files with a blkrr\n"

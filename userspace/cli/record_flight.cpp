@@ -117,12 +117,14 @@ Status DumpWriter::write(const Job& job) {
 // ------------------------------------------------------------ FlightRecorder
 
 FlightRecorder::FlightRecorder(const FlightPlan& plan, const std::string& stem,
-                               const TraceHeader& header, uint64_t t0, uint64_t hold_ns)
+                               const TraceHeader& header, uint64_t t0, uint64_t hold_ns,
+                               uint64_t min_free)
     : plan_(plan),
       stem_(stem),
       header_(header),
       t0_(t0),
       hold_ns_(hold_ns),
+      min_free_(min_free),
       ring_(plan.ring_bytes),
       last_seal_(t0) {
   // Dumps go on after the highest number of this stem's dumps in the folder.
@@ -257,6 +259,18 @@ std::string FlightRecorder::next_path(uint64_t real_ns) {
 
 Status FlightRecorder::submit(const DumpRequest& d, const Counters& counters) {
   BLKRR_TRY(ring_.seal());
+  if (min_free_) {
+    const std::string dir = dir_of(stem_);
+    if (auto sp = space_of(dir); sp && sp->free < min_free_) {
+      ++skipped_;
+      std::fprintf(stderr,
+                   "blkrr record: %s has %s free, less than --min-free %s: the %s window is not "
+                   "written (%" PRIu64 " so far)\n",
+                   dir.c_str(), fmt_bytes(static_cast<double>(sp->free)).c_str(),
+                   fmt_bytes(static_cast<double>(min_free_)).c_str(), d.trigger.c_str(), skipped_);
+      return {};
+    }
+  }
   DumpWriter::Job job;
   job.header = header_;
   auto& s = job.header.settings;
@@ -298,8 +312,8 @@ void FlightRecorder::abandon(const Counters&) {
 
 std::string FlightRecorder::summary_target() const {
   return strfmt("memory (--ring; %" PRIu64 " windows written to %s.ring.NNNNNN.*.blkrr, %" PRIu64
-                " triggers held off)",
-                writer_.written(), stem_.c_str(), held_off_);
+                " triggers held off, %" PRIu64 " windows not written for --min-free)",
+                writer_.written(), stem_.c_str(), held_off_, skipped_);
 }
 
 OutputProgress FlightRecorder::progress() const {

@@ -75,8 +75,10 @@ class DumpWriter {
 class FlightRecorder : public RecordSink {
  public:
   // hold_ns: how long the recording holds a record before write() (its disk time).
+  // min_free: a window is not written while the folder's file system has
+  // less free (--min-free; counted, said on standard error).
   FlightRecorder(const FlightPlan& plan, const std::string& stem, const TraceHeader& header,
-                 uint64_t t0, uint64_t hold_ns);
+                 uint64_t t0, uint64_t hold_ns, uint64_t min_free);
   Status received(const Request& r) override;
   Status write(const Request& r) override;
   Status tick(uint64_t now, const Capture& cap, const CountersNow& counters) override;
@@ -98,7 +100,7 @@ class FlightRecorder : public RecordSink {
   FlightPlan plan_;
   std::string stem_;
   TraceHeader header_;
-  uint64_t t0_, hold_ns_;
+  uint64_t t0_, hold_ns_, min_free_, skipped_ = 0;
   FlightRing ring_;
   Usr1Requests usr1_;
   std::deque<DumpRequest> pending_;

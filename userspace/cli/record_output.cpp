@@ -1,6 +1,7 @@
 #include "cli/record_output.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,8 +25,7 @@ bool exists(const std::string& p) {
 }
 
 std::string dir_part(const std::string& stem) {
-  auto slash = stem.rfind('/');
-  return slash == std::string::npos ? "." : (slash == 0 ? "/" : stem.substr(0, slash));
+  return dir_of(stem);
 }
 
 std::string base_part(const std::string& stem) {
@@ -41,9 +41,31 @@ bool is_level_counter(const std::string& k) {
 
 }  // namespace
 
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+std::optional<SpaceInfo> space_of(const std::string& dir) {
+  struct statvfs v;
+  if (::statvfs(dir.c_str(), &v) != 0) return std::nullopt;
+  return SpaceInfo{static_cast<uint64_t>(v.f_bavail) * v.f_frsize,
+                   static_cast<uint64_t>(v.f_blocks) * v.f_frsize};
+}
+
+uint64_t default_min_free(uint64_t fs_size) {
+  return std::min(std::max(fs_size / 20, uint64_t{1} << 30), fs_size / 10);
+}
+
 Result<std::unique_ptr<RecordOutput>> RecordOutput::open(const OutputPlan& plan,
                                                          const TraceHeader& header, uint64_t t0) {
   std::unique_ptr<RecordOutput> o(new RecordOutput(plan, header));
+  if (plan.out == "-") {
+    o->plan_.min_free = 0;  // a pipe: nothing to watch
+  } else if (plan.min_free == OutputPlan::kMinFreeDefault) {
+    auto sp = space_of(dir_of(plan.out));
+    o->plan_.min_free = sp ? default_min_free(sp->size) : 0;
+  }
   if (plan.rotating()) {
     o->header_.recording_id = new_recording_id();
     BLKRR_TRY(o->scan_earlier());
@@ -112,7 +134,12 @@ Status RecordOutput::open_piece(uint64_t start_ns) {
   wopts.rle = true;
   wopts.atomic = false;
   auto w = TraceWriter::create(p.open_path, h, wopts);
-  if (!w) return w.error().context("output not writable");
+  if (!w) {
+    // Not even its header fitted (a full disk): a piece of no block is
+    // removed, it was created just now (never an existing file, above).
+    if (plan_.rotating()) ::unlink(p.open_path.c_str());
+    return w.error().context("output not writable");
+  }
   p.w = std::make_unique<TraceWriter>(std::move(*w));
   if (!open_.empty()) open_.back().end_ns = start_ns;
   open_.push_back(std::move(p));
@@ -150,6 +177,10 @@ Status RecordOutput::write(const Request& r) {
   auto p = route(r.issue_ns, false);
   if (!p) return p.error();
   if ((*p)->held) (*p)->held--;
+  if (paused_) {
+    ++not_kept_;
+    return {};
+  }
   BLKRR_TRY((*p)->w->append(r));
   ++records_;
   return {};
@@ -221,6 +252,7 @@ bool RecordOutput::size_reached(TraceWriter& w) {
 }
 
 Status RecordOutput::tick(uint64_t now, const Capture& cap, const CountersNow& counters) {
+  BLKRR_TRY(check_space(now));
   if (plan_.rotating()) {
     BLKRR_TRY(advance_time_boundaries(now));
     if (plan_.rotate_bytes && size_reached(*open_.back().w))
@@ -311,6 +343,53 @@ OutputProgress RecordOutput::progress() const {
   op.on_disk = bytes_on_disk();
   op.rotating = plan_.rotating();
   return op;
+}
+
+// --min-free, after every poll: below it, with --max-total this recording's
+// oldest closed piece goes first; if that is not enough, writing pauses (the
+// records are counted, not kept) until the free space is a tenth above it.
+Status RecordOutput::check_space(uint64_t now) {
+  if (plan_.min_free == 0 || now - last_space_check_ < 100'000'000ull) return {};
+  last_space_check_ = now;
+  const std::string dir = dir_of(plan_.out);
+  auto sp = space_of(dir);
+  if (!sp) return {};
+  while (sp->free < plan_.min_free && plan_.max_total && !closed_.empty()) {
+    BLKRR_TRY(delete_oldest_for_room());
+    sp = space_of(dir);
+    if (!sp) return {};
+  }
+  if (!paused_ && sp->free < plan_.min_free) {
+    paused_ = true;
+    std::fprintf(stderr,
+                 "blkrr record: %s has %s free, less than --min-free %s: writing paused, "
+                 "requests counted as not kept until there is room\n",
+                 dir.c_str(), fmt_bytes(static_cast<double>(sp->free)).c_str(),
+                 fmt_bytes(static_cast<double>(plan_.min_free)).c_str());
+  } else if (paused_ && sp->free >= plan_.min_free + plan_.min_free / 10) {
+    paused_ = false;
+    std::fprintf(stderr,
+                 "blkrr record: %s has %s free again: writing resumed (%" PRIu64
+                 " requests not kept so far)\n",
+                 dir.c_str(), fmt_bytes(static_cast<double>(sp->free)).c_str(), not_kept_);
+  }
+  return {};
+}
+
+Status RecordOutput::delete_oldest_for_room() {
+  auto oldest =
+      std::min_element(closed_.begin(), closed_.end(),
+                       [](const PieceFile& a, const PieceFile& b) { return a.seq < b.seq; });
+  const PieceFile victim = *oldest;
+  closed_.erase(oldest);
+  const std::string want = ids_[victim.path];
+  ids_.erase(victim.path);
+  if (want.empty() || recording_id_of(victim.path) != want) return {};
+  if (::unlink(victim.path.c_str()) != 0 && errno != ENOENT)
+    return Error::system("--min-free: cannot delete " + victim.path, errno);
+  ++deleted_;
+  std::fprintf(stderr, "blkrr record: deleted %s to keep --min-free\n", victim.path.c_str());
+  return {};
 }
 
 }  // namespace blkrr::cli

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct OutputPlan {
   uint64_t keep = 0, max_total = 0;
   // --keep and --max-total also count earlier recordings' pieces of this stem.
   bool retain_earlier = false;
+  // --min-free: writing pauses while the output's file system has less free
+  // to unprivileged users (kMinFreeDefault: min(max(5 %, 1 GiB), 10 %) of it).
+  static constexpr uint64_t kMinFreeDefault = UINT64_MAX;
+  uint64_t min_free = kMinFreeDefault;
   bool rotating() const { return rotate_ns != 0 || rotate_bytes != 0; }
 };
 
@@ -51,7 +56,18 @@ class RecordSink {
   virtual uint64_t bytes_written() const = 0;
   virtual std::string summary_target() const = 0;
   virtual OutputProgress progress() const = 0;
+  // Records not written because the file system had less than --min-free.
+  virtual uint64_t not_kept() const { return 0; }
 };
+
+// The bytes free to unprivileged users on the file system of `dir`, and the
+// --min-free default for it; nullopt when statvfs fails.
+struct SpaceInfo {
+  uint64_t free = 0, size = 0;
+};
+std::optional<SpaceInfo> space_of(const std::string& dir);
+uint64_t default_min_free(uint64_t fs_size);
+std::string dir_of(const std::string& path);
 
 class RecordOutput : public RecordSink {
  public:
@@ -88,6 +104,7 @@ class RecordOutput : public RecordSink {
   // Records that arrived for a piece already closed (written to the oldest
   // open one); counted in the trailer as late_for_closed_piece.
   uint64_t late() const { return late_; }
+  uint64_t not_kept() const override { return not_kept_; }
 
  private:
   struct Piece {
@@ -105,6 +122,8 @@ class RecordOutput : public RecordSink {
   Status apply_retention();
   bool size_reached(TraceWriter& w);
   Status scan_earlier();
+  Status check_space(uint64_t now);
+  Status delete_oldest_for_room();
   Counters piece_counters(const Counters& cumulative, const Piece& p);
 
   OutputPlan plan_;
@@ -116,6 +135,8 @@ class RecordOutput : public RecordSink {
   CloseView view_;
   uint64_t next_seq_ = 0, next_boundary_ = UINT64_MAX, last_flush_ = 0;
   uint64_t records_ = 0, closed_bytes_ = 0, created_ = 0, deleted_ = 0, late_ = 0;
+  uint64_t not_kept_ = 0, last_space_check_ = 0;
+  bool paused_ = false;
 };
 
 }  // namespace blkrr::cli
