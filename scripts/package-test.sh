@@ -106,6 +106,7 @@ if command -v promtool >/dev/null && command -v prometheus >/dev/null; then
 else
   say "prometheus missing (scripts/install-deps.sh): the packaged exporter not scraped"
 fi
+bash scripts/package-test-recorder.sh "$tmp" || fail "the recorder service (above)"
 
 apt_get purge -y -qq blkrr >/dev/null || fail "apt-get purge blkrr"
 ! dpkg -s blkrr >/dev/null 2>&1 || fail "blkrr still known to dpkg after purge"
@@ -113,7 +114,7 @@ left=0
 while read -r f; do
   if [ -e "$f" ] && [ ! -d "$f" ]; then echo "left after purge: $f" >&2; left=1; fi
 done <"$tmp/files"
-for d in /usr/share/doc/blkrr /etc/default/blkrr-exporter; do
+for d in /usr/share/doc/blkrr /etc/default/blkrr-exporter /etc/default/blkrr-record; do
   [ ! -e "$d" ] || { echo "left after purge: $d" >&2; left=1; }
 done
 [ $left = 0 ] || fail "files left after purge (above)"
