@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -206,6 +209,55 @@ TEST(RecordDisk, AFullFileSystemStopsWithExit1NamingTheFileAndKeepsEveryBlock) {
   EXPECT_GT(records, 10000u);
   std::printf("[measured] %zu files, %llu requests readable after the disk filled\n", names.size(),
               static_cast<unsigned long long>(records));
+}
+
+TEST(RecordDisk, TheRecordersOwnWritesToARecordedDiskAreLeftOutAndCounted) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(128 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_EQ(system(("mkfs.ext4 -q -F " + a->path() + " >/dev/null 2>&1").c_str()), 0);
+  char t[] = "/tmp/blkrr-own-XXXXXX";
+  const std::string dir = mkdtemp(t) ? t : "";
+  ASSERT_EQ(mount(a->path().c_str(), dir.c_str(), "ext4", 0, nullptr), 0) << strerror(errno);
+  const std::string out = dir + "/rec.blkrr";
+  auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out, "--min-free", "0"}, kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  // Reads of the raw device (fast, not ours) while the trace grows on it.
+  auto child = IoChild::spawn("blkrr-io-own", a->path(),
+                              make_known_load(2, 32, 200000, 40000), 3000);
+  ASSERT_TRUE(child);
+  child->go();
+  ASSERT_EQ(child->wait(), 0);
+  sleep_ms(500);
+  rec->signal(SIGINT);
+  ASSERT_EQ(rec->wait(), 0) << rec->output();
+  uint64_t ours = 0, reads = 0;
+  Counters trailer;
+  {
+    auto rd = TraceReader::open(out);
+    ASSERT_TRUE(rd) << rd.error().message;
+    Request r;
+    for (;;) {
+      auto n = rd->next(r);
+      ASSERT_TRUE(n) << n.error().message;
+      if (!*n) break;
+      ours += r.tgid == static_cast<uint32_t>(rec->pid());
+      reads += r.op == Op::kRead && r.sector >= 200000;
+    }
+    ASSERT_TRUE(rd->trailer());
+    trailer = *rd->trailer();
+  }
+  umount2(dir.c_str(), 0);
+  rmdir(dir.c_str());
+  EXPECT_EQ(ours, 0u);
+  EXPECT_GT(reads, 1000u);
+  // About one write a second of recording (each flushed block), more for
+  // larger traces; none of them recorded.
+  ASSERT_TRUE(trailer.count("own_io_left_out")) << rec->output();
+  EXPECT_GE(trailer.at("own_io_left_out"), 2u);
+  EXPECT_NE(rec->output().find("own_io_left_out="), std::string::npos) << rec->output();
+  std::printf("[measured] %llu requests of the recorder's own left out\n",
+              static_cast<unsigned long long>(trailer.at("own_io_left_out")));
 }
 
 }  // namespace

@@ -255,6 +255,7 @@ class Recording {
     }
     if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start_;
     if (out_.not_kept()) counters["not_kept_min_free"] = out_.not_kept();
+    if (own_left_out_) counters["own_io_left_out"] = own_left_out_;
     return counters;
   }
   std::string progress_line() {
@@ -266,6 +267,13 @@ class Recording {
   void take(const Request& r) {
     if (a_.start_at != 0 && r.issue_ns < h_.mono_anchor_ns) {
       before_start_++;
+      return;
+    }
+    // The recorder's own writes (a trace on a recorded disk): its blocks are
+    // written back by its own threads (TraceWriter own_writeback), so the
+    // requests carry its process id; not recorded, counted.
+    if (r.tgid == self_) {
+      own_left_out_++;
       return;
     }
     if (write_err_) return;
@@ -292,7 +300,8 @@ class Recording {
   RecordSink& out_;
   const TraceHeader& h_;
   const bool user_dt_;
-  uint64_t before_start_, t0_ = 0;
+  uint64_t before_start_, t0_ = 0, own_left_out_ = 0;
+  const uint32_t self_ = static_cast<uint32_t>(getpid());
   DiskTimeStream dts_;
   Tally tally_;
   std::vector<DeviceBusy> busy_;

@@ -95,6 +95,7 @@ void DumpWriter::run() {
 Status DumpWriter::write(const Job& job) {
   TraceWriter::Options o;
   o.rle = true;
+  o.own_writeback = true;
   o.atomic = true;
   auto w = TraceWriter::create(job.path, job.header, o);
   if (!w) return w.error().context("--ring: cannot write the window");

@@ -132,6 +132,7 @@ Status RecordOutput::open_piece(uint64_t start_ns) {
   // zlib's run-length strategy on column-elided blocks: the cheapest
   // compression per request for ~8 bytes/request (docs/performance.md, record).
   wopts.rle = true;
+  wopts.own_writeback = true;  // our own disk requests: left out (cmd_record.cpp)
   wopts.atomic = false;
   auto w = TraceWriter::create(p.open_path, h, wopts);
   if (!w) {

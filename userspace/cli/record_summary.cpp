@@ -90,6 +90,8 @@ void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vecto
     auto it = c.find(name);
     std::fprintf(to, " %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
   }
+  if (auto it = c.find("own_io_left_out"); it != c.end() && it->second)
+    std::fprintf(to, " own_io_left_out=%" PRIu64 " (the recorder's own writes)", it->second);
   if (auto it = c.find("not_kept_min_free"); it != c.end() && it->second)
     std::fprintf(to, " not_kept_min_free=%" PRIu64 " (writing paused by --min-free)", it->second);
   if (auto it = c.find("fault_skipped_completions"); it != c.end() && it->second)

@@ -177,6 +177,14 @@ Status TraceWriter::flush() {
   if (std::fflush(f_.get()) != 0)
     return Error::system("writing trace '" + path_ + "'", errno,
                          "everything up to the last complete block is kept");
+  if (opts_.own_writeback && bytes_ > written_back_) {
+    // Whole pages only; a pipe or another file without it says ESPIPE/EINVAL: nothing to do.
+    const uint64_t from = written_back_ & ~uint64_t{4095}, to = bytes_ & ~uint64_t{4095};
+    if (to > from &&
+        ::sync_file_range(::fileno(f_.get()), static_cast<off64_t>(from),
+                          static_cast<off64_t>(to - from), SYNC_FILE_RANGE_WRITE) == 0)
+      written_back_ = to;
+  }
   return {};
 }
 

@@ -69,6 +69,11 @@ class TraceWriter {
     // default: a killed recording keeps every block written so far under its
     // own name, without the trailer.
     bool atomic = false;
+    // After each block: start writing it back from this thread
+    // (sync_file_range, not waiting for the disk), so that the disk requests
+    // that write a trace are created by the process writing it, not by the
+    // kernel's flusher later (record leaves its own requests out).
+    bool own_writeback = false;
   };
   // "-" writes to standard output (a duplicate of it, closed by close()).
   static Result<TraceWriter> create(const std::string& path, const TraceHeader& header,
@@ -107,7 +112,7 @@ class TraceWriter {
   std::vector<Request> pending_;
   std::vector<uint8_t> scratch_, columns_, packed_;
   std::unique_ptr<void, ZStreamDeleter> zs_;  // z_stream, reused for every block
-  uint64_t records_ = 0, bytes_ = 0;
+  uint64_t records_ = 0, bytes_ = 0, written_back_ = 0;
   bool closed_ = false;
 };
 
