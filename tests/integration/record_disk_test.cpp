@@ -223,8 +223,8 @@ TEST(RecordDisk, TheRecordersOwnWritesToARecordedDiskAreLeftOutAndCounted) {
   auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out, "--min-free", "0"}, kReady);
   ASSERT_TRUE(rec) << rec.error().message;
   // Reads of the raw device (fast, not ours) while the trace grows on it.
-  auto child = IoChild::spawn("blkrr-io-own", a->path(),
-                              make_known_load(2, 32, 200000, 40000), 3000);
+  auto child =
+      IoChild::spawn("blkrr-io-own", a->path(), make_known_load(2, 32, 200000, 40000), 3000);
   ASSERT_TRUE(child);
   child->go();
   ASSERT_EQ(child->wait(), 0);

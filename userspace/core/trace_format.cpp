@@ -180,9 +180,8 @@ Status TraceWriter::flush() {
   if (opts_.own_writeback && bytes_ > written_back_) {
     // Whole pages only; a pipe or another file without it says ESPIPE/EINVAL: nothing to do.
     const uint64_t from = written_back_ & ~uint64_t{4095}, to = bytes_ & ~uint64_t{4095};
-    if (to > from &&
-        ::sync_file_range(::fileno(f_.get()), static_cast<off64_t>(from),
-                          static_cast<off64_t>(to - from), SYNC_FILE_RANGE_WRITE) == 0)
+    if (to > from && ::sync_file_range(::fileno(f_.get()), static_cast<off64_t>(from),
+                                       static_cast<off64_t>(to - from), SYNC_FILE_RANGE_WRITE) == 0)
       written_back_ = to;
   }
   return {};
