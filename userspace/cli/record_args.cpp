@@ -55,7 +55,8 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
            "of the file system; 0: never pause)",
            [&](std::string_view v) -> Status {
              auto s = parse_size(v);
-             if (!s) return Error("--min-free: bad size '" + std::string(v) + "'", 2);
+             if (!s)
+               return Error(ErrorKind::kUsage, "--min-free: bad size '" + std::string(v) + "'");
              o.min_free = *s;
              return {};
            });
@@ -68,9 +69,9 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
 Status duration_at_least(std::string_view opt, std::string_view v, uint64_t min_ns, uint64_t& out) {
   auto d = parse_duration_ns(v);
   if (!d || *d < min_ns)
-    return Error(std::string(opt) + ": bad duration '" + std::string(v) + "' (at least " +
-                     fmt_duration_ns(static_cast<double>(min_ns)) + ")",
-                 2);
+    return Error(ErrorKind::kUsage, std::string(opt) + ": bad duration '" + std::string(v) +
+                                        "' (at least " +
+                                        fmt_duration_ns(static_cast<double>(min_ns)) + ")");
   out = *d;
   return {};
 }
@@ -89,7 +90,8 @@ void add_flight_options(ArgParser& p, FlightPlan& f) {
            [&](std::string_view v) -> Status {
              auto s = parse_size(v);
              if (!s || *s < (1u << 20))
-               return Error("--ring-memory: bad size '" + std::string(v) + "' (1M or more)", 2);
+               return Error(ErrorKind::kUsage,
+                            "--ring-memory: bad size '" + std::string(v) + "' (1M or more)");
              f.ring_bytes = *s;
              return {};
            });
@@ -104,7 +106,8 @@ void add_flight_options(ArgParser& p, FlightPlan& f) {
            [&](std::string_view v) -> Status {
              auto d = parse_double(v);
              if (!d || !(*d > 0 && *d <= 100))
-               return Error("--trigger-util: bad percent '" + std::string(v) + "' (0 to 100)", 2);
+               return Error(ErrorKind::kUsage,
+                            "--trigger-util: bad percent '" + std::string(v) + "' (0 to 100)");
              f.trigger_util = *d;
              return {};
            });
@@ -203,15 +206,18 @@ Status check_output_plan(OutputPlan& o, const std::string& default_stem) {
 Status check_flight_plan(const FlightPlan& f, const OutputPlan& o, bool lean) {
   const bool triggers = f.trigger_latency_ns || f.trigger_util > 0;
   if (!f.ring_ns) {
-    if (triggers) return Error("--trigger-latency and --trigger-util need --ring TIME", 2);
+    if (triggers)
+      return Error(ErrorKind::kUsage, "--trigger-latency and --trigger-util need --ring TIME");
     return {};
   }
   if (o.rotating() || o.out == "-")
-    return Error("--ring writes a file per window: not with --rotate, --rotate-size or -o -", 2);
+    return Error(ErrorKind::kUsage,
+                 "--ring writes a file per window: not with --rotate, --rotate-size or -o -");
   if (f.trigger_util > 0 && lean)
-    return Error("--trigger-util needs disk time, which --lean leaves out", 2);
+    return Error(ErrorKind::kUsage, "--trigger-util needs disk time, which --lean leaves out");
   if (o.out.empty() || o.out.back() == '/')
-    return Error("-o " + o.out + ": with --ring -o is the stem of the windows' names", 2);
+    return Error(ErrorKind::kUsage,
+                 "-o " + o.out + ": with --ring -o is the stem of the windows' names");
   return {};
 }
 
