@@ -73,16 +73,7 @@ bool fill(const std::string& path, size_t bytes) {
 }
 
 std::set<uint64_t> batch(const std::string& dev, uint64_t first_sector) {
-  const auto load = make_known_load(2, 4, first_sector, 20000);
-  auto child = IoChild::spawn("blkrr-io-disk", dev, load);
-  EXPECT_TRUE(child);
-  std::set<uint64_t> s;
-  if (!child) return s;
-  child->go();
-  EXPECT_EQ(child->wait(), 0);
-  for (const auto& t : load)
-    for (const auto& op : t) s.insert(op.sector);
-  return s;
+  return run_known_batch("blkrr-io-disk", dev, first_sector);
 }
 
 void sleep_ms(int ms) {

@@ -167,16 +167,7 @@ std::set<uint64_t> sectors(const Trace& t) {
 // once, each doing per_thread one after the other; their sectors.
 std::set<uint64_t> batch(const std::string& dev, uint64_t first_sector, int threads = 2,
                          int per_thread = 4) {
-  const auto load = make_known_load(threads, per_thread, first_sector, 20000);
-  auto child = IoChild::spawn("blkrr-io-ring", dev, load);
-  EXPECT_TRUE(child);
-  std::set<uint64_t> s;
-  if (!child) return s;
-  child->go();
-  EXPECT_EQ(child->wait(), 0);
-  for (const auto& t : load)
-    for (const auto& op : t) s.insert(op.sector);
-  return s;
+  return run_known_batch("blkrr-io-ring", dev, first_sector, threads, per_thread);
 }
 
 void sleep_ms(int ms) {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 namespace blkrr::testing {
 
 std::vector<std::vector<IoOp>> make_known_load(int threads, int per_thread, uint64_t first_sector,
@@ -196,6 +198,20 @@ BlkrrProcess::~BlkrrProcess() {
     waitpid(pid_, nullptr, 0);
   }
   if (fd_ >= 0) close(fd_);
+}
+
+std::set<uint64_t> run_known_batch(const std::string& comm, const std::string& dev,
+                                   uint64_t first_sector, int threads, int per_thread) {
+  const auto load = make_known_load(threads, per_thread, first_sector, 20000);
+  auto child = IoChild::spawn(comm, dev, load);
+  EXPECT_TRUE(child) << (child ? "" : child.error().message);
+  std::set<uint64_t> s;
+  if (!child) return s;
+  child->go();
+  EXPECT_EQ(child->wait(), 0);
+  for (const auto& t : load)
+    for (const auto& op : t) s.insert(op.sector);
+  return s;
 }
 
 }  // namespace blkrr::testing

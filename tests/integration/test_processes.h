@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct IoOp {
 // sectors, alternating reads and writes, sizes 4..64 KiB. Deterministic.
 std::vector<std::vector<IoOp>> make_known_load(int threads, int per_thread, uint64_t first_sector,
                                                uint64_t sectors);
+
+// Runs one make_known_load() batch from first_sector on (sectors spread over
+// 20000) in an IoChild named `comm` to its end; the sectors it requested
+// (empty, with a test failure, when the child could not run).
+std::set<uint64_t> run_known_batch(const std::string& comm, const std::string& dev,
+                                   uint64_t first_sector, int threads = 2, int per_thread = 4);
 
 // A child process named `comm` that waits for go(), then runs each list in
 // its own thread (so requests overlap on the device) with pread/pwrite on
