@@ -162,7 +162,7 @@ TEST_F(ReaderParity, NativeHeaderMeaningIsCheckedAlike) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string json = bytes.substr(16, (bytes[12] & 0xff) | (bytes[13] & 0xff) << 8);
   const std::string rest = bytes.substr(16 + json.size() + 4);
-  auto with_header = [&](const std::string& name, std::string j) {
+  auto with_header = [&](const std::string& name, const std::string& j) {
     std::string out = bytes.substr(0, 12);
     for (int i = 0; i < 4; ++i) out += static_cast<char>(j.size() >> (8 * i));
     out += j;
@@ -171,7 +171,7 @@ TEST_F(ReaderParity, NativeHeaderMeaningIsCheckedAlike) {
     std::ofstream(path(name), std::ios::binary) << out << rest;
     return path(name);
   };
-  auto replace = [&](std::string from, std::string to) {
+  auto replace = [&](const std::string& from, const std::string& to) {
     std::string j = json;
     auto at = j.find(from);
     EXPECT_NE(at, std::string::npos) << from << " in " << j;
