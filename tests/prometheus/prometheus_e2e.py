@@ -266,7 +266,7 @@ def check_expr(expr, result, ctx):
         return "last refresh %.2f s before the evaluation time" % v
     if "blkrr_top_refreshes_total" in expr:
         v = list(series(result, []).values())[0]
-        return near(v, 1.0 / ctx["interval_s"], "refreshes/s")
+        return near(v, ctx["refresh_rate"], "refreshes/s")
     if "histogram_quantile" in expr:
         s = series(result, ["device", "direction"])
         q = float(re.search(r"histogram_quantile\(([0-9.]+)", expr).group(1))
@@ -334,7 +334,10 @@ def check_dashboard(prom, args, dev_name, log, interval_s):
     r0, r1, span = rate_window(prom, at)
     lo, hi = r0, r1
     ctx = {"device": dev_name, "rates": load_rates(log, r0, r1, span), "interval_s": interval_s,
-           "syscall_mean": {}, "syscall_max": {}}
+           "syscall_mean": {}, "syscall_max": {},
+           # rate() of the refresh counter: the refreshes between the two the
+           # window's scrapes hold (3 or 4 in a 3 s span), over the span.
+           "refresh_rate": round((r1 - r0) / interval_s) / span}
     for d in ("write", "read"):
         lat = [x[3] for x in log["ops"] if x[1] == d and lo < x[0] <= hi]
         ctx["syscall_mean"][d] = sum(lat) / len(lat)
