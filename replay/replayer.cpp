@@ -278,7 +278,7 @@ Status Replayer::calibrate_wake() {
   for (int i = 0; i < 3; ++i) {
     const uint64_t now = clock_.now_ns();
     const uint64_t target = now + kSleepNs;
-    if (target + 4 * kSleepNs > start_) break;  // keep the end of the lead for spinning
+    if (target + 4 * kSleepNs > start_) break;  // keep the end of the start margin for spinning
     BLKRR_TRY(engine_.wait(done_, target));
     if (!done_.empty()) {
       BLKRR_TRY(handle(done_));
@@ -326,7 +326,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   next_progress_ = start_ + cfg_.progress_interval_ns;
   bool stopping = false;
   BLKRR_TRY(calibrate_wake());
-  // When the lead was too short to learn the timer's lateness, spin through
+  // When the start margin was too short to learn the timer's lateness, spin through
   // it (at most max_spin_ns) rather than risk a late first request.
   bool first = cfg_.adaptive_spin && res_.sleeps == 0;
   for (;;) {

@@ -24,7 +24,7 @@
 #              STEPS         default "convert replay loop validate report"
 #              CMODE         --cmode of the replays (default partial; the repeated load's
 #                            pass boundaries leave thousands of requests waiting, which
-#                            costs ~0.5 us a request since session 7, docs/performance.md)
+#                            costs ~0.5 us a request, docs/performance.md)
 #
 # The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
 # its size does not grow with the load). Steps on it take the machine-wide
