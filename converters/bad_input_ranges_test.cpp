@@ -1,4 +1,4 @@
-// Hostile inputs, part two (issue 11): the classes bad_input_test.cpp does
+// Hostile inputs, part two: the classes bad_input_test.cpp does
 // not reach — size 0 and wrapped times in the binary readers and blkparse,
 // blkparse dispatches without completions, and native traces whose times
 // would give a load negative start times. Each test fails on the code before

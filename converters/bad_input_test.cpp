@@ -1,4 +1,4 @@
-// Hostile and careless inputs (issue 11): every reader checks ranges, memory
+// Hostile and careless inputs: every reader checks ranges, memory
 // stays bounded, pipes work, outputs are atomic. Each test failed before the
 // fix it names.
 #include <fcntl.h>
