@@ -1,6 +1,5 @@
 // Hostile and careless inputs: every reader checks ranges, memory
-// stays bounded, pipes work, outputs are atomic. Each test failed before the
-// fix it names.
+// stays bounded, pipes work, outputs are atomic.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
