@@ -234,7 +234,10 @@ Result<int> cmd_top(int argc, char** argv) {
     if (a.quiet) continue;
     if (a.json) {
       std::string line = snapshot_json(snap).dump() + "\n";
-      std::fputs(line.c_str(), stdout);
+      if (std::fputs(line.c_str(), stdout) < 0) {  // a line longer than the buffer
+        out_errno = errno;
+        break;
+      }
     } else {
       ScreenOptions opt;
       opt.mode = mode;
@@ -247,7 +250,10 @@ Result<int> cmd_top(int argc, char** argv) {
       size_t fixed = 4 + explained_losses.size() + snap.lost.size();  // header, notes, titles
       if (!opt.max_rows && opt.clear && rows > fixed) opt.max_rows = rows - fixed;
       std::string out = render_screen(snap, opt);
-      std::fputs(out.c_str(), stdout);
+      if (std::fputs(out.c_str(), stdout) < 0) {
+        out_errno = errno;
+        break;
+      }
     }
     if (std::fflush(stdout) != 0) {  // reader went away, or a full disk
       out_errno = errno;
