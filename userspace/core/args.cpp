@@ -247,18 +247,44 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
   return true;
 }
 
+std::string wrap_help(std::string_view text, size_t indent, size_t width) {
+  std::string out;
+  size_t col = indent;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\n') ++j;
+    if (j == i) break;
+    std::string_view word = text.substr(i, j - i);
+    if (col > indent && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > indent) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    i = j;
+  }
+  return out;
+}
+
 std::string ArgParser::help() const {
+  constexpr size_t kHelpColumn = 30;
+  constexpr size_t kWidth = 80;
   std::string h = "Usage: " + prog_ + " " + synopsis_ + "\n\n" + description_ + "\n\nOptions:\n";
   for (const auto& o : opts_) {
     std::string left = "  ";
     left += o.short_name ? std::string("-") + o.short_name + ", " : "    ";
     left += "--" + o.long_name;
     if (!o.metavar.empty()) left += " " + o.metavar;
-    if (left.size() < 30)
-      left.resize(30, ' ');
+    if (left.size() < kHelpColumn)
+      left.resize(kHelpColumn, ' ');
     else
-      left += "\n" + std::string(30, ' ');
-    h += left + o.help + "\n";
+      left += "\n" + std::string(kHelpColumn, ' ');
+    h += left + wrap_help(o.help, kHelpColumn, kWidth) + "\n";
   }
   if (!examples_.empty()) h += "\nExamples:\n" + examples_ + (examples_.back() == '\n' ? "" : "\n");
   return h;

@@ -88,6 +88,11 @@ class ArgParser {
 };
 
 // Strict number parsing used by options and file parsers alike.
+// TEXT as lines of at most WIDTH columns (a longer word stands alone), every
+// line after the first indented by INDENT; the first starts at column INDENT.
+// Newlines in TEXT are spaces: a help text is one paragraph.
+std::string wrap_help(std::string_view text, size_t indent, size_t width);
+
 Result<uint64_t> parse_u64(std::string_view s);
 Result<int64_t> parse_i64(std::string_view s);
 Result<double> parse_double(std::string_view s);

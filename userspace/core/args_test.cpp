@@ -117,6 +117,32 @@ TEST(Args, RemovedAndUntakenLettersSayWhatToWrite) {
       << r.error().message;
 }
 
+// Option help is wrapped to 80 columns and continued under its own column,
+// whatever line breaks the text had.
+TEST(Args, HelpIsWrappedUnderItsColumn) {
+  EXPECT_EQ(wrap_help("a b\nc", 4, 80), "a b c");
+  EXPECT_EQ(wrap_help("aaaa bbbb cccc", 4, 12), "aaaa\n    bbbb\n    cccc");
+  EXPECT_EQ(wrap_help("averyverylongword x", 4, 10), "averyverylongword\n    x");
+  EXPECT_EQ(wrap_help("", 4, 80), "");
+  ArgParser p("blkrr x", "[opts]", "Test.");
+  bool f = false;
+  p.flag(0, "flag", &f,
+         "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+         "fifteen\nsixteen");
+  std::string h = p.help();
+  size_t from = 0;
+  while (from < h.size()) {
+    size_t nl = h.find('\n', from);
+    if (nl == std::string::npos) nl = h.size();
+    std::string line = h.substr(from, nl - from);
+    EXPECT_LE(line.size(), 80u) << line;
+    if (line.find("sixteen") != std::string::npos)
+      EXPECT_EQ(line.find_first_not_of(' '), 30u) << line;
+    from = nl + 1;
+  }
+  EXPECT_NE(h.find("fifteen sixteen"), std::string::npos) << h;
+}
+
 TEST(Args, NumbersSizesDurations) {
   EXPECT_EQ(*parse_size("4k"), 4096u);
   EXPECT_EQ(*parse_size("2M"), 2u << 20);
