@@ -154,6 +154,82 @@ Error ArgParser::usage_error(const std::string& msg) const {
   return Error(ErrorKind::kUsage, msg + "\nTry '" + prog_ + " --help'.");
 }
 
+Result<bool> ArgParser::apply(const Opt& o, std::string_view shown,
+                              std::optional<std::string_view> val, int argc, char** argv, int& i) {
+  if (o.long_name == "help") {
+    fputs(help().c_str(), stdout);
+    return false;
+  }
+  if (o.long_name == "version") {
+    std::printf("blkrr %s\n", version());
+    return false;
+  }
+  if (o.flag) {
+    if (val) return usage_error("option " + std::string(shown) + " takes no value");
+    *o.flag = true;
+    return true;
+  }
+  if (!val) {
+    if (i + 1 >= argc)
+      return usage_error("option " + std::string(shown) + " needs a value (" + o.metavar + ")");
+    val = argv[++i];
+  }
+  auto st = o.set(*val);
+  if (!st)
+    return usage_error("bad value '" + std::string(*val) + "' for " + std::string(shown) + ": " +
+                       st.error().message);
+  return true;
+}
+
+// --name, --name=value, --man-page.
+Result<bool> ArgParser::parse_long(std::string_view a, int argc, char** argv, int& i) {
+  std::string_view body = a.substr(2);
+  std::optional<std::string_view> val;
+  if (auto eq = body.find('='); eq != std::string_view::npos) {
+    val = body.substr(eq + 1);
+    body = body.substr(0, eq);
+  }
+  if (body == "man-page") {
+    fputs(man_page().c_str(), stdout);
+    return false;
+  }
+  const Opt* o = find_long(body);
+  if (!o) return usage_error("unknown option --" + std::string(body));
+  return apply(*o, a.substr(0, 2 + body.size()), val, argc, argv, i);
+}
+
+// Short options, possibly combined (-qj); one that takes a value takes the
+// rest of the argument or the next one.
+Result<bool> ArgParser::parse_short(std::string_view a, int argc, char** argv, int& i) {
+  for (size_t k = 1; k < a.size(); ++k) {
+    const Opt* o = find_short(a[k]);
+    if (!o) return unknown_short(a[k]);
+    std::string shown = std::string("-") + a[k];
+    if (!o->flag && !builtin(*o)) {
+      std::optional<std::string_view> val;
+      if (k + 1 < a.size()) val = a.substr(k + 1);
+      return apply(*o, shown, val, argc, argv, i);
+    }
+    auto r = apply(*o, shown, std::nullopt, argc, argv, i);
+    if (!r || !*r) return r;
+  }
+  return true;
+}
+
+Status ArgParser::check_positionals(std::vector<std::string>& pos) const {
+  if (pos.size() < pos_min_)
+    return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
+  if (pos.size() > pos_max_) {
+    std::string extra = pos[pos_max_];
+    std::string hint;
+    if (find_long("json-file") && extra.size() > 5 && extra.ends_with(".json"))
+      hint = " (--json writes to standard output; --json-file FILE writes a file)";
+    return usage_error("unexpected argument '" + extra + "'" + hint);
+  }
+  if (pos_out_) *pos_out_ = std::move(pos);
+  return {};
+}
+
 Result<bool> ArgParser::parse(int argc, char** argv) {
   if (!bad_registration_.empty())
     return Error(ErrorKind::kInternal, "internal error: " + bad_registration_);
@@ -169,81 +245,11 @@ Result<bool> ArgParser::parse(int argc, char** argv) {
       only_pos = true;
       continue;
     }
-    auto apply = [&](const Opt* o, std::string_view shown,
-                     std::optional<std::string_view> inline_val) -> Result<bool> {
-      if (o->long_name == "help") {
-        fputs(help().c_str(), stdout);
-        return false;
-      }
-      if (o->long_name == "version") {
-        std::printf("blkrr %s\n", version());
-        return false;
-      }
-      if (o->flag) {
-        if (inline_val) return usage_error("option " + std::string(shown) + " takes no value");
-        *o->flag = true;
-        return true;
-      }
-      std::string_view val;
-      if (inline_val) {
-        val = *inline_val;
-      } else {
-        if (i + 1 >= argc)
-          return usage_error("option " + std::string(shown) + " needs a value (" + o->metavar +
-                             ")");
-        val = argv[++i];
-      }
-      auto st = o->set(val);
-      if (!st)
-        return usage_error("bad value '" + std::string(val) + "' for " + std::string(shown) + ": " +
-                           st.error().message);
-      return true;
-    };
-    if (a[1] == '-') {
-      std::string_view body = a.substr(2);
-      std::optional<std::string_view> val;
-      if (auto eq = body.find('='); eq != std::string_view::npos) {
-        val = body.substr(eq + 1);
-        body = body.substr(0, eq);
-      }
-      if (body == "man-page") {
-        fputs(man_page().c_str(), stdout);
-        return false;
-      }
-      const Opt* o = find_long(body);
-      if (!o) return usage_error("unknown option --" + std::string(body));
-      auto r = apply(o, a.substr(0, 2 + body.size()), val);
-      if (!r) return r.error();
-      if (!*r) return false;
-      continue;
-    }
-    // Short options, possibly combined.
-    for (size_t k = 1; k < a.size(); ++k) {
-      const Opt* o = find_short(a[k]);
-      if (!o) return unknown_short(a[k]);
-      std::string shown = std::string("-") + a[k];
-      if (!o->flag && !builtin(*o)) {
-        std::optional<std::string_view> val;
-        if (k + 1 < a.size()) val = a.substr(k + 1);
-        auto r = apply(o, shown, val);
-        if (!r) return r.error();
-        break;
-      }
-      auto r = apply(o, shown, std::nullopt);
-      if (!r) return r.error();
-      if (!*r) return false;
-    }
+    auto r = a[1] == '-' ? parse_long(a, argc, argv, i) : parse_short(a, argc, argv, i);
+    if (!r || !*r) return r;
   }
-  if (pos.size() < pos_min_)
-    return usage_error("missing " + (pos_metavar_.empty() ? "argument" : pos_metavar_));
-  if (pos.size() > pos_max_) {
-    std::string extra = pos[pos_max_];
-    std::string hint;
-    if (find_long("json-file") && extra.size() > 5 && extra.ends_with(".json"))
-      hint = " (--json writes to standard output; --json-file FILE writes a file)";
-    return usage_error("unexpected argument '" + extra + "'" + hint);
-  }
-  if (pos_out_) *pos_out_ = std::move(pos);
+  auto st = check_positionals(pos);
+  if (!st) return st.error();
   return true;
 }
 

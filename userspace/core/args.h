@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,13 @@ class ArgParser {
   const Opt* find_long(std::string_view name) const;
   const Opt* find_short(char c) const;
   Error usage_error(const std::string& msg) const;
+  // One option (shown as SHOWN) with its inline value or the next argument
+  // (argv[++i]); false when --help or --version was printed.
+  Result<bool> apply(const Opt& o, std::string_view shown, std::optional<std::string_view> val,
+                     int argc, char** argv, int& i);
+  Result<bool> parse_long(std::string_view a, int argc, char** argv, int& i);
+  Result<bool> parse_short(std::string_view a, int argc, char** argv, int& i);
+  Status check_positionals(std::vector<std::string>& pos) const;
   static bool builtin(const Opt& o) { return o.long_name == "help" || o.long_name == "version"; }
 
   Error unknown_short(char c) const;
@@ -87,12 +95,12 @@ class ArgParser {
   size_t pos_min_ = 0, pos_max_ = 0;
 };
 
-// Strict number parsing used by options and file parsers alike.
 // TEXT as lines of at most WIDTH columns (a longer word stands alone), every
 // line after the first indented by INDENT; the first starts at column INDENT.
 // Newlines in TEXT are spaces: a help text is one paragraph.
 std::string wrap_help(std::string_view text, size_t indent, size_t width);
 
+// Strict number parsing used by options and file parsers alike.
 Result<uint64_t> parse_u64(std::string_view s);
 Result<int64_t> parse_i64(std::string_view s);
 Result<double> parse_double(std::string_view s);
