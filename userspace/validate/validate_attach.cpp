@@ -17,6 +17,44 @@ using namespace blkrr::validate;
 
 namespace {
 
+// Keeps what was captured as a native trace, for `blkrr validate`.
+bool save_capture(const char* path, const Observation& obs) {
+  TraceHeader h;
+  h.tool_version = "validate_attach";
+  auto w = TraceWriter::create(path, h);
+  Status st = w ? Status{} : Status(w.error());
+  for (size_t i = 0; st && i < obs.requests.size(); ++i) st = w->append(obs.requests[i]);
+  if (st) st = w->close(obs.counters);
+  if (!st) std::fprintf(stderr, "validate_attach: %s\n", st.error().message.c_str());
+  return static_cast<bool>(st);
+}
+
+// Validates the replay result at REPLAY_PATH against the capture; prints the
+// report and the matching speed. Exit status 0 when complete, 3 when not.
+int validate_against(const char* replay_path, Observation obs) {
+  auto replay = read_replay_input(replay_path);
+  if (!replay) {
+    std::fprintf(stderr, "validate_attach: %s\n", replay.error().message.c_str());
+    return 1;
+  }
+  size_t n = replay->requests.size();
+  TraceInput trace;
+  trace.requests = std::move(obs.requests);
+  trace.format = "live";
+  losses_from_counters(obs.counters, trace.losses);
+  OfflineOptions o;
+  o.sector_offset = obs.partition_offset;
+  o.match.flush_reaches_device = obs.flush_reaches_device;
+  auto t0 = std::chrono::steady_clock::now();
+  Report rep = validate_offline(std::move(*replay), trace, o);
+  auto t1 = std::chrono::steady_clock::now();
+  std::fputs(format_text(rep).c_str(), stdout);
+  double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  std::printf("matched %zu replayed with %zu block-layer requests in %.1f ms (%.2f M req/s)\n", n,
+              trace.requests.size(), ms, static_cast<double>(n + trace.requests.size()) / ms / 1e3);
+  return rep.verdict == Verdict::kComplete ? 0 : 3;
+}
+
 int run(int argc, char** argv) {
   LiveOptions lo;
   lo.keep_all = true;  // the capture itself, validated offline below
@@ -61,47 +99,10 @@ int run(int argc, char** argv) {
         static_cast<double>(obs->cost.reader_cpu_ns) / 1e6,
         static_cast<unsigned long long>(obs->cost.records),
         static_cast<double>(obs->cost.reader_cpu_ns) / static_cast<double>(obs->cost.records));
-  if (argc >= 4) {  // keep what was captured, for `blkrr validate`
-    TraceHeader h;
-    h.tool_version = "validate_attach";
-    auto w = TraceWriter::create(argv[3], h);
-    if (!w) {
-      std::fprintf(stderr, "validate_attach: %s\n", w.error().message.c_str());
-      return 1;
-    }
-    for (const auto& r : obs->requests)
-      if (auto st = w->append(r); !st) {
-        std::fprintf(stderr, "validate_attach: %s\n", st.error().message.c_str());
-        return 1;
-      }
-    if (auto st = w->close(obs->counters); !st) {
-      std::fprintf(stderr, "validate_attach: %s\n", st.error().message.c_str());
-      return 1;
-    }
-  }
+  if (argc >= 4 && !save_capture(argv[3], *obs)) return 1;  // for `blkrr validate`
   if (argc < 3) return 0;
 
-  auto replay = read_replay_input(argv[2]);
-  if (!replay) {
-    std::fprintf(stderr, "validate_attach: %s\n", replay.error().message.c_str());
-    return 1;
-  }
-  size_t n = replay->requests.size();
-  TraceInput trace;
-  trace.requests = std::move(obs->requests);
-  trace.format = "live";
-  losses_from_counters(obs->counters, trace.losses);
-  OfflineOptions o;
-  o.sector_offset = obs->partition_offset;
-  o.match.flush_reaches_device = obs->flush_reaches_device;
-  auto t2 = std::chrono::steady_clock::now();
-  Report rep = validate_offline(std::move(*replay), trace, o);
-  auto t3 = std::chrono::steady_clock::now();
-  std::fputs(format_text(rep).c_str(), stdout);
-  double ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
-  std::printf("matched %zu replayed with %zu block-layer requests in %.1f ms (%.2f M req/s)\n", n,
-              trace.requests.size(), ms, static_cast<double>(n + trace.requests.size()) / ms / 1e3);
-  return rep.verdict == Verdict::kComplete ? 0 : 3;
+  return validate_against(argv[2], std::move(*obs));
 }
 
 }  // namespace
