@@ -68,16 +68,6 @@ bool looks_like_blkparse(std::string_view l) {
 }
 }  // namespace
 
-std::optional<DevT> parse_majmin(std::string_view s) {
-  size_t c = s.find(':');
-  if (c == std::string_view::npos) return std::nullopt;
-  uint64_t ma = 0, mi = 0;
-  if (!parse_u64_field(s.substr(0, c), ma) || !parse_u64_field(s.substr(c + 1), mi))
-    return std::nullopt;
-  if (ma > 0xfff || mi > 0xfffff) return std::nullopt;
-  return make_dev(static_cast<uint32_t>(ma), static_cast<uint32_t>(mi));
-}
-
 std::string_view input_format_name(InputFormat f) {
   for (const auto& n : kFormats)
     if (n.f == f) return n.name;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/args.h"
+#include "core/device_stack.h"
 #include "core/sysfs.h"
 
 namespace fs = std::filesystem;
@@ -24,15 +25,6 @@ namespace {
 using sysfs::is_partition_dir;
 using sysfs::read_line;
 using sysfs::read_u64;
-
-std::optional<DevT> parse_majmin(std::string_view s) {
-  auto colon = s.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  auto ma = parse_u64(s.substr(0, colon));
-  auto mi = parse_u64(s.substr(colon + 1));
-  if (!ma || !mi || *ma >= 4096 || *mi >= (1u << 20)) return std::nullopt;
-  return make_dev(static_cast<uint32_t>(*ma), static_cast<uint32_t>(*mi));
-}
 
 PartitionInfo partition_from_dir(const fs::path& dir) {
   PartitionInfo p;
@@ -72,7 +64,43 @@ Result<DeviceSelection> selection_from_dir(const fs::path& dir, std::string_view
   return sel;
 }
 
+// The sysfs name of a stacked device named the way device-mapper and LVM
+// name it: "/dev/mapper/NAME" and "NAME" by its dm name, "/dev/VG/LV" and
+// "VG/LV" by LVM's; "" when none matches. Lets commands take these names
+// where /dev has no nodes for them (no udev) and as plain words.
+std::string stacked_name_of(const std::string& spec, const std::string& sysfs) {
+  std::string rest = spec.rfind("/dev/", 0) == 0 ? spec.substr(5) : spec;
+  if (rest.rfind("mapper/", 0) == 0) return dm_device_named(rest.substr(7), sysfs);
+  if (!rest.empty() && rest[0] == '/') return {};
+  auto slash = rest.find('/');
+  if (slash == std::string::npos) {
+    std::error_code ec;
+    if (fs::exists(fs::path(sysfs) / "class" / "block" / rest, ec)) return rest;  // /dev/md0
+    return dm_device_named(rest, sysfs);
+  }
+  if (rest.find('/', slash + 1) != std::string::npos) return {};
+  return dm_device_named(lvm_dm_name(rest.substr(0, slash), rest.substr(slash + 1)), sysfs);
+}
+
+Result<DeviceSelection> resolve_by_stacked_name(const std::string& spec, const std::string& sysfs) {
+  std::string name = stacked_name_of(spec, sysfs);
+  if (name.empty()) return Error(ErrorKind::kNotFound, "");
+  std::error_code ec;
+  auto dir = fs::canonical(fs::path(sysfs) / "class" / "block" / name, ec);
+  if (ec) return Error(ErrorKind::kNotFound, "");
+  return selection_from_dir(dir, spec);
+}
+
 }  // namespace
+
+std::optional<DevT> parse_majmin(std::string_view s) {
+  auto colon = s.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto ma = parse_u64(s.substr(0, colon));
+  auto mi = parse_u64(s.substr(colon + 1));
+  if (!ma || !mi || *ma >= 4096 || *mi >= (1u << 20)) return std::nullopt;
+  return make_dev(static_cast<uint32_t>(*ma), static_cast<uint32_t>(*mi));
+}
 
 Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& sysfs) {
   std::string spec(arg);
@@ -80,8 +108,12 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
   std::optional<DevT> dev = parse_majmin(spec);
   if (!dev && spec[0] == '/') {
     struct stat st {};
-    if (stat(spec.c_str(), &st) != 0)
-      return Error::system("device '" + spec + "'", errno, "give /dev/NAME, NAME or MAJ:MIN");
+    if (stat(spec.c_str(), &st) != 0) {
+      int err = errno;
+      if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
+      return Error::system("device '" + spec + "'", err,
+                           "give /dev/NAME, NAME, MAJ:MIN, /dev/mapper/NAME or /dev/VG/LV");
+    }
     if (!S_ISBLK(st.st_mode)) return Error("'" + spec + "' is not a block device");
     dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
   }
@@ -91,10 +123,17 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
     if (!dir) return Error("no block device " + dev_to_string(*dev) + " (see 'blkrr devices')");
     return selection_from_dir(*dir, spec);
   }
-  if (spec.find('/') != std::string::npos)
-    return Error("'" + spec + "' is not a device name (give /dev/NAME, NAME or MAJ:MIN)");
+  if (spec.find('/') != std::string::npos) {
+    if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
+    return Error("'" + spec +
+                 "' is not a device name (give /dev/NAME, NAME, MAJ:MIN, a device-mapper name "
+                 "or VG/LV)");
+  }
   auto dir = fs::canonical(fs::path(sysfs) / "class" / "block" / spec, ec);
-  if (ec) return Error("unknown block device '" + spec + "' (see 'blkrr devices')");
+  if (ec) {
+    if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
+    return Error("unknown block device '" + spec + "' (see 'blkrr devices')");
+  }
   return selection_from_dir(dir, spec);
 }
 

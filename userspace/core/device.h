@@ -39,6 +39,9 @@ struct DeviceSelection {
   std::string spec;  // what the user wrote
 };
 
+// "MAJ:MIN" as sysfs writes it ("253:3"), or nullopt.
+std::optional<DevT> parse_majmin(std::string_view s);
+
 // Accepts "/dev/sdX", "sdX", "MAJ:MIN", and partitions of each ("/dev/sda2",
 // "sda2", "8:2"). `sysfs` is the sysfs mount point (tests pass a fake tree).
 Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& sysfs = "/sys");

@@ -97,4 +97,107 @@ Status require_request_device(const DeviceSelection& sel, const std::string& opt
                                       " (they also carry any other I/O they serve)");
 }
 
+namespace {
+
+std::vector<fs::path> links_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<DevT> dev_of_dir(const fs::path& dir) {
+  return parse_majmin(sysfs::read_line(dir / "dev"));
+}
+
+// `depth` bounds a damaged (looping) tree.
+StackNode node_of_dir(const fs::path& dir, int depth) {
+  StackNode n;
+  n.name = dir.filename().string();
+  n.dev = dev_of_dir(dir).value_or(0);
+  std::error_code ec;
+  if (sysfs::is_partition_dir(dir)) {
+    n.kind = "partition";
+    if (depth < 16) n.below.push_back(node_of_dir(dir.parent_path(), depth + 1));
+    return n;
+  }
+  if (fs::is_directory(dir / "dm", ec)) {
+    n.kind = "dm";
+    n.label = sysfs::read_line(dir / "dm" / "name");
+  } else if (fs::is_directory(dir / "md", ec)) {
+    n.kind = "md";
+    n.label = sysfs::read_line(dir / "md" / "level");
+  } else {
+    n.kind = dir_has_queue(dir) ? "disk" : "bio-based";
+  }
+  if (depth >= 16) return n;
+  for (const auto& link : links_in(dir / "slaves")) {
+    auto below = fs::canonical(link, ec);
+    if (!ec) n.below.push_back(node_of_dir(below, depth + 1));
+  }
+  return n;
+}
+
+std::string node_title(const StackNode& n) {
+  return n.label.empty() ? n.name : n.name + " (" + n.label + ")";
+}
+
+void collect_holders(const fs::path& dir, std::set<std::string>& seen,
+                     std::vector<std::string>& out, int depth) {
+  std::error_code ec;
+  for (const auto& link : links_in(dir / "holders")) {
+    auto up = fs::canonical(link, ec);
+    if (ec || !seen.insert(up.filename().string()).second) continue;
+    StackNode n = node_of_dir(up, 16);  // its name and label only
+    out.push_back(node_title(n));
+    if (depth < 16) collect_holders(up, seen, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+StackNode stack_below(DevT dev, const std::string& sysfs) {
+  auto dir = sysfs::dir_of(dev, sysfs);
+  if (!dir) return StackNode{dev_to_string(dev), dev, "unknown", "", {}};
+  return node_of_dir(*dir, 0);
+}
+
+std::string format_stack(const StackNode& n) {
+  std::string s = node_title(n);
+  if (n.below.empty()) return s;
+  if (n.below.size() == 1) return s + " > " + format_stack(n.below[0]);
+  std::string inner;
+  for (const auto& b : n.below) inner += (inner.empty() ? "" : ", ") + format_stack(b);
+  return s + " > {" + inner + "}";
+}
+
+std::vector<std::string> holders_above(DevT dev, const std::string& sysfs) {
+  std::vector<std::string> out;
+  auto dir = sysfs::dir_of(dev, sysfs);
+  if (!dir) return out;
+  std::set<std::string> seen;
+  collect_holders(*dir, seen, out, 0);
+  if (sysfs::is_partition_dir(*dir)) collect_holders(dir->parent_path(), seen, out, 0);
+  return out;
+}
+
+std::string dm_device_named(const std::string& dm_name, const std::string& sysfs) {
+  if (dm_name.empty()) return {};
+  for (const auto& e : links_in(fs::path(sysfs) / "class" / "block")) {
+    if (e.filename().string().rfind("dm-", 0) != 0) continue;
+    if (sysfs::read_line(e / "dm" / "name") == dm_name) return e.filename().string();
+  }
+  return {};
+}
+
+std::string lvm_dm_name(const std::string& vg, const std::string& lv) {
+  auto dbl = [](const std::string& x) {
+    std::string o;
+    for (char c : x) o += (c == '-') ? std::string("--") : std::string(1, c);
+    return o;
+  };
+  return dbl(vg) + "-" + dbl(lv);
+}
+
 }  // namespace blkrr

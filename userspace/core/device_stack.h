@@ -34,4 +34,30 @@ std::vector<std::string> request_devices_below(DevT disk, const std::string& sys
 Status require_request_device(const DeviceSelection& sel, const std::string& option,
                               const std::string& sysfs = "/sys");
 
+// One level of a device stack, from sysfs: the device, what it is, and the
+// devices below it (its "slaves"), each described the same way.
+struct StackNode {
+  std::string name;  // sysfs name: "dm-3", "md0", "sda2", "nvme0n1"
+  DevT dev = 0;
+  std::string kind;   // "disk", "partition", "dm", "md", "bio-based"
+  std::string label;  // dm: its name ("vg-data"); md: its level ("raid1")
+  std::vector<StackNode> below;
+};
+
+// The stack below `dev` (a disk, partition, dm or md device) through every
+// level; a partition's node has its disk as the one node below it.
+StackNode stack_below(DevT dev, const std::string& sysfs = "/sys");
+// "dm-0 (vg-data) > sda2 > sda", branches in braces: "md0 (raid1) > {sdb, sdc}".
+std::string format_stack(const StackNode& n);
+// The devices that hold `dev` (sysfs "holders", of a partition or its disk),
+// upward through every level: "dm-0 (vg-data)", "md0 (raid1)", each once.
+std::vector<std::string> holders_above(DevT dev, const std::string& sysfs = "/sys");
+
+// The sysfs name of the device-mapper device called `dm_name` ("vg-data" ->
+// "dm-3"), or "" when there is none.
+std::string dm_device_named(const std::string& dm_name, const std::string& sysfs = "/sys");
+// The device-mapper name LVM gives logical volume `lv` of group `vg`: each
+// hyphen in either doubled, the two joined by one ("my-vg", "data" -> "my--vg-data").
+std::string lvm_dm_name(const std::string& vg, const std::string& lv);
+
 }  // namespace blkrr

@@ -1,5 +1,6 @@
 #include "core/device.h"
 #include "core/device_stack.h"
+#include "core/volume_stack.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -52,6 +53,9 @@ class FakeSysfs : public ::testing::Test {
     link("dev/block/253:0", "../../devices/virtual/block/dm-0");
     link("dev/block/9:0", "../../devices/virtual/block/md0");
     link("dev/block/251:0", "../../devices/virtual/block/zram0");
+    link("devices/pci0/block/sda/sda2/holders/dm-0", "../../../../../virtual/block/dm-0");
+    link("devices/virtual/block/dm-0/holders/md0", "../../md0");
+    link("devices/virtual/block/loop0/holders/md0", "../../md0");
   }
   void TearDown() override { fs::remove_all(root_); }
   void write(const std::string& rel, const std::string& content) {
@@ -202,6 +206,138 @@ TEST_F(FakeSysfs, BioBasedDevicesAreRefusedWithTheDevicesBelow) {
   ASSERT_FALSE(zst.ok());
   EXPECT_NE(zst.error().message.find("No device below it is known"), std::string::npos)
       << zst.error().message;
+}
+
+// A stacked device is accepted by each of its names: sysfs name, MAJ:MIN,
+// device-mapper name (bare or under /dev/mapper, also without a node there)
+// and LVM's VG/LV (bare or under /dev).
+TEST_F(FakeSysfs, StackedDevicesResolveByEveryName) {
+  stack();
+  for (const char* spec :
+       {"dm-0", "253:0", "vg-data", "/dev/mapper/vg-data", "vg/data", "/dev/vg/data"}) {
+    auto r = resolve_device(spec, sys());
+    ASSERT_TRUE(r.ok()) << spec << ": " << r.error().message;
+    EXPECT_EQ(r->disk, make_dev(253, 0)) << spec;
+    EXPECT_EQ(r->disk_name, "dm-0") << spec;
+    EXPECT_EQ(r->spec, spec);
+  }
+  auto md = resolve_device("/dev/md0", sys());  // no node in this fake /dev: sysfs has it
+  ASSERT_TRUE(md.ok()) << md.error().message;
+  EXPECT_EQ(md->disk, make_dev(9, 0));
+  EXPECT_FALSE(resolve_device("vg/other", sys()).ok());
+  EXPECT_FALSE(resolve_device("/dev/mapper/nothing", sys()).ok());
+  EXPECT_FALSE(resolve_device("a/b/c", sys()).ok());
+  EXPECT_EQ(dm_device_named("vg-data", sys()), "dm-0");
+  EXPECT_EQ(dm_device_named("vg", sys()), "");
+  EXPECT_EQ(lvm_dm_name("my-vg", "lv-1"), "my--vg-lv--1");
+  EXPECT_EQ(lvm_dm_name("vg", "data"), "vg-data");
+}
+
+// The stack below a device through every level, and the holders above one.
+TEST_F(FakeSysfs, StackBelowAndHoldersAbove) {
+  stack();
+  StackNode md = stack_below(make_dev(9, 0), sys());
+  EXPECT_EQ(md.kind, "md");
+  EXPECT_EQ(md.label, "raid1");
+  ASSERT_EQ(md.below.size(), 2u);
+  EXPECT_EQ(md.below[0].kind, "dm");
+  EXPECT_EQ(md.below[0].below[0].kind, "partition");
+  EXPECT_EQ(md.below[0].below[0].dev, make_dev(8, 2));
+  EXPECT_EQ(md.below[0].below[0].below[0].kind, "disk");
+  EXPECT_EQ(format_stack(md), "md0 (raid1) > {dm-0 (vg-data) > sda2 > sda, loop0}");
+  EXPECT_EQ(format_stack(stack_below(make_dev(8, 0), sys())), "sda");
+  EXPECT_EQ(holders_above(make_dev(8, 2), sys()),
+            (std::vector<std::string>{"dm-0 (vg-data)", "md0 (raid1)"}));
+  EXPECT_EQ(holders_above(make_dev(7, 0), sys()), std::vector<std::string>{"md0 (raid1)"});
+  EXPECT_TRUE(holders_above(make_dev(9, 0), sys()).empty());
+}
+
+// Device-mapper tables as DM_TABLE_STATUS gives them, by device.
+Result<ExtentMap> fake_tables(DevT dm) {
+  if (dm == make_dev(253, 0)) {  // vg-data: two segments, on sda2 and loop0
+    auto a = parse_dm_target("linear", 0, 3000, "8:2 100");
+    auto b = parse_dm_target("linear", 3000, 1000, "7:0 0");
+    return ExtentMap{*a, *b};
+  }
+  if (dm == make_dev(253, 1)) {  // a crypt volume on vg-data, 16 sectors of header
+    auto c = parse_dm_target("crypt", 0, 3984, "aes-xts-plain64 00112233 0 253:0 16");
+    if (!c) return c.error();
+    return ExtentMap{*c};
+  }
+  return Error(ErrorKind::kUnsupported, "device-mapper target 'striped' at sector 0");
+}
+
+// A partition, a linear volume over a partition and a loop device, and a
+// crypt volume on it: each mapped down to the disks with requests.
+TEST_F(FakeSysfs, LinearStacksMapThroughEveryLevel) {
+  stack();
+  disk("devices/virtual/block/dm-1", "253:1", 3984);
+  write("devices/virtual/block/dm-1/dm/name", "secret");
+  link("devices/virtual/block/dm-1/slaves/dm-0", "../../dm-0");
+  link("class/block/dm-1", "../../devices/virtual/block/dm-1");
+  link("dev/block/253:1", "../../devices/virtual/block/dm-1");
+
+  auto part = map_volume(*resolve_device("sda2", sys()), fake_tables, sys());
+  ASSERT_TRUE(part.ok()) << part.error().message;
+  EXPECT_EQ(part->extents, (ExtentMap{{0, 5000, make_dev(8, 0), 2048}}));
+
+  auto lin = map_volume(*resolve_device("vg/data", sys()), fake_tables, sys());
+  ASSERT_TRUE(lin.ok()) << lin.error().message;
+  EXPECT_EQ(lin->extents,
+            (ExtentMap{{0, 3000, make_dev(8, 0), 2148}, {3000, 1000, make_dev(7, 0), 0}}));
+  EXPECT_EQ(lin->name, "dm-0");
+  EXPECT_EQ(lin->label, "vg-data");
+  EXPECT_EQ(lin->stack, "dm-0 (vg-data) > sda2 > sda");
+
+  auto crypt = map_volume(*resolve_device("/dev/mapper/secret", sys()), fake_tables, sys());
+  ASSERT_TRUE(crypt.ok()) << crypt.error().message;
+  EXPECT_EQ(crypt->extents,
+            (ExtentMap{{0, 2984, make_dev(8, 0), 2164}, {2984, 1000, make_dev(7, 0), 0}}));
+  EXPECT_EQ(crypt->nr_sectors, 3984u);
+  EXPECT_EQ(crypt->stack, "dm-1 (secret) > dm-0 (vg-data) > sda2 > sda");
+}
+
+// md RAID1: the lowest slot's member takes the volume's writes, every
+// member its reads; each member's data starts at its md offset.
+TEST_F(FakeSysfs, Raid1MapsToAMirrorOfItsMembers) {
+  stack();
+  write("devices/virtual/block/md0/size", "1000");
+  for (const char* m : {"dm-0", "loop0"}) {
+    std::string d = std::string("devices/virtual/block/md0/md/dev-") + m;
+    write(d + "/state", "in_sync");
+    write(d + "/slot", m[0] == 'd' ? "1" : "0");
+    write(d + "/offset", "16");
+    link(d + "/block", std::string("../../../") + m);
+  }
+  auto md = map_volume(*resolve_device("/dev/md0", sys()), fake_tables, sys());
+  ASSERT_TRUE(md.ok()) << md.error().message;
+  EXPECT_EQ(md->extents, (ExtentMap{{0, 1000, make_dev(7, 0), 16, false},
+                                    {0, 1000, make_dev(8, 0), 2164, true}}));
+  write("devices/virtual/block/md0/md/dev-loop0/state", "faulty");
+  auto degraded = map_volume(*resolve_device("md0", sys()), fake_tables, sys());
+  ASSERT_TRUE(degraded.ok());
+  EXPECT_EQ(degraded->extents, (ExtentMap{{0, 1000, make_dev(8, 0), 2164, false}}));
+}
+
+// Other md levels and targets that are not linear are refused, naming the
+// level and the request devices to record instead.
+TEST_F(FakeSysfs, NonLinearStacksAreRefusedWithTheMembers) {
+  stack();
+  write("devices/virtual/block/md0/md/level", "raid5");
+  auto md = map_volume(*resolve_device("md0", sys()), fake_tables, sys());
+  ASSERT_FALSE(md.ok());
+  EXPECT_EQ(md.error().kind, ErrorKind::kUsage);
+  EXPECT_NE(md.error().message.find("md0 is md RAID (raid5)"), std::string::npos)
+      << md.error().message;
+  EXPECT_NE(md.error().message.find("instead: -d sda2 -d loop0"), std::string::npos)
+      << md.error().message;
+  auto striped = map_volume(
+      *resolve_device("dm-0", sys()),
+      [](DevT) -> Result<ExtentMap> { return Error(ErrorKind::kUnsupported, "target 'striped'"); },
+      sys());
+  ASSERT_FALSE(striped.ok());
+  EXPECT_NE(striped.error().message.find("dm-0 (vg-data): target 'striped'"), std::string::npos)
+      << striped.error().message;
 }
 
 TEST(DeviceSafety, RegularFileWithoutSignature) {

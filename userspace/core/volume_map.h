@@ -1,0 +1,86 @@
+// Linear volume <-> disk sector mapping: a volume (a partition, a
+// device-mapper linear or crypt device, a stack of them) as pieces of the
+// devices below it. All numbers are 512-byte sectors.
+//
+// A level's map comes from sysfs (a partition's start) or from the
+// device-mapper table (the DM_TABLE_STATUS ioctl, core/volume_stack.h);
+// compose() maps a level's map through the map of the device below it, so a
+// stack of any depth becomes extents on the disks that carry its requests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/request.h"
+#include "core/result.h"
+
+namespace blkrr {
+
+// Sectors [vol_start, vol_start + len) of the volume are sectors
+// [dev_start, dev_start + len) of device `dev`. A mirror (RAID1) holds each
+// volume sector on every member: the first member's extent is the volume's,
+// the others are `reads_only` (a write reaches every member, a read one:
+// writes are taken from the first member, reads from any).
+struct Extent {
+  uint64_t vol_start = 0;
+  uint64_t len = 0;
+  DevT dev = 0;
+  uint64_t dev_start = 0;
+  bool reads_only = false;
+  bool operator==(const Extent&) const = default;
+};
+
+// A map: extents sorted by vol_start; only mirrors' extents overlap.
+using ExtentMap = std::vector<Extent>;
+
+// The extent of one device-mapper target from its table line: `type` and
+// `params` as DM_TABLE_STATUS reports them (start and length in sectors).
+// "linear": "<dev> <offset>"; "crypt": "<cipher> <key> <iv_offset> <dev>
+// <offset> [...]" — only the device and offset are read, the key is never
+// copied or put in a message. Other types (striped, raid, mirror, thin,
+// snapshot, ...) are refused with kUnsupported, naming the type.
+Result<Extent> parse_dm_target(std::string_view type, uint64_t start, uint64_t len,
+                               std::string_view params);
+
+// The pieces of volume sectors [sector, sector + n) on the devices below, in
+// volume order (a mirrored sector once per member); sectors no extent covers
+// are left out.
+ExtentMap map_range(const ExtentMap& map, uint64_t sector, uint64_t n);
+
+// `upper` with each extent on `lower_dev` replaced by the pieces `lower`
+// (the map of lower_dev) gives it; extents on other devices are kept. An
+// extent that `lower` does not cover whole is an error (kBadInput).
+Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMap& lower);
+
+// Adjacent extents that continue each other on one device, joined.
+ExtentMap coalesce(ExtentMap map);
+
+// The volume sector of device sectors [sector, sector + n) of `dev` when
+// they lie inside one extent; nullopt otherwise (outside the volume, or
+// crossing from one extent to a piece of the volume elsewhere).
+std::optional<uint64_t> volume_sector_of(const ExtentMap& map, DevT dev, uint64_t sector,
+                                         uint64_t n);
+
+// A device's sector ranges [start, end) the capture's filter holds, at most
+// `max_ranges`: the extents on `dev`, sorted and joined where they touch;
+// when more remain, the smallest gaps between them are closed until
+// `max_ranges` are left (requests in a closed gap are outside the volume and
+// are dropped in user space by volume_sector_of).
+std::vector<std::pair<uint64_t, uint64_t>> filter_ranges(const ExtentMap& map, DevT dev,
+                                                         size_t max_ranges);
+
+// Request `r` on a disk as the volume `volume` saw it: one record per extent
+// it touches (a write none through a reads_only extent) (almost always one; two where the block
+// layer merged bios of two places of the volume that lie side by side on the disk), each with the
+// volume as its device, the volume's sector, its share of the bytes and of
+// the disk time. Empty when no sector of it lies in the volume. A request
+// of no bytes (a flush) whose sector lies in the volume gives one record.
+std::vector<Request> requests_on_volume(const Request& r, const ExtentMap& map, DevT volume);
+
+// "0+2048>8:0@4096,2048+1024>8:16@0": the map as one line (trace headers).
+std::string format_extents(const ExtentMap& map);
+
+}  // namespace blkrr
