@@ -197,6 +197,8 @@ Status CaptureImpl::configure() {
   return {};
 }
 
+static_assert(kCaptureRangesPerDisk == BLKRR_MAX_RANGES, "one filter size");
+
 // Selected disks, with the sector ranges of selected partitions (read-only
 // data: the programs compare without a map lookup).
 Status CaptureImpl::select_devices() {

@@ -18,6 +18,10 @@
 
 namespace blkrr {
 
+// Sector ranges the capture's device filter holds per disk (a selected
+// partition or a piece of a mapped volume each take one).
+constexpr size_t kCaptureRangesPerDisk = 8;
+
 struct CaptureConfig {
   std::vector<DeviceSelection> devices;  // empty: every device
   std::optional<uint32_t> tgid;          // -p PID (process id)

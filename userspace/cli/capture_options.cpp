@@ -5,6 +5,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
 
 #include "core/args.h"
@@ -26,10 +27,39 @@ Status require_process(uint32_t pid) {
   return {};
 }
 
-Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg) {
+namespace {
+
+// The volume's pieces as the capture's sector ranges on each disk below it.
+Status select_volume(const DeviceSelection& sel, const std::string& option, CaptureConfig& cfg,
+                     std::vector<VolumeMap>& volumes) {
+  auto v = map_volume(sel, read_dm_table);
+  if (!v) return v.error().context(option);
+  if (v->extents.empty()) return Error(ErrorKind::kUsage, option + ": the volume has no sectors");
+  std::set<DevT> disks;
+  for (const auto& e : v->extents) disks.insert(e.dev);
+  DeviceNamer names;
+  for (DevT disk : disks) {
+    for (const auto& [start, end] : filter_ranges(v->extents, disk, kCaptureRangesPerDisk)) {
+      PartitionInfo piece{v->volume, v->name, start, end - start};
+      cfg.devices.push_back(DeviceSelection{disk, names.name(disk), piece, sel.spec});
+    }
+  }
+  volumes.push_back(std::move(*v));
+  return {};
+}
+
+}  // namespace
+
+Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
+                      std::vector<VolumeMap>* volumes) {
   for (const auto& d : args) {
     auto sel = resolve_device(d);
     if (!sel) return Error(ErrorKind::kUsage, "-d " + d + ": " + sel.error().message);
+    // A dm or md volume is mapped; zram, brd and the like are refused below.
+    if (volumes && !has_request_queue(sel->disk) && stacked_kind(sel->disk) != "bio-based") {
+      BLKRR_TRY(select_volume(*sel, "-d " + d, cfg, *volumes));
+      continue;
+    }
     BLKRR_TRY(require_request_device(*sel, "-d " + d));
     cfg.devices.push_back(*sel);
   }

@@ -9,6 +9,7 @@
 
 #include "capture/capture.h"
 #include "core/result.h"
+#include "core/volume_stack.h"
 
 namespace blkrr::cli {
 
@@ -18,9 +19,14 @@ Result<uint32_t> parse_pid(std::string_view v);
 // -p names a process that exists now (else the capture would show nothing).
 Status require_process(uint32_t pid);
 
-// Resolves every -d argument (sdX, /dev/sdX, MAJ:MIN, a partition) into
-// cfg.devices; the error names the argument that failed (exit status 2).
-Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg);
+// Resolves every -d argument (sdX, /dev/sdX, MAJ:MIN, a partition, a stacked
+// device by any of its names) into cfg.devices; the error names the argument
+// that failed (exit status 2). A bio-based device (dm, md) is refused with
+// the devices below it, unless `volumes` is given (record): then a linear
+// stack is mapped onto its disks (core/volume_stack.h), their sector ranges
+// selected, and its map appended to `volumes`.
+Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
+                      std::vector<VolumeMap>* volumes = nullptr);
 
 // --cgroup: a cgroup v2 directory (a path, or one relative to /sys/fs/cgroup)
 // into its id, the directory's inode number.

@@ -22,6 +22,7 @@
 #include "cli/record_flight.h"
 #include "cli/record_output.h"
 #include "cli/record_summary.h"
+#include "cli/record_volumes.h"
 #include "core/args.h"
 #include "core/device.h"
 #include "core/disktime_stream.h"
@@ -98,7 +99,7 @@ std::vector<DeviceBusy> device_busy_or_none(const Capture& cap) {
 
 // The capture's configuration from the arguments, checked before anything
 // loads (the instant, the process, the cgroup, the output).
-Result<CaptureConfig> capture_config(RecordArgs& a) {
+Result<CaptureConfig> capture_config(RecordArgs& a, std::vector<VolumeMap>& volumes) {
   if (a.ringbuf_mb == 0 || a.ringbuf_mb > 2048)
     return Error(ErrorKind::kUsage, "--ringbuf-mb must be 1..2048");
   if (a.start_at != 0) {  // refuse an instant in the past before loading anything
@@ -110,7 +111,7 @@ Result<CaptureConfig> capture_config(RecordArgs& a) {
   cfg.ringbuf_mb = static_cast<uint32_t>(a.ringbuf_mb);
   cfg.lean = a.lean;
   cfg.user_disk_time = true;  // the kernel takes no device lock where it can (docs/capture.md)
-  BLKRR_TRY(select_devices(a.devs, cfg));
+  BLKRR_TRY(select_devices(a.devs, cfg, &volumes));
   if (a.have_pid) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;
@@ -152,7 +153,11 @@ Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, 
     }
   }
   std::string devspec;
-  for (const auto& s : cfg.devices) devspec += (devspec.empty() ? "" : ",") + s.spec;
+  std::string last;  // a volume's pieces share its spec: named once
+  for (const auto& s : cfg.devices) {
+    if (s.spec != last) devspec += (devspec.empty() ? "" : ",") + s.spec;
+    last = s.spec;
+  }
   h.settings["devices"] = devspec.empty() ? "all" : devspec;
   if (cfg.tgid) h.settings["pid"] = std::to_string(*cfg.tgid);
   if (cfg.comm) h.settings["comm"] = *cfg.comm;
@@ -183,11 +188,12 @@ class Recording {
  public:
   // before_start: requests dropped while waiting for --start-at.
   Recording(const RecordArgs& a, Capture& cap, RecordSink& out, const TraceHeader& h,
-            uint64_t before_start)
+            VolumeRecords& volumes, uint64_t before_start)
       : a_(a),
         cap_(cap),
         out_(out),
         h_(h),
+        volumes_(volumes),
         user_dt_(cap.disk_time_in_user_space()),
         before_start_(before_start) {}
 
@@ -256,6 +262,7 @@ class Recording {
     if (a_.start_at != 0) counters["before_start_at_dropped"] = before_start_;
     if (out_.not_kept()) counters["not_kept_min_free"] = out_.not_kept();
     if (own_left_out_) counters["own_io_left_out"] = own_left_out_;
+    volumes_.add_counters(counters);
     return counters;
   }
   std::string progress_line() {
@@ -286,10 +293,13 @@ class Recording {
     else
       write(r);
   }
+  // A volume's requests as the volume saw them (cli/record_volumes.h).
   void write(const Request& r) {
-    if (write_err_) return;
-    tally_.add(r);
-    if (auto st = out_.write(r); !st) write_err_ = st.error();
+    volumes_.translate(r, [this](const Request& v) {
+      if (write_err_) return;
+      tally_.add(v);
+      if (auto st = out_.write(v); !st) write_err_ = st.error();
+    });
   }
   double seconds_since_start() const {
     return static_cast<double>(clock_ns(CLOCK_MONOTONIC) - t0_) / 1e9;
@@ -299,6 +309,7 @@ class Recording {
   Capture& cap_;
   RecordSink& out_;
   const TraceHeader& h_;
+  VolumeRecords& volumes_;
   const bool user_dt_;
   uint64_t before_start_, t0_ = 0, own_left_out_ = 0;
   const uint32_t self_ = static_cast<uint32_t>(getpid());
@@ -315,10 +326,13 @@ Result<int> cmd_record(int argc, char** argv) {
   auto parsed = parse_record_args(argc, argv, a);
   if (!parsed) return parsed.error();
   if (!*parsed) return 0;
-  auto cfg = capture_config(a);
+  std::vector<VolumeMap> volume_maps;
+  auto cfg = capture_config(a, volume_maps);
   if (!cfg) return cfg.error();
   auto h = trace_header(a, *cfg, argc, argv);
   if (!h) return h.error();
+  VolumeRecords volumes(std::move(volume_maps), *cfg);
+  BLKRR_TRY(volumes.describe(*h));
 
   BLKRR_TRY(capture_preflight());
   auto cap = Capture::start(*cfg);
@@ -362,7 +376,7 @@ Result<int> cmd_record(int argc, char** argv) {
   if (!a.quiet)
     std::fprintf(stderr, "blkrr record: recording %s to %s; Ctrl-C stops\n",
                  h->settings["devices"].c_str(), target.c_str());
-  Recording rec(a, **cap, *sink, *h, before_start);
+  Recording rec(a, **cap, *sink, *h, volumes, before_start);
   rec.run(signals);
   return rec.finish();
 }
