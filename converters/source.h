@@ -117,9 +117,6 @@ Result<std::unique_ptr<RequestSource>> open_source(const std::vector<std::string
 Result<std::unique_ptr<RequestSource>> open_repeated_source(const std::vector<std::string>& inputs,
                                                             const SourceOptions& opts);
 
-// "8:0" -> dev_t; nullopt if not of that form.
-std::optional<DevT> parse_majmin(std::string_view s);
-
 // Per-format openers (converters/source_*.cpp), used by open_source.
 Result<std::unique_ptr<RequestSource>> open_load_source(const std::string& path,
                                                         const SourceOptions& opts);

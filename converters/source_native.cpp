@@ -4,6 +4,7 @@
 
 #include "converters/source.h"
 #include "core/args.h"
+#include "core/device.h"
 
 namespace blkrr {
 
