@@ -14,7 +14,8 @@ suites_of() {
 install_tools() {
   local need=() c p
   for c in qemu-system-x86_64:qemu-system-x86 cpio:cpio bpftool:bpftool g++:g++ \
-    modinfo:kmod xz:xz-utils strip:binutils dpkg-deb:dpkg; do
+    modinfo:kmod xz:xz-utils strip:binutils dpkg-deb:dpkg dmsetup:dmsetup mdadm:mdadm \
+    sfdisk:fdisk; do
     command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
   done
   [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
@@ -24,7 +25,7 @@ install_tools() {
   apt_get install -y --no-install-recommends "${need[@]}" >/dev/null ||
     { apt_get update >/dev/null && apt_get install -y --no-install-recommends "${need[@]}" >/dev/null; } ||
     die "could not install ${need[*]} with apt-get"
-  for p in qemu-system-x86_64 cpio bpftool g++; do command -v $p >/dev/null || die "$p missing after install"; done
+  for p in qemu-system-x86_64 cpio bpftool g++ dmsetup mdadm sfdisk; do command -v $p >/dev/null || die "$p missing after install"; done
 }
 
 # The Debian archive URI this machine's apt sources use (not the security one).
@@ -91,10 +92,11 @@ module_order() {
   local dir=$1 m f seen=" "
   shift
   visit() {
-    local n=${1//-/_} f d
+    local n=${1//-/_} f d g
     case $seen in *" $n "*) return ;; esac
     seen="$seen$n "
-    f=$(find "$dir" -name "$n.ko" -o -name "$n.ko.xz" -o -name "$n.ko.zst" | head -n 1)
+    g=${n//_/[-_]} # Debian names some files with hyphens (dm-mod.ko, mq-deadline.ko)
+    f=$(find "$dir" -name "$g.ko" -o -name "$g.ko.xz" -o -name "$g.ko.zst" | head -n 1)
     [ -n "$f" ] || return 0 # built in
     for d in $(modinfo -F depends "$f" | tr , ' '); do visit "$d"; done
     echo "$f"
@@ -148,6 +150,7 @@ if [ -b /dev/vda ]; then
     rm -f /tmp/btf
   fi
   MATRIX_TP_ON_HOST=1 sh /checks.sh "$K" /dev/vda /usr/local/bin/blkrr /usr/local/bin/matrix_io /tmp/matrix
+  sh /stacks.sh "$K" /usr/local/bin/blkrr /usr/local/bin/matrix_io /tmp/stacks
 else
   echo "MATRIX $K boot FAIL no /dev/vda after loading $(cat /modules/order | tr '\n' ' ')"
 fi
@@ -167,8 +170,11 @@ build_initramfs() {
   cp /bin/busybox "$st/bin/busybox"
   copy_with_libs "$BLKRR" "$st" blkrr
   copy_with_libs "$(command -v bpftool)" "$st" bpftool
+  copy_with_libs "$(command -v dmsetup)" "$st" dmsetup
+  copy_with_libs "$(command -v mdadm)" "$st" mdadm
   cp "$WORK/matrix_io" "$st/usr/local/bin/"
   cp "$ROOT/tests/matrix/checks.sh" "$st/checks.sh"
+  cp "$ROOT/tests/matrix/stacks.sh" "$st/stacks.sh"
   echo "$k" >"$st/label"
   write_init "$st/init"
   stage_modules "$kroot/lib/modules/$kver" "$st/modules" virtio_pci virtio_blk
@@ -176,6 +182,10 @@ build_initramfs() {
   # parameters (none when the kernel has no scsi_debug).
   stage_modules "$kroot/lib/modules/$kver" "$st/modules/faults" sd_mod scsi_debug
   grep -q scsi_debug "$st/modules/faults/order" || : >"$st/modules/faults/order"
+  # The stacks (tests/matrix/stacks.sh): virtio-scsi, schedulers, device-mapper
+  # linear and crypt with AES-XTS, md RAID1 (NVMe is built into these kernels).
+  stage_modules "$kroot/lib/modules/$kver" "$st/modules/stacks" virtio_scsi sd_mod mq-deadline \
+    bfq dm-mod dm-crypt xts aesni-intel md-mod raid1
   (cd "$st" && find . | cpio -o -H newc --quiet) >"$out"
 }
 
@@ -207,7 +217,24 @@ boot_guest() {
     -nodefaults -no-reboot -display none -monitor none -serial "file:$d/console.log" \
     -kernel "$(ls "$kroot"/boot/vmlinuz-*)" -initrd "$d/initrd.cpio" \
     -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
-    -drive "file=$d/scratch.img,if=virtio,format=raw,cache=unsafe"
+    -drive "file=$d/scratch.img,if=virtio,format=raw,cache=unsafe" \
+    -drive "file=$d/gpt.img,if=virtio,format=raw,cache=unsafe" \
+    -drive "file=$d/nvme.img,if=none,id=nv0,format=raw,cache=unsafe" \
+    -device nvme,serial=blkrr-nvme0,drive=nv0 \
+    -device virtio-scsi-pci,id=scsi0 \
+    -drive "file=$d/scsi.img,if=none,id=sd0,format=raw,cache=unsafe" \
+    -device scsi-hd,drive=sd0,bus=scsi0.0
+}
+
+# stack_disks DIR: the stacks' disks (tests/matrix/stacks.sh): NVMe and SCSI
+# disks of 64 MiB, and a GPT disk whose partitions (sectors) are vdb1
+# 2048+65536, vdb2 67584+65536, vdb3 133120+65536, vdb4 198656+32768 and
+# vdb5 231424+32768.
+stack_disks() {
+  truncate -s 64M "$1/nvme.img" "$1/scsi.img"
+  truncate -s 160M "$1/gpt.img"
+  printf 'label: gpt\n2048,65536\n67584,65536\n133120,65536\n198656,32768\n231424,32768\n' |
+    sfdisk --quiet "$1/gpt.img" >/dev/null
 }
 
 # run_kernel LABEL DIR: result lines of one guest on stdout.
@@ -222,6 +249,7 @@ run_kernel() {
   kroot=$CACHE/kernels/$k/root
   build_initramfs "$k" "$kroot" "$d/stage" "$d/initrd.cpio"
   truncate -s 256M "$d/scratch.img"
+  stack_disks "$d"
   t0=$(date +%s)
   boot_guest "$k" "$kroot" "$d" || rc=$?
   # A guest that died before its init ran (seen once: a panic in start_kernel
@@ -240,7 +268,7 @@ run_kernel() {
   if ! grep -q "^MATRIX-DONE $k" "$d/console.log"; then
     echo "MATRIX $k guest FAIL guest did not finish (qemu exit $rc$([ $rc = 124 ] && echo ", time-out ${GUEST_TIMEOUT}s")): $(tr -d '\r' <"$d/console.log" | tail -n 5 | tr '\n' ' ' | cut -c1-300)"
   fi
-  rm -f "$d/scratch.img"
+  rm -f "$d/scratch.img" "$d/gpt.img" "$d/nvme.img" "$d/scsi.img"
 }
 
 # guest_tp_facts LABEL DIR: the tracepoint prototypes from the BTF the guest

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Kernel matrix: boots Debian's cloud kernels under qemu (TCG: KVM does not work
 # on this kind of VM) and runs blkrr's capture smoke tests (tests/matrix/checks.sh)
-# in each guest, and the same checks on the host kernel over a loop device.
+# in each guest, then the device stacks (tests/matrix/stacks.sh: NVMe, SCSI
+# with mq-deadline and bfq, a GPT partition, dm-linear, dm-crypt, md RAID1) in
+# the same boot, and the checks on the host kernel over a loop device.
 # Prints one result per kernel and check, a table, timings; exits 1 when a
 # check fails. A kernel that cannot be downloaded is SKIP with the reason (CI
 # expects every kernel to pass; see docs/kernels.md).
@@ -22,7 +24,7 @@ GUEST_TIMEOUT=${BLKRR_MATRIX_TIMEOUT:-300}
 START=$(date +%s)
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 log() { printf '[matrix %4ss] %s\n' "$(($(date +%s) - START))" "$*" >&2; }

@@ -316,6 +316,8 @@ timed() {
   fact "seconds:$1" "$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')"
 }
 
+# Sourced by stacks.sh for the functions above.
+[ -n "${MATRIX_LIB_ONLY:-}" ] && return 0
 [ "${1:-}" = --tp-facts ] && { tp_facts "$2"; exit; }
 timed probe probe_facts
 timed features check_features

@@ -1,0 +1,196 @@
+#!/bin/sh
+# The device stacks of the kernel matrix (scripts/kernel-matrix.sh), in the
+# guest after checks.sh: an NVMe disk, a virtio-scsi disk under mq-deadline
+# and bfq, a GPT partition, a dm-linear volume of two segments, a dm-crypt
+# volume on a second linear volume (three levels to the disk) and an md
+# RAID1 of two partitions, each recorded around the same matrix_io load.
+#   stacks.sh KERNEL BLKRR MATRIX_IO WORKDIR
+# Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
+# The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
+# vdb, GPT-partitioned on the host: vdb1 (partition), vdb2 (dm-linear),
+# vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1). Modules in /modules/stacks.
+K=$1 BLKRR=$2 IO=$3 W=$4
+set -- "$K" /dev/null "$BLKRR" "$IO" "$W"
+export MATRIX_LIB_ONLY=1
+# shellcheck source=tests/matrix/checks.sh
+. "${MATRIX_CHECKS:-/checks.sh}"
+
+# A fixed test key (64 hex digits: AES-128 in XTS mode); never a secret.
+KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+
+load_stack_modules() {
+  [ -s /modules/stacks/order ] || return 0
+  while read -r m; do # those already in (virtio, scsi_mod) fail with EEXIST
+    insmod "/modules/stacks/$m" 2>>"$W/stacks.insmod" || echo "insmod $m failed" >>"$W/stacks.insmod"
+  done </modules/stacks/order
+}
+
+# wait_dev DEV: up to 10 s for the node.
+wait_dev() {
+  i=0
+  while [ ! -b "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -b "$1" ]
+}
+
+majmin() { cat "/sys/class/block/${1#/dev/}/dev"; }
+dm_majmin() { dmsetup info -c --noheadings -o major,minor "$1" | tr -d ' '; }
+sectors() { cat "/sys/class/block/${1#/dev/}/size"; }
+
+# record_stack STACK DEV SHIFT: records DEV around matrix_io and compares
+# every record of the trace (op, sector, bytes), exactly, with the load at
+# SHIFT + its sectors; says how many records carry the load's pid and comm.
+record_stack() {
+  s=$1 dev=$2 shift=$3
+  # A first open may rescan the partitions (md on 5.10 reads sector 0 then):
+  # done before the recording, so that it holds only the load.
+  dd if="$dev" of=/dev/null bs=4096 count=1 2>/dev/null
+  "$BLKRR" record -d "$dev" -o "$W/$s.blkrr" >"$W/$s.out" 2>"$W/$s.err" &
+  pid=$!
+  if ! wait_for "$W/$s.err" "Ctrl-C stops" $pid 120; then
+    stop $pid
+    result "$s-record" FAIL "record -d $dev did not start (exit $rc): $(tail_of "$W/$s.err")"
+    return
+  fi
+  "$IO" "$dev" mtx-rec "$N" 2048 >"$W/$s.io" 2>"$W/$s.ioerr" ||
+    { stop $pid; result "$s-record" FAIL "matrix_io: $(tail_of "$W/$s.ioerr")"; return; }
+  sleep 0.5
+  stop $pid
+  [ "$rc" -eq 0 ] || { result "$s-record" FAIL "record exit $rc: $(tail_of "$W/$s.err")"; return; }
+  "$BLKRR" dump --json "$W/$s.blkrr" >"$W/$s.json" 2>"$W/$s.dumperr" ||
+    { result "$s-record" FAIL "dump --json: $(tail_of "$W/$s.dumperr")"; return; }
+  awk -v d="$shift" '$1 != "pid" { print $1, $2 + d, $3 }' "$W/$s.io" >"$W/$s.want"
+  awk "$JF"' index($0, "\"sector\":") { print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes") }' \
+    "$W/$s.json" >"$W/$s.got"
+  iopid=$(awk '$1 == "pid" { print $2 }' "$W/$s.io")
+  own=$(awk "$JF"' index($0, "\"sector\":") && jf($0, "pid") == p && jf($0, "comm") == "mtx-rec" { n++ }
+      END { print n + 0 }' p="$iopid" "$W/$s.json")
+  dev_seen=$(awk "$JF"' index($0, "\"sector\":") { print jf($0, "device") }' "$W/$s.json" | sort -u | tr '\n' ' ')
+  if sum=$(compare "$W/$s.want" "$W/$s.got"); then
+    result "$s-record" PASS "-d $dev: $sum (op, sector, bytes); devices in records: $dev_seen; pid and comm of the load on $own"
+  else
+    who=$(awk "$JF"' index($0, "\"sector\":") { n[jf($0, "comm")]++ }
+        END { for (c in n) printf "%s %d ", c, n[c] }' "$W/$s.json")
+    result "$s-record" FAIL "-d $dev: $sum; devices: $dev_seen; records by comm: $who"
+  fi
+}
+
+# replay_stack STACK DEV: replay --validate of the small load (checks.sh).
+replay_stack() {
+  DEV=$2 # check_replay's device
+  check_replay | sed "s/^MATRIX $K replay-validate /MATRIX $K $1-replay-validate /"
+}
+
+# refused STACK CHECK DEV COMMAND...: a command blkrr refuses on a bio-based
+# device: SKIP with its message (not built), FAIL if it is not refused.
+refused() {
+  s=$1 c=$2 dev=$3
+  shift 3
+  timeout 20 "$@" >"$W/$s-$c.refused" 2>&1 </dev/null
+  if grep -q "no requests of its own" "$W/$s-$c.refused"; then
+    result "$s-$c" SKIP "not built for a stacked device: blkrr refuses -d $dev ($(grep -o "is a [^(]*" "$W/$s-$c.refused" | head -n 1)with no requests of its own)"
+  else
+    result "$s-$c" FAIL "-d $dev was not refused: $(tail_of "$W/$s-$c.refused")"
+  fi
+}
+
+stack_nvme() {
+  wait_dev /dev/nvme0n1 || { result nvme-record FAIL "no /dev/nvme0n1"; return; }
+  fact "stack:nvme" "nvme0n1: $(cat /sys/block/nvme0n1/mq/*/nr_tags 2>/dev/null | wc -l) hardware queues, scheduler $(cat /sys/block/nvme0n1/queue/scheduler)"
+  record_stack nvme /dev/nvme0n1 0
+  replay_stack nvme /dev/nvme0n1
+}
+
+# The virtio-scsi disk (qemu's scsi-hd, model "QEMU HARDDISK"; scsi_debug of
+# the fault check may have taken sda before it): its name, or "".
+scsi_disk() {
+  for b in /sys/block/sd*; do
+    grep -q "QEMU HARDDISK" "$b/device/model" 2>/dev/null && { echo "${b##*/}"; return; }
+  done
+}
+
+stack_scsi() {
+  i=0
+  while [ -z "$(scsi_disk)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  sd=$(scsi_disk)
+  [ -n "$sd" ] || { result scsi-mq-deadline-record FAIL "no virtio-scsi disk"; return; }
+  for sched in mq-deadline bfq; do
+    if ! echo "$sched" >"/sys/block/$sd/queue/scheduler" 2>/dev/null; then
+      result "scsi-$sched-record" FAIL "cannot select $sched: $(cat "/sys/block/$sd/queue/scheduler")"
+      continue
+    fi
+    fact "stack:scsi-$sched" "$sd scheduler: $(cat "/sys/block/$sd/queue/scheduler")"
+    record_stack "scsi-$sched" "/dev/$sd" 0
+    replay_stack "scsi-$sched" "/dev/$sd"
+  done
+}
+
+stack_partition() {
+  wait_dev /dev/vdb1 || { result partition-record FAIL "no /dev/vdb1 (GPT)"; return; }
+  start=$(cat /sys/class/block/vdb1/start)
+  # A partition's records keep the disk's sectors and name the partition.
+  record_stack partition /dev/vdb1 "$start"
+  replay_stack partition /dev/vdb1
+}
+
+# dm-linear: two segments of vdb2 in reverse order (volume 0..6144 at 32768
+# of vdb2, the rest at 0): the load's requests lie in both.
+stack_dm_linear() {
+  p=$(majmin /dev/vdb2)
+  n=$(sectors /dev/vdb2)
+  printf '0 6144 linear %s 32768\n6144 %s linear %s 0\n' "$p" $((32768 - 6144)) "$p" |
+    dmsetup create --noudevsync mtx-linear 2>"$W/dmlin.err" ||
+    { result dm-linear-record FAIL "dmsetup create: $(tail_of "$W/dmlin.err")"; return; }
+  dmsetup mknodes 2>/dev/null
+  fact "stack:dm-linear" "$(dmsetup table mtx-linear | tr '\n' ';') on vdb2 of $n sectors"
+  "$BLKRR" devices /dev/mapper/mtx-linear >"$W/dmlin.dev" 2>&1
+  fact "stack:dm-linear-devices" "$(grep stack: "$W/dmlin.dev")"
+  record_stack dm-linear /dev/mapper/mtx-linear 0
+  refused dm-linear snoop /dev/mapper/mtx-linear "$BLKRR" snoop -d /dev/mapper/mtx-linear
+  refused dm-linear replay-validate /dev/mapper/mtx-linear \
+    "$BLKRR" replay "$W/small.load.gz" /dev/mapper/mtx-linear --force --validate --quiet
+}
+
+# dm-crypt on a linear volume over vdb3 (16 sectors in): crypt > linear >
+# partition > disk. The crypt table's key is the test key above.
+stack_dm_crypt() {
+  p=$(majmin /dev/vdb3)
+  n=$(sectors /dev/vdb3)
+  echo "0 $((n - 16)) linear $p 16" | dmsetup create --noudevsync mtx-base 2>"$W/dmc.err" ||
+    { result dm-crypt-record FAIL "dmsetup create mtx-base: $(tail_of "$W/dmc.err")"; return; }
+  dmsetup mknodes 2>/dev/null
+  b=$(dm_majmin mtx-base)
+  echo "0 $((n - 16)) crypt aes-xts-plain64 $KEY 0 $b 0" |
+    dmsetup create --noudevsync mtx-crypt 2>"$W/dmc.err" ||
+    { result dm-crypt-record FAIL "dmsetup create mtx-crypt: $(tail_of "$W/dmc.err")"; return; }
+  dmsetup mknodes 2>/dev/null
+  "$BLKRR" devices mtx-crypt >"$W/dmc.dev" 2>&1
+  fact "stack:dm-crypt-devices" "$(grep stack: "$W/dmc.dev")"
+  record_stack dm-crypt /dev/mapper/mtx-crypt 0
+  if grep -q "$KEY" "$W/dm-crypt.blkrr" "$W/dm-crypt.json" "$W/dm-crypt.err" "$W/dmc.dev" 2>/dev/null; then
+    result dm-crypt-key FAIL "the crypt key is in the recording or blkrr's output"
+  else
+    result dm-crypt-key PASS "the key is in neither the trace, its dump nor blkrr's output"
+  fi
+}
+
+stack_md_raid1() {
+  mkdir -p /run/mdadm /etc/mdadm
+  mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 --assume-clean \
+    --bitmap=none /dev/vdb4 /dev/vdb5 >"$W/md.out" 2>&1 ||
+    { result md-raid1-record FAIL "mdadm --create: $(tail_of "$W/md.out")"; return; }
+  wait_dev /dev/md0 || { result md-raid1-record FAIL "no /dev/md0"; return; }
+  fact "stack:md-raid1" "md0 $(cat /sys/block/md0/md/level), data offsets $(cat /sys/block/md0/md/dev-*/offset | tr '\n' ' ')sectors, $(sectors /dev/md0) sectors"
+  "$BLKRR" devices md0 >"$W/md.dev" 2>&1
+  fact "stack:md-raid1-devices" "$(grep stack: "$W/md.dev")"
+  record_stack md-raid1 /dev/md0 0
+}
+
+load_stack_modules
+make_load "$W/small.load.gz"
+timed nvme stack_nvme
+timed scsi stack_scsi
+timed partition stack_partition
+timed dm-linear stack_dm_linear
+timed dm-crypt stack_dm_crypt
+timed md-raid1 stack_md_raid1
+echo "MATRIX-STACKS-END $K"
