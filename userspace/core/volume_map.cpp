@@ -72,22 +72,24 @@ Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMa
       piece.reads_only = piece.reads_only || u.reads_only;
       out.push_back(piece);
     }
-    if (covered != u.len)
+    if (covered != u.len) {
+      const uint64_t vol_end = u.vol_start + u.len, dev_end = u.dev_start + u.len;
       return Error(
           ErrorKind::kBadInput,
           strfmt("volume sectors %llu..%llu lie on %s sectors %llu..%llu, which the "
                  "device below does not hold whole",
                  static_cast<unsigned long long>(u.vol_start),
-                 static_cast<unsigned long long>(u.vol_start + u.len),
-                 dev_to_string(lower_dev).c_str(), static_cast<unsigned long long>(u.dev_start),
-                 static_cast<unsigned long long>(u.dev_start + u.len)));
+                 static_cast<unsigned long long>(vol_end), dev_to_string(lower_dev).c_str(),
+                 static_cast<unsigned long long>(u.dev_start),
+                 static_cast<unsigned long long>(dev_end)));
+    }
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Extent& a, const Extent& b) { return a.vol_start < b.vol_start; });
   return out;
 }
 
-ExtentMap coalesce(ExtentMap map) {
+ExtentMap coalesce(const ExtentMap& map) {
   ExtentMap out;
   for (const auto& e : map) {
     if (!out.empty()) {

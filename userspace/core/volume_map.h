@@ -56,7 +56,7 @@ ExtentMap map_range(const ExtentMap& map, uint64_t sector, uint64_t n);
 Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMap& lower);
 
 // Adjacent extents that continue each other on one device, joined.
-ExtentMap coalesce(ExtentMap map);
+ExtentMap coalesce(const ExtentMap& map);
 
 // The volume sector of device sectors [sector, sector + n) of `dev` when
 // they lie inside one extent; nullopt otherwise (outside the volume, or

@@ -104,7 +104,7 @@ Result<ExtentMap> map_through(ExtentMap m, const DmTableReader& read_table,
     if (!c) return c.error();
     m = std::move(*c);
   }
-  return coalesce(std::move(m));
+  return coalesce(m);
 }
 
 Result<ExtentMap> map_down(DevT dev, const DmTableReader& read_table, const std::string& sysfs,
