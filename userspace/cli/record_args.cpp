@@ -134,7 +134,9 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
       "every drop counter, the file size and bytes per request (on standard error with -o -).\n"
       "Needs root.");
   p.common_strings(CommonOpt::kDevice,
-                   "device to record: /dev/sdX, sdX, MAJ:MIN or a partition (repeatable)", &a.devs);
+                   "device to record: /dev/sdX, sdX, MAJ:MIN, a partition, or a dm or md volume "
+                   "by any of its names (/dev/mapper/NAME, VG/LV, md0; repeatable)",
+                   &a.devs);
   p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
            [&](std::string_view v) -> Status {
              auto n = parse_pid(v);
