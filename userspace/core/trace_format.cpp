@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <libdeflate.h>
+#include <stdio_ext.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -83,7 +84,6 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
   put32(buf, crc(js.data(), js.size()));
   auto st = w.write_raw(buf.data(), buf.size());
   if (!st) return st.error();
-  if (std::fflush(w.f_.get()) != 0) return Error::system("writing trace '" + path + "'", errno);
   w.pending_.reserve(w.opts_.records_per_block);
   return w;
 }
@@ -95,13 +95,35 @@ TraceWriter::~TraceWriter() {
   if (f_ && !closed_ && !file_) (void)flush();
 }
 
+// Writes n bytes and flushes them to the file: bytes_ counts them only when
+// both succeeded. A failure (a full disk) marks the file for cut_back().
 Status TraceWriter::write_raw(const void* p, size_t n) {
-  if (n && std::fwrite(p, 1, n, f_.get()) != n) {
+  if ((n && std::fwrite(p, 1, n, f_.get()) != n) || std::fflush(f_.get()) != 0) {
     int e = errno;
+    cut_back_needed_ = true;
     return Error::system("writing trace '" + path_ + "'", e,
                          "everything up to the last complete block is kept");
   }
   bytes_ += n;
+  return {};
+}
+
+// After a failed write: drops what the failed block left in the stdio buffer
+// and in the file, so that the file ends at its last complete block again and
+// the block can be written once more (after room was made). A pipe cannot go
+// back: the failure stays.
+Status TraceWriter::cut_back() {
+  struct stat st;
+  const int fd = ::fileno(f_.get());
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Error("trace '" + path_ + "': a failed write to a pipe cannot be retried");
+  __fpurge(f_.get());
+  std::clearerr(f_.get());
+  if (::ftruncate(fd, static_cast<off_t>(bytes_)) != 0 ||
+      ::fseeko(f_.get(), static_cast<off_t>(bytes_), SEEK_SET) != 0)
+    return Error::system("cutting trace '" + path_ + "' back to its last complete block", errno);
+  cut_back_needed_ = false;
+  written_back_ = std::min(written_back_, bytes_);
   return {};
 }
 
@@ -148,6 +170,7 @@ int TraceWriter::deflate_block(uint8_t* dst, unsigned long* dst_len,
 
 Status TraceWriter::flush() {
   if (!f_) return Error("trace '" + path_ + "' is not open");
+  if (cut_back_needed_) BLKRR_TRY(cut_back());
   if (pending_.empty()) {
     if (std::fflush(f_.get()) != 0) return Error::system("writing trace '" + path_ + "'", errno);
     return {};
@@ -171,12 +194,9 @@ Status TraceWriter::flush() {
   put32(hdr, crc(packed_.data() + 20, comp_len));
   std::memcpy(packed_.data(), hdr.data(), 20);
   auto st = write_raw(packed_.data(), 20 + comp_len);
-  if (!st) return st;
+  if (!st) return st;  // the records stay pending: flush() again retries
   records_ += pending_.size();
   pending_.clear();
-  if (std::fflush(f_.get()) != 0)
-    return Error::system("writing trace '" + path_ + "'", errno,
-                         "everything up to the last complete block is kept");
   if (opts_.own_writeback && bytes_ > written_back_) {
     // Whole pages only; a pipe or another file without it says ESPIPE/EINVAL: nothing to do.
     const uint64_t from = written_back_ & ~uint64_t{4095}, to = bytes_ & ~uint64_t{4095};

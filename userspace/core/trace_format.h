@@ -87,9 +87,13 @@ class TraceWriter {
 
   Status append(const Request& r);
   // Compress and write the pending records as one block and fflush(), so that
-  // a killed process keeps everything up to here.
+  // a killed process keeps everything up to here. A failed write (a full
+  // disk) keeps the records pending and the file's complete blocks: the next
+  // flush() or close() first cuts the file back to its last complete block,
+  // then writes again (so a caller that made room can retry).
   Status flush();
-  // Flush, write the trailer with `counters` and close. Idempotent.
+  // Flush, write the trailer with `counters` and close. Idempotent; after a
+  // failure it can be called again.
   Status close(const Counters& counters);
 
   // Records in the blocks written so far (pending ones not yet).
@@ -102,6 +106,7 @@ class TraceWriter {
  private:
   TraceWriter() = default;
   Status write_raw(const void* p, size_t n);
+  Status cut_back();
   // zlib-compress `in` into dst (capacity *dst_len): a zlib status.
   int deflate_block(uint8_t* dst, unsigned long* dst_len, const std::vector<uint8_t>& in);
 
@@ -114,6 +119,7 @@ class TraceWriter {
   std::unique_ptr<void, ZStreamDeleter> zs_;  // z_stream, reused for every block
   uint64_t records_ = 0, bytes_ = 0, written_back_ = 0;
   bool closed_ = false;
+  bool cut_back_needed_ = false;  // a write failed: cut_back() before the next
 };
 
 class TraceReader {

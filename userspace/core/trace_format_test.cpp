@@ -3,7 +3,11 @@
 #include "core/record_codec.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -301,6 +305,57 @@ TEST(TraceFormat, FullDiskKeepsFlushedBlocks) {
   } else {
     EXPECT_NE(w.error().message.find("No space left"), std::string::npos) << w.error().message;
   }
+}
+
+// A block whose write failed (here: past RLIMIT_FSIZE, as a full disk would)
+// stays pending; the next flush cuts the file back to its last complete block
+// and writes it whole: every record once, and a trailer.
+TEST(TraceFormat, AFailedBlockIsCutBackAndWrittenWholeByTheNextFlush) {
+  const std::string p = tmp_path("cutback");
+  TraceWriter::Options o;
+  o.records_per_block = 1u << 16;  // blocks only on flush()
+  auto w = TraceWriter::create(p, sample_header(), o);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  const auto reqs = random_requests(2000, 7);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_TRUE(w->append(reqs[i]).ok());
+  ASSERT_TRUE(w->flush().ok());
+  const uint64_t first_block_end = w->bytes_written();
+  for (size_t i = 1000; i < 2000; ++i) ASSERT_TRUE(w->append(reqs[i]).ok());
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = first_block_end + 100;  // a hundred bytes of the next block fit
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Status failed = w->flush();
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().sys_errno, EFBIG) << failed.error().message;
+  EXPECT_GT(fs::file_size(p), first_block_end);  // a part of the block on disk
+  EXPECT_LE(fs::file_size(p), first_block_end + 100);
+  EXPECT_EQ(w->bytes_written(), first_block_end);
+  EXPECT_EQ(w->records_written(), 1000u);
+  EXPECT_EQ(w->pending_records(), 1000u);
+  ASSERT_TRUE(w->flush().ok());
+  ASSERT_TRUE(w->close({{"records_written", 2000}}).ok());
+  EXPECT_EQ(fs::file_size(p), w->bytes_written());
+  auto rd = TraceReader::open(p);
+  ASSERT_TRUE(rd.ok()) << rd.error().message;
+  Request r;
+  size_t n = 0;
+  for (;;) {
+    auto got = rd->next(r);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    if (!*got) break;
+    ASSERT_LT(n, reqs.size());
+    expect_same(r, reqs[n++]);
+  }
+  EXPECT_EQ(n, 2000u);
+  EXPECT_TRUE(rd->warning().empty()) << rd->warning();
+  ASSERT_TRUE(rd->trailer());
+  EXPECT_EQ(rd->trailer()->at("records_written"), 2000u);
+  fs::remove(p);
 }
 
 }  // namespace
