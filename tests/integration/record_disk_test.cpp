@@ -17,11 +17,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/rotation.h"
 #include "core/trace_format.h"
 #include "tests/integration/test_capture_skip.h"
 #include "tests/integration/test_loop_device.h"
@@ -199,6 +201,62 @@ TEST(RecordDisk, AFullFileSystemStopsWithExit1NamingTheFileAndKeepsEveryBlock) {
   for (const auto& n : names) records += read_file(fs.dir + "/" + n).records;
   EXPECT_GT(records, 10000u);
   std::printf("[measured] %zu files, %llu requests readable after the disk filled\n", names.size(),
+              static_cast<unsigned long long>(records));
+}
+
+TEST(RecordDisk, AFullFileSystemWithMaxTotalDeletesThisRecordingsOldestPieceAndGoesOn) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(256 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  SmallFs fs("2m");
+  ASSERT_TRUE(fs.ok) << "cannot mount a tmpfs";
+  // Never deleted: another file, and a file with a piece's name that is not
+  // a piece of this recording.
+  ASSERT_TRUE(fill(fs.dir + "/other.blkrr", 32 << 10));
+  const std::string foreign = "rec.000000.20200101T000000Z.blkrr";
+  ASSERT_TRUE(fill(fs.dir + "/" + foreign, 32 << 10));
+  auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", fs.dir + "/rec", "--rotate-size",
+                                  "16k", "--max-total", "1G", "--min-free", "0"},
+                                 kReady);
+  ASSERT_TRUE(rec) << rec.error().message;
+  // ~45,000 requests fit in 512 KiB (the test above), written in ~4 s:
+  // 10 s of them are several times the 1.9 MiB left. The pieces close
+  // within a second of their boundary (a poll, at most 200 ms of records,
+  // makes one piece): several close before the disk is full.
+  auto child = IoChild::spawn("blkrr-io-disk", a->path(),
+                              make_known_load(4, 64, 0, (256 << 11) - 200000), 10000);
+  ASSERT_TRUE(child);
+  child->go();
+  ASSERT_EQ(child->wait(), 0);
+  sleep_ms(1500);
+  const auto last = batch(a->path(), (256 << 11) - 100000);  // after the disk filled
+  sleep_ms(1500);
+  rec->signal(SIGINT);
+  ASSERT_EQ(rec->wait(), 0) << rec->output();
+  EXPECT_NE(rec->output().find("to make room (No space left on device)"), std::string::npos)
+      << rec->output();
+  const auto names = fs.list();
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names[0], "other.blkrr");
+  EXPECT_EQ(names[1], foreign);
+  // This recording's pieces left: consecutive, the oldest ones gone, each
+  // whole (a trailer), and the last batch in them.
+  auto first = parse_piece_file_name("rec", names[2]);
+  ASSERT_TRUE(first) << names[2];
+  EXPECT_GT(*first, 1u) << "the oldest pieces were deleted";
+  std::set<uint64_t> got;
+  uint64_t records = 0;
+  for (size_t i = 2; i < names.size(); ++i) {
+    EXPECT_EQ(parse_piece_file_name("rec", names[i]), std::optional<uint64_t>(*first + i - 2))
+        << names[i];
+    const Read r = read_file(fs.dir + "/" + names[i]);
+    EXPECT_TRUE(r.has_trailer) << names[i];
+    got.insert(r.sectors.begin(), r.sectors.end());
+    records += r.records;
+  }
+  for (uint64_t x : last) EXPECT_TRUE(got.count(x)) << x;
+  std::printf("[measured] %llu pieces deleted for room, %zu left with %llu requests\n",
+              static_cast<unsigned long long>(*first - 1), names.size() - 2,
               static_cast<unsigned long long>(records));
 }
 

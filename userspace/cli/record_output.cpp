@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cinttypes>
 #include <filesystem>
 
@@ -134,14 +135,18 @@ Status RecordOutput::open_piece(uint64_t start_ns) {
   wopts.rle = true;
   wopts.own_writeback = true;  // our own disk requests: left out (cmd_record.cpp)
   wopts.atomic = false;
-  auto w = TraceWriter::create(p.open_path, h, wopts);
-  if (!w) {
-    // Not even its header fitted (a full disk): a piece of no block is
-    // removed, it was created just now (never an existing file, above).
-    if (plan_.rotating()) ::unlink(p.open_path.c_str());
-    return w.error().context("output not writable");
-  }
-  p.w = std::make_unique<TraceWriter>(std::move(*w));
+  const Status st = retry_with_room([&]() -> Status {
+    auto w = TraceWriter::create(p.open_path, h, wopts);
+    if (!w) {
+      // Not even its header fitted (a full disk): a piece of no block is
+      // removed, it was created just now (never an existing file, above).
+      if (plan_.rotating()) ::unlink(p.open_path.c_str());
+      return w.error();
+    }
+    p.w = std::make_unique<TraceWriter>(std::move(*w));
+    return {};
+  });
+  if (!st) return st.error().context("output not writable");
   if (!open_.empty()) open_.back().end_ns = start_ns;
   open_.push_back(std::move(p));
   ++created_;
@@ -182,7 +187,9 @@ Status RecordOutput::write(const Request& r) {
     ++not_kept_;
     return {};
   }
-  BLKRR_TRY((*p)->w->append(r));
+  TraceWriter& w = *(*p)->w;
+  const Status st = w.append(r);  // the record is pending even if the write failed
+  if (!st) BLKRR_TRY(retry_with_room([&] { return w.flush(); }, st));
   ++records_;
   return {};
 }
@@ -209,8 +216,10 @@ Counters RecordOutput::piece_counters(const Counters& cumulative, const Piece& p
 Status RecordOutput::close_front(const Counters& cumulative) {
   Piece& p = open_.front();
   if (p.end_ns == UINT64_MAX) p.end_ns = mono_ns();
-  BLKRR_TRY(p.w->flush());  // records_written counts the records in blocks
-  BLKRR_TRY(p.w->close(piece_counters(cumulative, p)));
+  // records_written counts the records in blocks
+  BLKRR_TRY(retry_with_room([&] { return p.w->flush(); }));
+  const Counters trailer = piece_counters(cumulative, p);
+  BLKRR_TRY(retry_with_room([&] { return p.w->close(trailer); }));
   const uint64_t size = p.w->bytes_written();
   closed_bytes_ += size;
   if (plan_.rotating()) {
@@ -262,7 +271,7 @@ Status RecordOutput::tick(uint64_t now, const Capture& cap, const CountersNow& c
     if (plan_.max_total) BLKRR_TRY(apply_retention());
   }
   if (now - last_flush_ >= 1'000'000'000ull) {
-    for (auto& p : open_) BLKRR_TRY(p.w->flush());
+    for (auto& p : open_) BLKRR_TRY(retry_with_room([&] { return p.w->flush(); }));
     last_flush_ = now;
   }
   return {};
@@ -356,7 +365,7 @@ Status RecordOutput::check_space(uint64_t now) {
   auto sp = space_of(dir);
   if (!sp) return {};
   while (sp->free < plan_.min_free && plan_.max_total && !closed_.empty()) {
-    BLKRR_TRY(delete_oldest_for_room());
+    BLKRR_TRY(delete_oldest_for_room("to keep --min-free"));
     sp = space_of(dir);
     if (!sp) return {};
   }
@@ -377,7 +386,23 @@ Status RecordOutput::check_space(uint64_t now) {
   return {};
 }
 
-Status RecordOutput::delete_oldest_for_room() {
+// A write that failed for want of room (ENOSPC, EDQUOT) is made again after
+// deleting this recording's oldest closed piece, as long as --keep or
+// --max-total is given and such a piece is left; `failed` is the first
+// attempt when the caller made it already.
+Status RecordOutput::retry_with_room(const std::function<Status()>& op,
+                                     std::optional<Status> failed) {
+  Status st = failed ? *failed : op();
+  while (!st && (plan_.keep || plan_.max_total) && !closed_.empty() &&
+         (st.error().sys_errno == ENOSPC || st.error().sys_errno == EDQUOT)) {
+    BLKRR_TRY(delete_oldest_for_room("to make room (" +
+                                     std::string(std::strerror(st.error().sys_errno)) + ")"));
+    st = op();
+  }
+  return st;
+}
+
+Status RecordOutput::delete_oldest_for_room(const std::string& why) {
   auto oldest =
       std::min_element(closed_.begin(), closed_.end(),
                        [](const PieceFile& a, const PieceFile& b) { return a.seq < b.seq; });
@@ -387,9 +412,9 @@ Status RecordOutput::delete_oldest_for_room() {
   ids_.erase(victim.path);
   if (want.empty() || recording_id_of(victim.path) != want) return {};
   if (::unlink(victim.path.c_str()) != 0 && errno != ENOENT)
-    return Error::system("--min-free: cannot delete " + victim.path, errno);
+    return Error::system("cannot delete " + victim.path + " " + why, errno);
   ++deleted_;
-  std::fprintf(stderr, "blkrr record: deleted %s to keep --min-free\n", victim.path.c_str());
+  std::fprintf(stderr, "blkrr record: deleted %s %s\n", victim.path.c_str(), why.c_str());
   return {};
 }
 

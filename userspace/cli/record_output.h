@@ -58,6 +58,11 @@ class RecordSink {
   virtual OutputProgress progress() const = 0;
   // Records not written because the file system had less than --min-free.
   virtual uint64_t not_kept() const { return 0; }
+  // What is left on disk after a write error ended the recording.
+  virtual std::string kept_after_error() const {
+    return "the trace keeps what was flushed before (" + std::to_string(records_written()) +
+           " records or fewer, readable with 'blkrr dump')";
+  }
 };
 
 // The bytes free to unprivileged users on the file system of `dir`, and the
@@ -123,7 +128,9 @@ class RecordOutput : public RecordSink {
   bool size_reached(TraceWriter& w);
   Status scan_earlier();
   Status check_space(uint64_t now);
-  Status delete_oldest_for_room();
+  Status delete_oldest_for_room(const std::string& why);
+  Status retry_with_room(const std::function<Status()>& op,
+                         std::optional<Status> failed = std::nullopt);
   Counters piece_counters(const Counters& cumulative, const Piece& p);
 
   OutputPlan plan_;
