@@ -7,12 +7,14 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -172,6 +174,194 @@ std::set<uint64_t> batch(const std::string& dev, uint64_t first_sector, int thre
 
 void sleep_ms(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// Every file of a directory, hidden ones (a window's temporary) too.
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d))
+      if (std::string n = e->d_name; n != "." && n != "..") out.push_back(n);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The slow request's issue in the plain recording (a microsecond from the
+// ring's own stamp of it).
+const Request* find_sector(const Trace& t, uint64_t sector) {
+  for (const auto& r : t.reqs)
+    if (r.sector == sector) return &r;
+  return nullptr;
+}
+
+TEST(RecordFlight, TriggersInsideTheHoldoffAreCountedAndWriteNothing) {
+  SKIP_UNLESS_CAPTURE();
+  Scratch s(1500);
+  ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
+  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
+  ASSERT_TRUE(full) << full.error().message;
+  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "3s",
+                                   "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "3s"},
+                                  kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  auto slow = [&](uint64_t sector) {
+    auto c = IoChild::spawn("blkrr-io-slow", s.loop, {{{Op::kRead, sector, 4096}}});
+    ASSERT_TRUE(c);
+    c->go();
+    ASSERT_EQ(c->wait(), 0);
+  };
+  // Each slow request fires once in flight (after 1 s) and once more by its
+  // completion (1.5 s): the first fires a window, the completion of the same
+  // request is held off; the second, issued 1.5 s after the first, fires
+  // inside the 3-s holdoff twice (held off); the third, issued 4.5 s after
+  // the first, writes the second window, its completion held off.
+  slow(kSlowSector);        // 0 .. 1.5 s
+  slow(kSlowSector + 800);  // 1.5 .. 3 s
+  sleep_ms(1500);
+  slow(kSlowSector + 1600);  // 4.5 .. 6 s
+  ASSERT_TRUE(s.wait_dumps(2, 10000));
+  sleep_ms(500);
+  ring->signal(SIGINT);
+  ASSERT_EQ(ring->wait(), 0) << ring->output();
+  full->signal(SIGINT);
+  ASSERT_EQ(full->wait(), 0) << full->output();
+  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const auto dumps = s.dumps();
+  ASSERT_EQ(dumps.size(), 2u) << ring->output();
+  const Trace d1 = read_trace(dumps[0]), d2 = read_trace(dumps[1]);
+  const Request* r1 = find_sector(all, kSlowSector);
+  const Request* r3 = find_sector(all, kSlowSector + 1600);
+  ASSERT_TRUE(r1 && r3);
+  EXPECT_NEAR(static_cast<double>(setting(d1, "dump.time_ns")), r1->issue_ns + 1e9, 1e6);
+  EXPECT_NEAR(static_cast<double>(setting(d2, "dump.time_ns")), r3->issue_ns + 1e9, 1e6);
+  check_window(d1, all);
+  check_window(d2, all);
+  EXPECT_EQ(d2.trailer.at("triggers_held_off"), 4u);
+  EXPECT_NE(ring->output().find(" 4 triggers held off"), std::string::npos) << ring->output();
+}
+
+TEST(RecordFlight, ACompletedSlowRequestFiresTheLatencyTrigger) {
+  SKIP_UNLESS_CAPTURE();
+  // A request hung 4 s on one device stays the oldest in flight (its own
+  // trigger fired): a request of 1.5 s on another device is seen only when
+  // it completes.
+  Scratch hang(4000), slow(1500);
+  ASSERT_FALSE(hang.loop.empty() || slow.loop.empty()) << "no loop device over the FUSE file";
+  auto full = BlkrrProcess::start(
+      {"record", "-d", hang.loop, "-d", slow.loop, "-o", hang.dir + "/full.blkrr"}, kReady);
+  ASSERT_TRUE(full) << full.error().message;
+  auto ring = BlkrrProcess::start(
+      {"record", "-d", hang.loop, "-d", slow.loop, "-o", hang.dir + "/rec", "--ring", "3s",
+       "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "200ms"},
+      kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  auto h = IoChild::spawn("blkrr-io-hang", hang.loop, {{{Op::kRead, kSlowSector, 4096}}});
+  ASSERT_TRUE(h);
+  h->go();
+  sleep_ms(1500);
+  auto c = IoChild::spawn("blkrr-io-slow", slow.loop, {{{Op::kRead, kSlowSector + 8, 4096}}});
+  ASSERT_TRUE(c);
+  c->go();
+  ASSERT_EQ(c->wait(), 0);
+  ASSERT_EQ(h->wait(), 0);
+  ASSERT_TRUE(hang.wait_dumps(2, 10000));
+  sleep_ms(500);
+  ring->signal(SIGINT);
+  ASSERT_EQ(ring->wait(), 0) << ring->output();
+  full->signal(SIGINT);
+  ASSERT_EQ(full->wait(), 0) << full->output();
+  const Trace all = read_trace(hang.dir + "/full.blkrr");
+  const auto dumps = hang.dumps();
+  ASSERT_EQ(dumps.size(), 2u) << ring->output();
+  const Trace d = read_trace(dumps[1]);
+  const Request* r = find_sector(all, kSlowSector + 8);
+  ASSERT_NE(r, nullptr);
+  EXPECT_GE(r->latency_ns(), 1'400'000'000u);
+  EXPECT_EQ(d.header.settings.at("dump.trigger"), "latency");
+  const std::string by = d.header.settings.at("dump.fired_by");
+  EXPECT_EQ(by.find("still in flight"), std::string::npos) << by;
+  EXPECT_NE(by.find("read 4096 B at sector " + std::to_string(kSlowSector + 8)), std::string::npos)
+      << by;
+  EXPECT_NE(by.find("blkrr-io-slow"), std::string::npos) << by;
+  EXPECT_NEAR(static_cast<double>(setting(d, "dump.time_ns")), r->issue_ns + 1e9, 1e6);
+  check_window(d, all);
+  EXPECT_TRUE(sectors(d).count(kSlowSector + 8));
+  // The hung request's completion (its time 1.5 s before the second
+  // trigger's) is held off.
+  // Both windows wait for the hung request's completion (issued inside
+  // them), so the second trailer counts it.
+  EXPECT_EQ(d.trailer.at("triggers_held_off"), 1u);
+  EXPECT_NE(ring->output().find(" 1 triggers held off"), std::string::npos) << ring->output();
+}
+
+TEST(RecordFlight, AFullDiskDuringAWindowLeavesItAbsentAndTheEarlierWholeAndEnds) {
+  SKIP_UNLESS_CAPTURE();
+  auto a = LoopDevice::create(256 << 20);
+  ASSERT_TRUE(a) << a.error().message;
+  Scratch s;
+  const std::string small = s.dir + "/small";
+  ASSERT_EQ(mkdir(small.c_str(), 0700), 0);
+  ASSERT_EQ(mount("tmpfs", small.c_str(), "tmpfs", 0, "size=1m"), 0) << "cannot mount a tmpfs";
+  struct Unmount {
+    std::string d;
+    ~Unmount() {
+      umount2(d.c_str(), MNT_DETACH);
+      rmdir(d.c_str());
+    }
+  } unmount{small};
+  auto ring = BlkrrProcess::start(
+      {"record", "-d", a->path(), "-o", small + "/rec", "--ring", "3s", "--min-free", "0"}, kReady);
+  ASSERT_TRUE(ring) << ring.error().message;
+  const auto first = batch(a->path(), 0);
+  sleep_ms(300);
+  ring->signal(SIGUSR1);
+  auto whole = [&] {
+    const auto f = files_in(small);
+    return f.size() == 1 && f[0][0] != '.';
+  };
+  for (int i = 0; i < 200 && !whole(); ++i) sleep_ms(50);
+  const auto before = files_in(small);
+  ASSERT_TRUE(whole()) << before.size();
+  // 32 KiB left: room for a window's header, not for its blocks.
+  struct statvfs v;
+  ASSERT_EQ(statvfs(small.c_str(), &v), 0);
+  const uint64_t free_bytes = static_cast<uint64_t>(v.f_bavail) * v.f_frsize;
+  ASSERT_GT(free_bytes, 32u << 10);
+  {
+    FILE* f = fopen((small + "/filler").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::vector<char> buf(free_bytes - (32 << 10), 'x');
+    ASSERT_EQ(fwrite(buf.data(), 1, buf.size(), f), buf.size());
+    fclose(f);
+  }
+  // 2 s of requests: hundreds of KiB of window (about 10 bytes a request).
+  auto child = IoChild::spawn("blkrr-io-ring", a->path(),
+                              make_known_load(4, 64, 100000, (256 << 11) - 200000), 2000);
+  ASSERT_TRUE(child);
+  child->go();
+  ASSERT_EQ(child->wait(), 0);
+  ring->signal(SIGUSR1);
+  std::atomic<bool> ended{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 300 && !ended; ++i) sleep_ms(50);
+    if (!ended) ring->signal(SIGKILL);  // not ended by itself: fails below
+  });
+  const int status = ring->wait();
+  ended = true;
+  watchdog.join();
+  EXPECT_EQ(status, 1) << ring->output();
+  EXPECT_NE(ring->output().find("No space left on device"), std::string::npos) << ring->output();
+  EXPECT_NE(ring->output().find(" is not written: writing it: No space left on device; the 1 "
+                                "windows written before are whole"),
+            std::string::npos)
+      << ring->output();
+  // The failed window is absent (no temporary left), the first whole.
+  EXPECT_EQ(files_in(small), (std::vector<std::string>{"filler", before[0]}));
+  const Trace d1 = read_trace(small + "/" + before[0]);
+  EXPECT_EQ(sectors(d1), first);
+  EXPECT_EQ(d1.trailer.at("records_written"), first.size());
 }
 
 TEST(RecordFlight, SignalWritesTheLastWindowTwiceWithoutStopping) {

@@ -232,10 +232,9 @@ class Recording {
     dts_.finish([this](const Request& r) { write(r); });
     Counters counters = cumulative_counters();
     if (write_err_) {
-      uint64_t kept = out_.records_written();
+      const std::string kept = out_.kept_after_error();
       out_.abandon(counters);
-      return Error(write_err_->message + "; the trace keeps what was flushed before (" +
-                   std::to_string(kept) + " records or fewer, readable with 'blkrr dump')");
+      return Error(write_err_->message + "; " + kept);
     }
     if (auto st = out_.finish(counters); !st) return st.error();
     if (!stopped) return stopped.error();

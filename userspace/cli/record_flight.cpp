@@ -97,16 +97,23 @@ Status DumpWriter::write(const Job& job) {
   o.rle = true;
   o.own_writeback = true;
   o.atomic = true;
+  // A failure leaves no file (the temporary is removed with the writer).
+  const std::string failed = "--ring: the window " + job.path + " is not written";
   auto w = TraceWriter::create(job.path, job.header, o);
-  if (!w) return w.error().context("--ring: cannot write the window");
+  // Without the writer's hint (a window keeps no partial blocks).
+  auto fail = [&](const Error& e) {
+    return e.sys_errno ? Error::system(failed + ": writing it", e.sys_errno) : e.context(failed);
+  };
+  if (!w) return fail(w.error());
   uint64_t n = 0;
-  BLKRR_TRY(job.window.for_each([&](const Request& r) {
+  Status st = job.window.for_each([&](const Request& r) {
     ++n;
     return w->append(r);
-  }));
+  });
   Counters c = job.counters;
   c["records_written"] = n;
-  BLKRR_TRY(w->close(c));
+  if (st) st = w->close(c);
+  if (!st) return fail(st.error());
   written_.fetch_add(1);
   bytes_.fetch_add(w->bytes_written());
   std::fprintf(stderr, "blkrr record: wrote %s (%" PRIu64 " requests, %s: %s)\n", job.path.c_str(),
@@ -315,6 +322,10 @@ std::string FlightRecorder::summary_target() const {
   return strfmt("memory (--ring; %" PRIu64 " windows written to %s.ring.NNNNNN.*.blkrr, %" PRIu64
                 " triggers held off, %" PRIu64 " windows not written for --min-free)",
                 writer_.written(), stem_.c_str(), held_off_, skipped_);
+}
+
+std::string FlightRecorder::kept_after_error() const {
+  return strfmt("the %" PRIu64 " windows written before are whole", writer_.written());
 }
 
 OutputProgress FlightRecorder::progress() const {

@@ -88,6 +88,7 @@ class FlightRecorder : public RecordSink {
   uint64_t bytes_written() const override { return writer_.bytes(); }
   std::string summary_target() const override;
   OutputProgress progress() const override;
+  std::string kept_after_error() const override;
 
  private:
   void fire(const std::string& trigger, uint64_t at_ns, const std::string& fired_by);
