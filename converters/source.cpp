@@ -286,6 +286,13 @@ bool is_warning_counter(const std::string& key) {
   return starts(key, kTruncated) || starts(key, kUnterminated) || starts(key, kGap);
 }
 
+uint64_t rotated_piece_gaps(const Counters& c) {
+  uint64_t n = 0;
+  for (const auto& [k, v] : c)
+    if (starts(k, kGap)) n += v;
+  return n;
+}
+
 std::vector<std::string> source_warnings(const Counters& c) {
   std::vector<std::string> w;
   for (const auto& [k, v] : c) {

@@ -99,6 +99,8 @@ class RequestSource {
 std::vector<std::string> source_warnings(const Counters& c);
 // Whether a counter is one of those (a summary lists it once, as a warning).
 bool is_warning_counter(const std::string& key);
+// The gaps between rotated pieces an input's counters report (0: none).
+uint64_t rotated_piece_gaps(const Counters& c);
 
 // Opens one or several inputs as one stream. Several blktrace per-CPU files
 // (or a blktrace base name "NAME" for NAME.blktrace.N) are merged by time;

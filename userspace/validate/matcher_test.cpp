@@ -229,6 +229,11 @@ TEST(Matcher, LostEventsMakeTheVerdictUnknown) {
   EXPECT_EQ(run(r, b, l3).verdict, Verdict::kUnknown);
   // A missing request with losses is unknown, not incomplete.
   EXPECT_EQ(run(r, {}, l2).verdict, Verdict::kUnknown);
+  // So is one of a trace of rotated pieces with a gap between two.
+  Losses l4;
+  l4.trace_gaps = 1;
+  EXPECT_EQ(run(r, {}, l4).verdict, Verdict::kUnknown);
+  EXPECT_EQ(run(r, {}, Losses{}).verdict, Verdict::kIncomplete);
 }
 
 TEST(Matcher, CompletionNotSeen) {

@@ -44,7 +44,7 @@ bool Losses::hides_requests() const {
   // A completion the capture missed does not hide a request: its issue was
   // recorded. Only in strict mode does it count as a loss.
   return ringbuf_full > 0 || inflight_full > 0 || completion_without_issue > 0 ||
-         issue_not_seen_records > 0 || reader_lost > 0 || counters_missing ||
+         issue_not_seen_records > 0 || reader_lost > 0 || counters_missing || trace_gaps > 0 ||
          skips_unexplained() > 0 || (strict_completions && completion_not_seen > 0);
 }
 

@@ -159,6 +159,9 @@ struct Losses {
     return programs_skipped > explained ? programs_skipped - explained : 0;
   }
   bool counters_missing = false;  // the trace carries no loss counters
+  // Gaps between the rotated pieces given as the trace (a piece missing or
+  // not ended cleanly): the requests of the gap are not in the trace.
+  uint64_t trace_gaps = 0;
   bool strict_completions = false;
   // Losses that may hide a request (see docs/validate.md for the rule).
   bool hides_requests() const;

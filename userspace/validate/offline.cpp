@@ -136,6 +136,7 @@ Result<TraceInput> read_trace_input(const std::vector<std::string>& paths,
   set_extent(info, t);
   Counters c = (*src)->counters();
   t.warnings = source_warnings(c);
+  t.losses.trace_gaps = rotated_piece_gaps(c);
   if (t.format == "native") {
     Counters capture;
     bool truncated = false;

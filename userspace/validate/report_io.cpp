@@ -120,6 +120,7 @@ nlohmann::json to_json(const Report& r) {
                  {"programs_skipped", l.programs_skipped},
                  {"programs_skipped_unexplained", l.skips_unexplained()},
                  {"counters_missing", l.counters_missing},
+                 {"gaps_between_pieces", l.trace_gaps},
                  {"hides_requests", l.hides_requests()}};
   j["settings"] = {
       {"pre_slack_ns", r.options.pre_slack_ns},
@@ -203,12 +204,14 @@ std::string format_text(const Report& r, size_t list_lines) {
                " requests, %s\n",
                p.comm.c_str(), p.pid, p.requests, fmt_bytes(p.bytes).c_str());
   const Losses& l = r.losses;
-  s += strfmt("  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64
-              ", issue not seen %" PRIu64 ", completion not seen %" PRIu64 " (%" PRIu64
-              " of them served replayed requests)%s\n",
-              l.ringbuf_full, l.inflight_full,
-              l.completion_without_issue + l.issue_not_seen_records, l.completion_not_seen,
-              l.completion_not_seen_served, l.counters_missing ? ", loss counters missing" : "");
+  s += strfmt(
+      "  capture losses: ringbuf %" PRIu64 ", inflight-map %" PRIu64 ", issue not seen %" PRIu64
+      ", completion not seen %" PRIu64 " (%" PRIu64 " of them served replayed requests)%s%s\n",
+      l.ringbuf_full, l.inflight_full, l.completion_without_issue + l.issue_not_seen_records,
+      l.completion_not_seen, l.completion_not_seen_served,
+      l.counters_missing ? ", loss counters missing" : "",
+      l.trace_gaps ? strfmt(", %" PRIu64 " gaps between rotated pieces", l.trace_gaps).c_str()
+                   : "");
   if (l.programs_skipped)
     s += strfmt("  programs skipped by the kernel: %" PRIu64 " (%" PRIu64
                 " left no trace: a request may be missing from the capture)\n",
