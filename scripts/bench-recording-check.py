@@ -6,6 +6,16 @@
 Prints the RSS and CPU-per-request slopes of both recorders, the most pieces
 and bytes on disk, and the comparison of the pieces with the blk tracer's
 issues; exits 1 when a check fails.
+
+The comparison: each traced issue (D event) is matched with a recorded
+request of the same sector and size issued within MATCH_NS. What is left on
+both sides is then paired by the same sector and size within PAIR_NS,
+nearest first: such a pair is one request whose two stamps (blkrr's program
+and the tracer's, two probes of the same tracepoint, each reading the clock)
+are further apart, counted and shown, not a failure. It fails when a traced
+issue stays without a recorded request, a recorded request is there twice,
+more recorded requests stay untraced than the tracer says it dropped, or the
+tracer was switched off by someone else.
 """
 import json
 import os
@@ -14,6 +24,7 @@ from collections import defaultdict
 
 TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
 MATCH_NS = 1_000_000  # blkrr's issue time and the tracer's D event: the same tracepoint
+PAIR_NS = 50_000_000  # the same request stamped further apart (a descheduled vCPU)
 
 
 def slope(xs, ys):
@@ -102,11 +113,13 @@ def compare(d_path, dump_path):
     # by the tracer's timestamp resolution.
     lo, hi = max(w0, first) + MATCH_NS, last - MATCH_NS
     missing = extra = traced = recorded = 0
+    apart = []  # (recorded - traced ns, sector, blocks, traced t)
     for key in set(events) | set(by_key):
         ev = [t for t in events.get(key, []) if lo <= t <= hi]
-        rec = [t for t in by_key.get(key, []) if lo - MATCH_NS <= t <= hi + MATCH_NS]
+        rec = [t for t in by_key.get(key, []) if lo - PAIR_NS <= t <= hi + PAIR_NS]
         traced += len(ev)
         used = [False] * len(rec)
+        left = []
         j = 0
         for t in ev:
             while j < len(rec) and rec[j] < t - MATCH_NS:
@@ -117,7 +130,18 @@ def compare(d_path, dump_path):
             if k < len(rec) and rec[k] <= t + MATCH_NS:
                 used[k] = True
             else:
+                left.append(t)
+        for t in left:  # the second pass: the nearest unused within PAIR_NS
+            best = None
+            for k, r in enumerate(rec):
+                if not used[k] and abs(r - t) <= PAIR_NS and (
+                        best is None or abs(r - t) < abs(rec[best] - t)):
+                    best = k
+            if best is None:
                 missing += 1
+            else:
+                used[best] = True
+                apart.append((rec[best] - t, key[0], key[1], t))
         for t, u in zip(rec, used):
             if lo <= t <= hi:
                 recorded += 1
@@ -125,19 +149,29 @@ def compare(d_path, dump_path):
                     extra += 1
     span = (hi - lo) / 1e9
     print(f"- {npieces} pieces kept; compared over {span:.0f} s: {traced} issues traced,"
-          f" {recorded} recorded, {missing} missing, {extra} not traced, {dups} twice")
-    return missing == 0 and extra == 0 and dups == 0 and traced > 0
+          f" {recorded} recorded, {missing} missing, {extra} not traced, {dups} twice,"
+          f" {len(apart)} stamped more than {MATCH_NS / 1e6:.0f} ms apart")
+    for d, sector, blocks, t in sorted(apart)[:10]:
+        print(f"  - sector {sector} +{blocks}: traced at {t / 1e9:.6f} s,"
+              f" recorded {d / 1e6:+.3f} ms from it")
+    return missing, extra, dups, traced
 
 
 def main():
     samples, d_path, dump_path, dump_err, keep, drops, state = sys.argv[1:8]
     closed, opened = resources(samples)
-    ok = compare(d_path, dump_path)
+    missing, extra, dups, traced = compare(d_path, dump_path)
+    ok = missing == 0 and dups == 0 and traced > 0
+    # A dropped tracer event leaves a recorded request untraced: as many are allowed.
+    if extra > int(drops):
+        print(f"- {extra} recorded requests not traced, more than the tracer's"
+              f" {drops} dropped events")
+        ok = False
     gaps = [line.strip() for line in open(dump_err) if "gap" in line]
     for g in gaps:
         print("- " + g)
-    if int(drops) != 0 or state.split() != ["blk", "1"]:
-        print("- the blk tracer dropped events or was switched off by someone else")
+    if state.split() != ["blk", "1"]:
+        print("- the blk tracer was switched off or changed by someone else")
         ok = False
     if closed > int(keep):
         print(f"- more than --keep {keep} closed pieces on disk")
