@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -176,6 +177,43 @@ void sleep_ms(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
+// A plain recording of `devs` into dir/full.blkrr (the reference) and the
+// flight recorder into dir/rec with `ring_args`, both started.
+struct Recorders {
+  std::optional<BlkrrProcess> full, ring;
+  std::string dir, error;
+  Recorders(const std::vector<std::string>& devs, const std::string& d,
+            const std::vector<std::string>& ring_args)
+      : dir(d) {
+    std::vector<std::string> plain = {"record"};
+    for (const auto& dev : devs) plain.insert(plain.end(), {"-d", dev});
+    std::vector<std::string> flight = plain;
+    plain.insert(plain.end(), {"-o", dir + "/full.blkrr"});
+    flight.insert(flight.end(), {"-o", dir + "/rec"});
+    flight.insert(flight.end(), ring_args.begin(), ring_args.end());
+    auto f = BlkrrProcess::start(plain, kReady);
+    if (!f) {
+      error = f.error().message;
+      return;
+    }
+    full.emplace(std::move(*f));
+    auto r = BlkrrProcess::start(flight, kReady);
+    if (!r) {
+      error = r.error().message;
+      return;
+    }
+    ring.emplace(std::move(*r));
+  }
+  // Stops both, the flight recorder first; the plain recording, read.
+  Trace stop() {
+    ring->signal(SIGINT);
+    EXPECT_EQ(ring->wait(), 0) << ring->output();
+    full->signal(SIGINT);
+    EXPECT_EQ(full->wait(), 0) << full->output();
+    return read_trace(dir + "/full.blkrr");
+  }
+};
+
 // Every file of a directory, hidden ones (a window's temporary) too.
 std::vector<std::string> files_in(const std::string& dir) {
   std::vector<std::string> out;
@@ -200,12 +238,9 @@ TEST(RecordFlight, TriggersInsideTheHoldoffAreCountedAndWriteNothing) {
   SKIP_UNLESS_CAPTURE();
   Scratch s(1500);
   ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
-  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
-  ASSERT_TRUE(full) << full.error().message;
-  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "3s",
-                                   "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "3s"},
-                                  kReady);
-  ASSERT_TRUE(ring) << ring.error().message;
+  Recorders rec({s.loop}, s.dir,
+                {"--ring", "3s", "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "3s"});
+  ASSERT_TRUE(rec.ring) << rec.error;
   auto slow = [&](uint64_t sector) {
     auto c = IoChild::spawn("blkrr-io-slow", s.loop, {{{Op::kRead, sector, 4096}}});
     ASSERT_TRUE(c);
@@ -223,13 +258,9 @@ TEST(RecordFlight, TriggersInsideTheHoldoffAreCountedAndWriteNothing) {
   slow(kSlowSector + 1600);  // 4.5 .. 6 s
   ASSERT_TRUE(s.wait_dumps(2, 10000));
   sleep_ms(500);
-  ring->signal(SIGINT);
-  ASSERT_EQ(ring->wait(), 0) << ring->output();
-  full->signal(SIGINT);
-  ASSERT_EQ(full->wait(), 0) << full->output();
-  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const Trace all = rec.stop();
   const auto dumps = s.dumps();
-  ASSERT_EQ(dumps.size(), 2u) << ring->output();
+  ASSERT_EQ(dumps.size(), 2u) << rec.ring->output();
   const Trace d1 = read_trace(dumps[0]), d2 = read_trace(dumps[1]);
   const Request* r1 = find_sector(all, kSlowSector);
   const Request* r3 = find_sector(all, kSlowSector + 1600);
@@ -239,7 +270,8 @@ TEST(RecordFlight, TriggersInsideTheHoldoffAreCountedAndWriteNothing) {
   check_window(d1, all);
   check_window(d2, all);
   EXPECT_EQ(d2.trailer.at("triggers_held_off"), 4u);
-  EXPECT_NE(ring->output().find(" 4 triggers held off"), std::string::npos) << ring->output();
+  EXPECT_NE(rec.ring->output().find(" 4 triggers held off"), std::string::npos)
+      << rec.ring->output();
 }
 
 TEST(RecordFlight, ACompletedSlowRequestFiresTheLatencyTrigger) {
@@ -249,14 +281,10 @@ TEST(RecordFlight, ACompletedSlowRequestFiresTheLatencyTrigger) {
   // it completes.
   Scratch hang(4000), slow(1500);
   ASSERT_FALSE(hang.loop.empty() || slow.loop.empty()) << "no loop device over the FUSE file";
-  auto full = BlkrrProcess::start(
-      {"record", "-d", hang.loop, "-d", slow.loop, "-o", hang.dir + "/full.blkrr"}, kReady);
-  ASSERT_TRUE(full) << full.error().message;
-  auto ring = BlkrrProcess::start(
-      {"record", "-d", hang.loop, "-d", slow.loop, "-o", hang.dir + "/rec", "--ring", "3s",
-       "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "200ms"},
-      kReady);
-  ASSERT_TRUE(ring) << ring.error().message;
+  Recorders rec(
+      {hang.loop, slow.loop}, hang.dir,
+      {"--ring", "3s", "--trigger-latency", "1s", "--post", "500ms", "--holdoff", "200ms"});
+  ASSERT_TRUE(rec.ring) << rec.error;
   auto h = IoChild::spawn("blkrr-io-hang", hang.loop, {{{Op::kRead, kSlowSector, 4096}}});
   ASSERT_TRUE(h);
   h->go();
@@ -268,13 +296,9 @@ TEST(RecordFlight, ACompletedSlowRequestFiresTheLatencyTrigger) {
   ASSERT_EQ(h->wait(), 0);
   ASSERT_TRUE(hang.wait_dumps(2, 10000));
   sleep_ms(500);
-  ring->signal(SIGINT);
-  ASSERT_EQ(ring->wait(), 0) << ring->output();
-  full->signal(SIGINT);
-  ASSERT_EQ(full->wait(), 0) << full->output();
-  const Trace all = read_trace(hang.dir + "/full.blkrr");
+  const Trace all = rec.stop();
   const auto dumps = hang.dumps();
-  ASSERT_EQ(dumps.size(), 2u) << ring->output();
+  ASSERT_EQ(dumps.size(), 2u) << rec.ring->output();
   const Trace d = read_trace(dumps[1]);
   const Request* r = find_sector(all, kSlowSector + 8);
   ASSERT_NE(r, nullptr);
@@ -293,7 +317,8 @@ TEST(RecordFlight, ACompletedSlowRequestFiresTheLatencyTrigger) {
   // Both windows wait for the hung request's completion (issued inside
   // them), so the second trailer counts it.
   EXPECT_EQ(d.trailer.at("triggers_held_off"), 1u);
-  EXPECT_NE(ring->output().find(" 1 triggers held off"), std::string::npos) << ring->output();
+  EXPECT_NE(rec.ring->output().find(" 1 triggers held off"), std::string::npos)
+      << rec.ring->output();
 }
 
 TEST(RecordFlight, AFullDiskDuringAWindowLeavesItAbsentAndTheEarlierWholeAndEnds) {
@@ -369,27 +394,20 @@ TEST(RecordFlight, SignalWritesTheLastWindowTwiceWithoutStopping) {
   auto a = LoopDevice::create(64 << 20);
   ASSERT_TRUE(a) << a.error().message;
   Scratch s;
-  auto full = BlkrrProcess::start({"record", "-d", a->path(), "-o", s.dir + "/full.blkrr"}, kReady);
-  ASSERT_TRUE(full) << full.error().message;
-  auto ring = BlkrrProcess::start({"record", "-d", a->path(), "-o", s.dir + "/rec", "--ring", "2s"},
-                                  kReady);
-  ASSERT_TRUE(ring) << ring.error().message;
+  Recorders rec({a->path()}, s.dir, {"--ring", "2s"});
+  ASSERT_TRUE(rec.ring) << rec.error;
   const auto first = batch(a->path(), 0);
   sleep_ms(2600);  // older than the window at the first signal
   const auto second = batch(a->path(), 40000);
   sleep_ms(300);
-  ring->signal(SIGUSR1);
+  rec.ring->signal(SIGUSR1);
   ASSERT_TRUE(s.wait_dumps(1, 10000));
   sleep_ms(2300);
   const auto third = batch(a->path(), 80000);
   sleep_ms(300);
-  ring->signal(SIGUSR1);
+  rec.ring->signal(SIGUSR1);
   ASSERT_TRUE(s.wait_dumps(2, 10000));
-  ring->signal(SIGINT);
-  ASSERT_EQ(ring->wait(), 0) << ring->output();
-  full->signal(SIGINT);
-  ASSERT_EQ(full->wait(), 0) << full->output();
-  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const Trace all = rec.stop();
   const auto dumps = s.dumps();
   ASSERT_EQ(dumps.size(), 2u);
   const Trace d1 = read_trace(dumps[0]), d2 = read_trace(dumps[1]);
@@ -408,12 +426,9 @@ TEST(RecordFlight, AHungRequestFiresTheLatencyTriggerWithTheWindowAroundIt) {
   SKIP_UNLESS_CAPTURE();
   Scratch s(3000);
   ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
-  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
-  ASSERT_TRUE(full) << full.error().message;
-  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "3s",
-                                   "--trigger-latency", "1s", "--post", "1s", "--holdoff", "1m"},
-                                  kReady);
-  ASSERT_TRUE(ring) << ring.error().message;
+  Recorders rec({s.loop}, s.dir,
+                {"--ring", "3s", "--trigger-latency", "1s", "--post", "1s", "--holdoff", "1m"});
+  ASSERT_TRUE(rec.ring) << rec.error;
   const auto before = batch(s.loop, 0);
   sleep_ms(500);
   auto slow = IoChild::spawn("blkrr-io-slow", s.loop, {{{Op::kRead, kSlowSector, 4096}}});
@@ -425,11 +440,7 @@ TEST(RecordFlight, AHungRequestFiresTheLatencyTriggerWithTheWindowAroundIt) {
   ASSERT_EQ(slow->wait(), 0);
   ASSERT_TRUE(s.wait_dumps(1, 15000));
   sleep_ms(1500);
-  ring->signal(SIGINT);
-  ASSERT_EQ(ring->wait(), 0) << ring->output();
-  full->signal(SIGINT);
-  ASSERT_EQ(full->wait(), 0) << full->output();
-  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const Trace all = rec.stop();
   ASSERT_EQ(s.dumps().size(), 1u) << "the completion of the same request is held off";
   const Trace d = read_trace(s.dumps()[0]);
   check_window(d, all);
@@ -457,12 +468,9 @@ TEST(RecordFlight, ABusySecondFiresTheUtilTrigger) {
   SKIP_UNLESS_CAPTURE();
   Scratch s(50);
   ASSERT_FALSE(s.loop.empty()) << "no loop device over the FUSE file";
-  auto full = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/full.blkrr"}, kReady);
-  ASSERT_TRUE(full) << full.error().message;
-  auto ring = BlkrrProcess::start({"record", "-d", s.loop, "-o", s.dir + "/rec", "--ring", "2s",
-                                   "--trigger-util", "60", "--post", "500ms", "--holdoff", "1m"},
-                                  kReady);
-  ASSERT_TRUE(ring) << ring.error().message;
+  Recorders rec({s.loop}, s.dir,
+                {"--ring", "2s", "--trigger-util", "60", "--post", "500ms", "--holdoff", "1m"});
+  ASSERT_TRUE(rec.ring) << rec.error;
   batch(s.loop, 0);  // fast: far below 60 % of a second
   sleep_ms(1500);
   std::vector<IoOp> slow;  // 40 reads of 50 ms one after the other: 2 s busy
@@ -472,11 +480,7 @@ TEST(RecordFlight, ABusySecondFiresTheUtilTrigger) {
   child->go();
   ASSERT_EQ(child->wait(), 0);
   ASSERT_TRUE(s.wait_dumps(1, 10000));
-  ring->signal(SIGINT);
-  ASSERT_EQ(ring->wait(), 0) << ring->output();
-  full->signal(SIGINT);
-  ASSERT_EQ(full->wait(), 0) << full->output();
-  const Trace all = read_trace(s.dir + "/full.blkrr");
+  const Trace all = rec.stop();
   ASSERT_EQ(s.dumps().size(), 1u);
   const Trace d = read_trace(s.dumps()[0]);
   check_window(d, all);
