@@ -18,7 +18,7 @@
 #   env: MINUTES=60 IOPS=20000 ROTATE=1m KEEP=10 CHECK=660 SAMPLE=10
 #        QUICK=1: MINUTES=2 ROTATE=8s CHECK=all SAMPLE=5
 #   --duration SECONDS (or DURATION=SECONDS) instead of MINUTES; CI runs
-#   QUICK=1 IOPS=10000 with --duration 90 (about 2 minutes in all).
+#   QUICK=1 IOPS=10000 with --duration 60 (about 2 minutes in all).
 # Exit status 1 when a traced request is missing or a recorded one is there
 # twice, more recorded requests are untraced than the tracer dropped, a gap is
 # reported, or more than KEEP closed pieces were on disk.
