@@ -183,6 +183,8 @@ Result<Report> LiveValidator::finish() {
   rep.cost = obs->cost;
   rep.cost.max_held_requests = matcher_->max_held_requests();
   rep.cost.max_held_blocks = matcher_->max_held_blocks();
+  rep.cost.identical_requests = matcher_->identical_requests();
+  rep.cost.identical_blocks = matcher_->identical_blocks();
   rep.capture_counters = obs->counters;
   rep.capture_features = obs->capture_features;
   rep.cost.match_ns = mono_ns() - t0;

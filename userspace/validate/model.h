@@ -177,6 +177,9 @@ struct ValidatorCost {
   // The most replayed and block-layer requests the matcher held at once
   // (added and not yet resolved): its memory, bounded by the window.
   uint64_t max_held_requests = 0, max_held_blocks = 0;
+  // Records equal to the one that arrived just before them, held as a count
+  // on it (a run of equal records takes one record's memory).
+  uint64_t identical_requests = 0, identical_blocks = 0;
 };
 
 // Slack for rounding when checking that overhead = replay - block latency >= 0.

@@ -144,7 +144,9 @@ nlohmann::json to_json(const Report& r) {
                            {"stop_cpu_ns", c.stop_cpu_ns},
                            {"match_ns", c.match_ns},
                            {"max_held_requests", c.max_held_requests},
-                           {"max_held_block_requests", c.max_held_blocks}};
+                           {"max_held_block_requests", c.max_held_blocks},
+                           {"identical_requests", c.identical_requests},
+                           {"identical_block_requests", c.identical_blocks}};
   }
   return j;
 }

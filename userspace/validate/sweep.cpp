@@ -49,42 +49,104 @@ constexpr auto b_after = [](const Block& x, const Block& y) {
 }  // namespace
 
 bool Sweep::r_before(const RItem& x, const RItem& y) const {
-  return std::make_pair(wstart(x.r), x.seq) > std::make_pair(wstart(y.r), y.seq);
+  return std::make_pair(wstart(x.r), uint64_t{x.seq}) >
+         std::make_pair(wstart(y.r), uint64_t{y.seq});
 }
 
+namespace {
+
+// `r` arrived right after the run `run` and equals its records but for the
+// id, which follows theirs.
+bool extends(const RItem& run, const RItem& r) {
+  const ReplayedRequest &a = run.r, &b = r.r;
+  return r.seq == run.seq + run.count && b.id == a.id + run.count &&
+         run.count + r.count <= kMaxRun && a.sector == b.sector && a.sectors == b.sectors &&
+         a.op == b.op && a.status == b.status && a.submit_ns == b.submit_ns &&
+         a.complete_ns == b.complete_ns;
+}
+
+bool extends(const Block& run, const Block& b) {
+  return b.seq == run.seq + run.count && run.count <= UINT32_MAX - b.count &&
+         b.issue_ns == run.issue_ns && b.complete_ns == run.complete_ns && b.sector == run.sector &&
+         b.bytes == run.bytes && b.pid == run.pid && b.comm == run.comm && b.op == run.op &&
+         b.rec_flags == run.rec_flags;
+}
+
+}  // namespace
+
 void Sweep::add(const RItem& r) {
+  if (run_r_ && extends(*run_r_, r)) {
+    run_r_->count += r.count;
+    identical_requests += r.count;
+    return;
+  }
+  if (run_r_) push(*run_r_);
+  run_r_ = r;
+}
+
+void Sweep::add(const Block& b) {
+  if (run_b_ && extends(*run_b_, b)) {
+    run_b_->count += b.count;
+    identical_blocks += b.count;
+    return;
+  }
+  if (run_b_) push(*run_b_);
+  run_b_ = b;
+}
+
+void Sweep::end_runs() {
+  if (run_r_) push(*run_r_);
+  if (run_b_) push(*run_b_);
+  run_r_.reset();
+  run_b_.reset();
+}
+
+void Sweep::push(const RItem& r) {
   max_len_ = std::max<uint64_t>(max_len_, r.r.sectors);
   pending_r_.push_back(r);
   std::push_heap(pending_r_.begin(), pending_r_.end(),
                  [this](const RItem& x, const RItem& y) { return r_before(x, y); });
 }
 
-void Sweep::add(const Block& b) {
+void Sweep::push(const Block& b) {
   pending_b_.push_back(b);
   std::push_heap(pending_b_.begin(), pending_b_.end(), b_after);
 }
 
+// A run of equal requests opens as its requests one by one, in arrival
+// order: as they would have been had they been held one by one.
 void Sweep::open_through(uint64_t t) {
   auto later = [this](const RItem& x, const RItem& y) { return r_before(x, y); };
   while (!pending_r_.empty() && wstart(pending_r_.front().r) <= t) {
     std::pop_heap(pending_r_.begin(), pending_r_.end(), later);
-    uint32_t slot;
-    if (!free_.empty()) {
-      slot = free_.back();
-      free_.pop_back();
-    } else {
-      slot = static_cast<uint32_t>(pool_.size());
-      pool_.emplace_back();
-    }
-    Active& a = pool_[slot];
-    a.item = pending_r_.back();
-    a.st = RState{};
+    const RItem run = pending_r_.back();
     pending_r_.pop_back();
-    a.it = open_.emplace(mode_ == Mode::kFlush ? 0 : a.item.r.sector, slot);
-    a.start_it = starts_.insert(wstart(a.item.r));
-    closing_.emplace_back(wend(a.item.r), slot);
-    std::push_heap(closing_.begin(), closing_.end(), std::greater<>());
+    for (uint64_t i = 0; i < run.count; ++i) {
+      RItem one = run;
+      one.r.id += i;
+      one.seq = run.seq + i;
+      one.count = 1;
+      open_one(one);
+    }
   }
+}
+
+void Sweep::open_one(const RItem& item) {
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  Active& a = pool_[slot];
+  a.item = item;
+  a.st = RState{};
+  a.it = open_.emplace(mode_ == Mode::kFlush ? 0 : a.item.r.sector, slot);
+  a.start_it = starts_.insert(wstart(a.item.r));
+  closing_.emplace_back(wend(a.item.r), slot);
+  std::push_heap(closing_.begin(), closing_.end(), std::greater<>());
 }
 
 void Sweep::close(uint32_t slot) {
@@ -106,11 +168,26 @@ void Sweep::close_before(uint64_t t) {
   }
 }
 
+// The next block of the heap (the earliest), a run as its records one by one.
+Block Sweep::pop_block() {
+  Block& top = pending_b_.front();
+  if (top.count > 1) {  // the run's first record; the rest stay on top
+    Block one = top;
+    one.count = 1;
+    top.seq++;
+    top.count--;
+    return one;
+  }
+  std::pop_heap(pending_b_.begin(), pending_b_.end(), b_after);
+  const Block b = pending_b_.back();
+  pending_b_.pop_back();
+  return b;
+}
+
 void Sweep::advance(uint64_t w) {
+  end_runs();
   while (!pending_b_.empty() && b_time(pending_b_.front()) < w) {
-    std::pop_heap(pending_b_.begin(), pending_b_.end(), b_after);
-    const Block b = pending_b_.back();
-    pending_b_.pop_back();
+    const Block b = pop_block();
     const uint64_t t = b_time(b);
     open_through(t);
     close_before(t);
@@ -126,9 +203,7 @@ void Sweep::advance(uint64_t w) {
 void Sweep::finish() {
   advance(std::numeric_limits<uint64_t>::max());
   while (!pending_b_.empty()) {  // blocks at the largest time (none in practice)
-    std::pop_heap(pending_b_.begin(), pending_b_.end(), b_after);
-    const Block b = pending_b_.back();
-    pending_b_.pop_back();
+    const Block b = pop_block();
     open_through(b_time(b));
     assign(b);
   }
@@ -144,7 +219,15 @@ void Sweep::finish() {
 uint64_t Sweep::first_unclosed_start() const {
   uint64_t first =
       pending_r_.empty() ? std::numeric_limits<uint64_t>::max() : wstart(pending_r_.front().r);
+  if (run_r_) first = std::min(first, wstart(run_r_->r));
   return starts_.empty() ? first : std::min(first, *starts_.begin());
+}
+
+uint64_t Sweep::first_held() const {
+  uint64_t first = first_unclosed_start();
+  if (!pending_b_.empty()) first = std::min(first, b_time(pending_b_.front()));
+  if (run_b_) first = std::min(first, b_time(*run_b_));
+  return first;
 }
 
 void Sweep::assign_flush(const Block& b, BState& bs) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -26,7 +27,8 @@ struct Range {
 };
 
 // A block-layer request as the matcher holds it: 48 bytes, the task name in
-// a NameTable.
+// a NameTable. `count` > 1: the same record arrived `count` times in a row
+// (arrival indexes seq .. seq + count - 1), held once (see Sweep::add).
 struct Block {
   uint64_t seq = 0;  // arrival order (0 = first)
   uint64_t issue_ns = 0;
@@ -37,15 +39,21 @@ struct Block {
   uint16_t comm = 0;  // index into the NameTable
   Op op = Op::kRead;
   uint8_t rec_flags = 0;
+  uint32_t count = 1;
   bool completed() const { return complete_ns != kNoTime; }
 };
 static_assert(sizeof(Block) == 48);
 
-// A replayed request with its arrival order (0 = first).
+// A replayed request with its arrival order (0 = first): 48 bytes. `count`
+// > 1: `count` requests equal but for their ids (r.id .. r.id + count - 1)
+// arrived in a row (seq .. seq + count - 1), held once (see Sweep::add).
 struct RItem {
   ReplayedRequest r;
-  uint64_t seq = 0;
+  uint64_t seq : 48 = 0;
+  uint64_t count : 16 = 1;
 };
+static_assert(sizeof(RItem) == 48);
+constexpr uint64_t kMaxRun = 0xFFFF;  // longest run one RItem holds
 
 inline uint32_t sectors_of(const Block& b) {
   return (b.bytes + 511) / 512;
@@ -86,6 +94,11 @@ class Sweep {
 
   // The caller adds only requests whose window starts at or after done() and
   // blocks whose time is at or after done(): anything earlier is too late.
+  // A record equal to the one added just before it (a request: all but its
+  // id, which follows the other's; the arrival index follows too) is held
+  // once with a count and resolved as the records one by one: a load that
+  // repeats one request, submitted and reaped in one batch (one submission
+  // and one completion time), takes the memory of one.
   void add(const RItem& r);
   void add(const Block& b);
   // Resolves everything before w: the blocks of time < w, then the windows
@@ -97,8 +110,12 @@ class Sweep {
   uint64_t done() const { return done_; }
   // The earliest window start of the requests not closed yet (max if none).
   uint64_t first_unclosed_start() const;
-  size_t held_requests() const { return pending_r_.size() + open_.size(); }
-  size_t held_blocks() const { return pending_b_.size(); }
+  // The earliest time of a record held (a window start or a block's time;
+  // max if none).
+  uint64_t first_held() const;
+  // Records held (a run of equal ones counts once).
+  size_t held_requests() const { return pending_r_.size() + open_.size() + run_r_.has_value(); }
+  size_t held_blocks() const { return pending_b_.size() + run_b_.has_value(); }
 
   uint64_t wstart(const ReplayedRequest& r) const {
     if (o_.by_order) return 0;  // pairing by order: every window open from the start to the end
@@ -111,6 +128,8 @@ class Sweep {
   }
 
   uint64_t merged_block = 0, merged_requests = 0, partly_foreign = 0;
+  // Records held as a count on an equal one added just before them.
+  uint64_t identical_requests = 0, identical_blocks = 0;
 
  private:
   struct Active {
@@ -128,7 +147,12 @@ class Sweep {
     if (r.complete_ns == kNoTime) return true;
     return (b.completed() ? b.complete_ns : b_time(b)) <= r.complete_ns + tol;
   }
+  void push(const RItem& r);
+  void push(const Block& b);
+  void end_runs();                // pushes the runs being gathered
   void open_through(uint64_t t);  // opens the windows starting at or before t
+  void open_one(const RItem& item);
+  Block pop_block();
   void close_before(uint64_t t);  // closes the windows ending before t
   void close(uint32_t slot);
   void assign(const Block& b);
@@ -145,6 +169,9 @@ class Sweep {
   // and shrink by small blocks, without the 2x of a vector's reallocation.
   std::deque<RItem> pending_r_;
   std::deque<Block> pending_b_;
+  // The runs of equal records being gathered (not yet in the heaps).
+  std::optional<RItem> run_r_;
+  std::optional<Block> run_b_;
   // Open windows: pool slots indexed by start sector.
   std::vector<Active> pool_;
   std::vector<uint32_t> free_;

@@ -198,18 +198,24 @@ void WindowMatcher::note_held(uint64_t t) {
 
 // Resolves up to ever later instants until a quarter of the cap is free: the
 // window is shortened to latest_ - done() for the records held now, and
-// whatever comes later for the instants passed is late. It goes no further
-// than the latest record added: requests whose windows reach past it (their
-// completion plus the slack) stay held, so the cap can be passed by the
-// requests of that last stretch (rate x (latency + slack)), never by a window.
+// whatever comes later for the instants passed is late. The first step is an
+// eighth of the time the held records span (from the earliest held, not from
+// done(), which may lie far before it), doubled until enough is free. It goes
+// no further than the latest record added: requests whose windows reach past
+// it (their completion plus the slack) stay held, so the cap can be passed by
+// the requests of that last stretch (rate x (latency + slack)), never by a
+// window.
 void WindowMatcher::enforce_cap() {
   const uint64_t cap = o_.max_held;
   if (cap == 0 || held_requests() + held_blocks() <= cap) return;
   ++shrinks_;
   const uint64_t target = cap - cap / 4;
-  uint64_t step = std::max<uint64_t>((latest_ - std::min(latest_, data_.done())) / 8, 1000);
+  const uint64_t first = std::min(
+      latest_, std::max(data_.done(),
+                        std::min({data_.first_held(), other_.first_held(), flush_.first_held()})));
+  uint64_t step = std::max<uint64_t>((latest_ - std::min(latest_, first)) / 8, 1000);
   for (;;) {
-    const uint64_t w = std::min(latest_ + 1, data_.done() + step);
+    const uint64_t w = std::min(latest_ + 1, first + step);
     advance(w);
     if (held_requests() + held_blocks() <= target || w > latest_) break;
     step *= 2;

@@ -69,6 +69,12 @@ class WindowMatcher {
   uint64_t held_blocks() const;
   uint64_t max_held_requests() const { return max_held_r_; }
   uint64_t max_held_blocks() const { return max_held_b_; }
+  // Records held as a count on an equal one that arrived just before them
+  // (Sweep::add): they take no memory of their own.
+  uint64_t identical_requests() const {
+    return data_.identical_requests + flush_.identical_requests;
+  }
+  uint64_t identical_blocks() const { return data_.identical_blocks + flush_.identical_blocks; }
 
  private:
   void request_done(const detail::RItem& r, const detail::RState& st);
