@@ -74,24 +74,24 @@ bool extends(const Block& run, const Block& b) {
 
 }  // namespace
 
-void Sweep::add(const RItem& r) {
-  if (run_r_ && extends(*run_r_, r)) {
-    run_r_->count += r.count;
-    identical_requests += r.count;
+// `x` joins the run being gathered, or ends it and starts the next.
+template <class T>
+void Sweep::gather(std::optional<T>& run, const T& x, uint64_t& identical) {
+  if (run && extends(*run, x)) {
+    run->count += x.count;
+    identical += x.count;
     return;
   }
-  if (run_r_) push(*run_r_);
-  run_r_ = r;
+  if (run) push(*run);
+  run = x;
+}
+
+void Sweep::add(const RItem& r) {
+  gather(run_r_, r, identical_requests);
 }
 
 void Sweep::add(const Block& b) {
-  if (run_b_ && extends(*run_b_, b)) {
-    run_b_->count += b.count;
-    identical_blocks += b.count;
-    return;
-  }
-  if (run_b_) push(*run_b_);
-  run_b_ = b;
+  gather(run_b_, b, identical_blocks);
 }
 
 void Sweep::end_runs() {

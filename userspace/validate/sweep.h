@@ -147,6 +147,8 @@ class Sweep {
     if (r.complete_ns == kNoTime) return true;
     return (b.completed() ? b.complete_ns : b_time(b)) <= r.complete_ns + tol;
   }
+  template <class T>
+  void gather(std::optional<T>& run, const T& x, uint64_t& identical);
   void push(const RItem& r);
   void push(const Block& b);
   void end_runs();                // pushes the runs being gathered

@@ -231,6 +231,13 @@ TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
   EXPECT_GT(rep.window_shrinks, 10u);
   EXPECT_LT(rep.min_window_ns, 100 * kMs);         // 2,000 records at 100,000 a second: ~20 ms
   EXPECT_GT(rep.covered, rep.submitted * 9 / 10);  // records still mostly in time
+  // Records that came for the instants the cap passed: counted late on each
+  // side, their requests missing, the verdict "unknown" and why.
+  EXPECT_GT(rep.late_blocks, 0u);
+  EXPECT_GE(rep.missing_count, rep.late_requests);
+  EXPECT_EQ(rep.matched_block + rep.foreign_count + rep.late_blocks, rep.observed);
+  EXPECT_EQ(rep.verdict, Verdict::kUnknown);
+  EXPECT_NE(rep.verdict_reason.find("validation window"), std::string::npos) << rep.verdict_reason;
   auto j = to_json(rep);
   EXPECT_EQ(j["held_cap"]["max_held_records"], 2'000);
   EXPECT_EQ(j["held_cap"]["shrinks"], rep.window_shrinks);
