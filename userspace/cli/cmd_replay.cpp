@@ -128,7 +128,9 @@ Result<int> cmd_replay(int argc, char** argv) {
   bool do_validate = false, fail_incomplete = false;
   p.flag(0, "validate", &do_validate,
          "watch the device's block layer with eBPF during the replay and check that every "
-         "submitted request reached it (splits and merges allowed); result in the summary");
+         "submitted request reached it (splits and merges allowed); result in the summary. "
+         "Memory: at most 52 MB of held records and the 64 MB ring buffer, at any rate "
+         "(--validate-window)");
   uint64_t validate_window_ns = validate::LiveOptions::kDefaultWindowNs;
   p.option(0, "validate-window", "TIME",
            "with --validate: how long to wait for the records of a request before resolving it "
