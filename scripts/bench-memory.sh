@@ -139,7 +139,8 @@ validation_line() {
       "\(.validator_cost.max_held_block_requests // "all") block requests (equal ones in a " +
       "row held as a count: \(.validator_cost.identical_requests // "-") requests " +
       "\(.validator_cost.identical_block_requests // "-") block requests); cap " +
-      "\(.held_cap.max_held_records // "none") " + (if (.held_cap.shrinks // 0) > 0 then
+      "\(.held_cap.max_held_bytes // "none") bytes, held at most " +
+      "\(.validator_cost.max_held_bytes // "-") bytes, " + (if (.held_cap.shrinks // 0) > 0 then
       "reached \(.held_cap.shrinks) times, window down to \(.held_cap.min_window_ns / 1e6) ms"
       else "never reached" end)' "$j"
   fi

@@ -135,11 +135,12 @@ Result<int> cmd_replay(int argc, char** argv) {
   p.option(0, "validate-window", "TIME",
            "with --validate: how long to wait for the records of a request before resolving it "
            "(default 5s); records that come later are counted late and their requests missing. "
-           "Memory holds one window of records, at most 131,072 of them at any rate (requests "
-           "and block-layer records; a run of equal ones counts once): at most 52 MB, plus the "
-           "32 MiB ring buffer (64 MB resident). Past that cap the oldest are resolved early: "
-           "the window shrinks, and the report counts how often and to how little (held_cap) "
-           "and what came late for it. 0: no window, only the cap",
+           "Memory holds one window of records (requests and block-layer records; a run of "
+           "equal ones counts once), at most 52 MB of them at any rate (~800,000 waiting for "
+           "the window, 64 bytes each), plus the 32 MiB ring buffer (64 MB resident). Past "
+           "that cap the oldest are resolved early: the window shrinks, and the report counts "
+           "how often and to how little (held_cap) and what came late for it. 0: no window, "
+           "only the cap",
            set_with(&validate_window_ns, parse_duration_ns));
   p.flag(0, "fail-incomplete", &fail_incomplete,
          "with --validate: exit 3 when a request is missing, 4 when the verdict is unknown "

@@ -40,7 +40,7 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
     MatchOptions mo = opts.match;
     mo.flush_reaches_device = v->flush_reaches_device_;
     mo.window_ns = opts.window_ns;
-    mo.max_held = opts.max_held;
+    mo.max_held_bytes = opts.max_held_bytes;
     v->matcher_ = std::make_unique<WindowMatcher>(mo);
   }
   CaptureConfig cfg;
@@ -183,6 +183,7 @@ Result<Report> LiveValidator::finish() {
   rep.cost = obs->cost;
   rep.cost.max_held_requests = matcher_->max_held_requests();
   rep.cost.max_held_blocks = matcher_->max_held_blocks();
+  rep.cost.max_held_bytes = matcher_->max_held_bytes();
   rep.cost.identical_requests = matcher_->identical_requests();
   rep.cost.identical_blocks = matcher_->identical_blocks();
   rep.capture_counters = obs->counters;

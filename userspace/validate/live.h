@@ -47,17 +47,15 @@ struct LiveOptions {
   // until finish() (memory grows with the run).
   uint64_t window_ns = kDefaultWindowNs;
   static constexpr uint64_t kDefaultWindowNs = 5'000'000'000;
-  // At most this many records (replayed and block-layer requests) are held
-  // unresolved, whatever the rate (MatchOptions::max_held): past it the
-  // window shrinks, counted in the report. With the ring buffer, this bounds
-  // the validator's memory (docs/validate.md "The window"): a held record
-  // takes at most kHeldRecordBytes (~50 bytes while it waits for the window,
-  // ~140 resolved and waiting for an earlier one to be reported, ~330 while
-  // its window is open: WindowMatcherHeld.BytesPerHeldRecord), so the held
-  // records take at most kDefaultMaxHeld * kHeldRecordBytes (52 MB).
-  uint64_t max_held = kDefaultMaxHeld;
-  static constexpr uint64_t kDefaultMaxHeld = 131'072;
-  static constexpr uint64_t kHeldRecordBytes = 400;
+  // The records held unresolved (replayed and block-layer requests) take at
+  // most this many bytes, whatever the rate (MatchOptions::max_held_bytes;
+  // WindowMatcher::held_bytes() counts each record at the most it takes
+  // where it is held): past it the window shrinks, counted in the report.
+  // With the ring buffer, this bounds the validator's memory
+  // (docs/validate.md "The window"): 50 MiB (52 MB), ~800,000 records
+  // waiting for the window.
+  uint64_t max_held_bytes = kDefaultMaxHeldBytes;
+  static constexpr uint64_t kDefaultMaxHeldBytes = 50ull << 20;
   // Keep every block-layer record for stop()'s Observation instead of
   // matching (validate_attach: a capture to save and validate offline).
   bool keep_all = false;

@@ -75,11 +75,12 @@ struct MatchOptions {
   // records of that time before it resolves what they could serve (records
   // that come later are "late"). 0: no window, whole inputs (blkrr validate).
   uint64_t window_ns = 0;
-  // At most this many records (replayed and block-layer requests together)
-  // are held unresolved; past it the oldest are resolved early, as if the
-  // window were shorter, and records that then come for them are late
-  // (Report::window_shrinks, min_window_ns). 0: no cap.
-  uint64_t max_held = 0;
+  // The records held unresolved (replayed and block-layer requests together)
+  // take at most this many bytes, as WindowMatcher::held_bytes() counts them;
+  // past it the oldest are resolved early, as if the window were shorter,
+  // and records that then come for them are late (Report::window_shrinks,
+  // min_window_ns). 0: no cap.
+  uint64_t max_held_bytes = 0;
 };
 
 struct RequestRef {
@@ -177,6 +178,7 @@ struct ValidatorCost {
   // The most replayed and block-layer requests the matcher held at once
   // (added and not yet resolved): its memory, bounded by the window.
   uint64_t max_held_requests = 0, max_held_blocks = 0;
+  uint64_t max_held_bytes = 0;  // WindowMatcher::held_bytes(), the most at once
   // Records equal to the one that arrived just before them, held as a count
   // on it (a run of equal records takes one record's memory).
   uint64_t identical_requests = 0, identical_blocks = 0;
@@ -203,7 +205,7 @@ struct Report {
   // MatchOptions::window_ns): requests resolved as not served (counted in
   // missing too), block requests not matched (neither matched nor foreign).
   uint64_t late_requests = 0, late_blocks = 0;
-  // The cap of MatchOptions::max_held was reached this many times; the
+  // The cap of MatchOptions::max_held_bytes was reached this many times; the
   // window then held as little as min_window_ns of time (0 when never).
   uint64_t window_shrinks = 0, min_window_ns = 0;
   std::vector<RequestRef> missing, expected_missing;

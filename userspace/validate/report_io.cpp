@@ -129,8 +129,8 @@ nlohmann::json to_json(const Report& r) {
       {"flush_reaches_device", r.options.flush_reaches_device},
       {"strict_completions", r.options.strict_completions},
       {"validate_window_ns", r.options.window_ns ? json(r.options.window_ns) : json(nullptr)}};
-  if (r.options.max_held)
-    j["held_cap"] = {{"max_held_records", r.options.max_held},
+  if (r.options.max_held_bytes)
+    j["held_cap"] = {{"max_held_bytes", r.options.max_held_bytes},
                      {"shrinks", r.window_shrinks},
                      {"min_window_ns", r.min_window_ns}};
   j["notes"] = r.notes;
@@ -145,6 +145,7 @@ nlohmann::json to_json(const Report& r) {
                            {"match_ns", c.match_ns},
                            {"max_held_requests", c.max_held_requests},
                            {"max_held_block_requests", c.max_held_blocks},
+                           {"max_held_bytes", c.max_held_bytes},
                            {"identical_requests", c.identical_requests},
                            {"identical_block_requests", c.identical_blocks}};
   }
@@ -175,10 +176,10 @@ std::string format_text(const Report& r, size_t list_lines) {
                 fmt_duration_ns(static_cast<double>(r.options.window_ns)).c_str(), r.late_requests,
                 r.late_blocks);
   if (r.window_shrinks)
-    s += strfmt("  held-record cap of %" PRIu64 " reached %" PRIu64
+    s += strfmt("  held-record cap of %.1f MB reached %" PRIu64
                 " times: the window shrank to as little as %s (records later than that are "
                 "late: the loss of exactness)\n",
-                r.options.max_held, r.window_shrinks,
+                static_cast<double>(r.options.max_held_bytes) / 1e6, r.window_shrinks,
                 fmt_duration_ns(static_cast<double>(r.min_window_ns)).c_str());
   if (r.flushes_absorbed)
     s += strfmt("  flushes ended by the kernel (no volatile write cache): %" PRIu64 "\n",

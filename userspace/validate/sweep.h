@@ -116,6 +116,8 @@ class Sweep {
   // Records held (a run of equal ones counts once).
   size_t held_requests() const { return pending_r_.size() + open_.size() + run_r_.has_value(); }
   size_t held_blocks() const { return pending_b_.size() + run_b_.has_value(); }
+  // Of those, the requests whose windows are open (the others wait).
+  size_t open_requests() const { return open_.size(); }
 
   uint64_t wstart(const ReplayedRequest& r) const {
     if (o_.by_order) return 0;  // pairing by order: every window open from the start to the end

@@ -189,14 +189,28 @@ uint64_t WindowMatcher::held_blocks() const {
   return data_.held_blocks() + other_.held_blocks() + flush_.held_blocks() + bdone_.size();
 }
 
+uint64_t WindowMatcher::held_bytes() const {
+  return open_bytes() + (rdone_.size() + bdone_.size()) * kResolvedBytes +
+         (held_requests() + held_blocks() - rdone_.size() - bdone_.size() - open_requests()) *
+             kWaitingBytes;
+}
+
+uint64_t WindowMatcher::open_requests() const {
+  return data_.open_requests() + other_.open_requests() + flush_.open_requests();
+}
+
 void WindowMatcher::note_held(uint64_t t) {
   latest_ = std::max(latest_, t);
   enforce_cap();
   max_held_r_ = std::max(max_held_r_, held_requests());
   max_held_b_ = std::max(max_held_b_, held_blocks());
+  if (o_.max_held_bytes) max_held_bytes_ = std::max(max_held_bytes_, held_bytes());
 }
 
-// Resolves up to ever later instants until a quarter of the cap is free: the
+// Resolves up to ever later instants until a quarter of the cap is free (but
+// for the requests whose windows are open: advancing opens more of them, and
+// they are only those in flight and of the last slack, rate x (latency +
+// slack), whatever the window): the
 // window is shortened to latest_ - done() for the records held now, and
 // whatever comes later for the instants passed is late. The first step is an
 // eighth of the time the held records span (from the earliest held, not from
@@ -206,8 +220,8 @@ void WindowMatcher::note_held(uint64_t t) {
 // the requests of that last stretch (rate x (latency + slack)), never by a
 // window.
 void WindowMatcher::enforce_cap() {
-  const uint64_t cap = o_.max_held;
-  if (cap == 0 || held_requests() + held_blocks() <= cap) return;
+  const uint64_t cap = o_.max_held_bytes;
+  if (cap == 0 || held_bytes() <= cap) return;
   ++shrinks_;
   const uint64_t target = cap - cap / 4;
   const uint64_t first = std::min(
@@ -217,7 +231,7 @@ void WindowMatcher::enforce_cap() {
   for (;;) {
     const uint64_t w = std::min(latest_ + 1, first + step);
     advance(w);
-    if (held_requests() + held_blocks() <= target || w > latest_) break;
+    if (held_bytes() - open_bytes() <= target || w > latest_) break;
     step *= 2;
   }
   min_window_ = std::min(min_window_, latest_ - std::min(latest_, data_.done()));

@@ -69,6 +69,17 @@ class WindowMatcher {
   uint64_t held_blocks() const;
   uint64_t max_held_requests() const { return max_held_r_; }
   uint64_t max_held_blocks() const { return max_held_b_; }
+  // The memory of the records held now, each counted at the most it takes
+  // where it is held (checked by WindowMatcherHeld.BytesPerHeldRecord), and
+  // the most at once. MatchOptions::max_held_bytes caps it.
+  uint64_t held_bytes() const;
+  // Of the requests held, those whose windows are open, and their bytes.
+  uint64_t open_requests() const;
+  uint64_t open_bytes() const { return open_requests() * kOpenBytes; }
+  uint64_t max_held_bytes() const { return max_held_bytes_; }
+  static constexpr uint64_t kWaitingBytes = 64;    // added, its window not open yet
+  static constexpr uint64_t kOpenBytes = 400;      // a request whose window is open
+  static constexpr uint64_t kResolvedBytes = 192;  // resolved, waiting to be reported in order
   // Records held as a count on an equal one that arrived just before them
   // (Sweep::add): they take no memory of their own.
   uint64_t identical_requests() const {
@@ -83,7 +94,7 @@ class WindowMatcher {
   // False while `b` may still turn out to be the replayer's own probe.
   bool classify(const detail::BDone& d, detail::BlockClass& c) const;
   void note_held(uint64_t t);
-  // MatchOptions::max_held: resolves the oldest records early.
+  // MatchOptions::max_held_bytes: resolves the oldest records early.
   void enforce_cap();
 
   MatchOptions o_;
@@ -100,7 +111,7 @@ class WindowMatcher {
   uint64_t added_r_ = 0, added_b_ = 0;  // arrival counters
   uint64_t late_r_ = 0;
   uint64_t first_submit_ = UINT64_MAX, first_served_issue_ = UINT64_MAX;
-  uint64_t max_held_r_ = 0, max_held_b_ = 0;
+  uint64_t max_held_r_ = 0, max_held_b_ = 0, max_held_bytes_ = 0;
   uint64_t latest_ = 0;  // the latest time of a record added
   uint64_t shrinks_ = 0, min_window_ = UINT64_MAX;
   bool own_ = false;

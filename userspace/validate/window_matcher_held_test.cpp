@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
-#include "validate/live.h"
 #include "validate/report_io.h"
 #include "validate/test_streams.h"
 #include "validate/window_matcher.h"
@@ -192,7 +191,7 @@ struct InTime {
       m.advance(replayed[i].submit_ns > 5000 * kMs ? replayed[i].submit_ns - 5000 * kMs : 0);
       m.add_block(block[i]);
       m.add_replayed(replayed[i]);
-      *most = std::max(*most, m.held_requests() + m.held_blocks());
+      *most = std::max(*most, m.held_bytes());
     }
     return m.finish({});
   }
@@ -211,21 +210,23 @@ TEST(WindowMatcherHeld, CapReachedLosesNothingWhileRecordsComeInTime) {
   InTime s(20'000);
   MatchOptions capped;
   capped.window_ns = 5000 * kMs;
-  capped.max_held = 1'000;
+  // 4,000 records waiting; the requests whose windows are open (2 ms of
+  // them: 200 at 400 bytes) are far fewer.
+  capped.max_held_bytes = 4'000 * WindowMatcher::kWaitingBytes;
   WindowMatcher m(capped);
   uint64_t most = 0;
   Report rep = s.feed(m, &most);
   MatchOptions open = capped;
-  open.max_held = 0;
+  open.max_held_bytes = 0;
   WindowMatcher whole(open);
   uint64_t most_whole = 0;
   Report ref = s.feed(whole, &most_whole);
 
-  EXPECT_LE(most, 1'000u);
-  EXPECT_EQ(most_whole, 40'000u);  // the whole run: 5 s is longer than it
+  EXPECT_LE(most, capped.max_held_bytes);
+  EXPECT_EQ(most_whole, 40'000u * WindowMatcher::kWaitingBytes);  // the whole run: 5 s is longer
   EXPECT_GT(rep.window_shrinks, 10u);
   EXPECT_GT(rep.min_window_ns, 0u);
-  EXPECT_LT(rep.min_window_ns, 10 * kMs);  // 1,000 records at 200,000 a second: ~5 ms
+  EXPECT_LT(rep.min_window_ns, 30 * kMs);  // 4,000 records at 200,000 a second: ~20 ms
   EXPECT_EQ(rep.late_requests + rep.late_blocks, 0u);
   EXPECT_EQ(rep.covered, 20'000u);
   EXPECT_EQ(rep.verdict, Verdict::kComplete);
@@ -233,7 +234,7 @@ TEST(WindowMatcherHeld, CapReachedLosesNothingWhileRecordsComeInTime) {
   EXPECT_EQ(to_json(rep)["held_cap"]["shrinks"], rep.window_shrinks);
 
   MatchOptions roomy = capped;
-  roomy.max_held = 50'000;
+  roomy.max_held_bytes = 50'000 * WindowMatcher::kWaitingBytes;
   WindowMatcher below(roomy);
   uint64_t most_below = 0;
   Report under = s.feed(below, &most_below);
@@ -249,7 +250,7 @@ size_t heap_in_use() {
 }
 
 // What one held record takes, in each place it can be held, against the
-// bound --help states (LiveOptions::kHeldRecordBytes): waiting for the window
+// bytes WindowMatcher::held_bytes() counts for it: waiting for the window
 // (the usual case), resolved and waiting for an earlier one to be reported,
 // and with its window open (at most the requests in flight and of the last
 // slack, but measured with 100,000 of them).
@@ -263,7 +264,6 @@ TEST(WindowMatcherHeld, BytesPerHeldRecord) {
     return static_cast<double>(heap_in_use() - before) /
            static_cast<double>(m.held_requests() + m.held_blocks());
   };
-  const double bound = LiveOptions::kHeldRecordBytes;
   {
     const size_t before = heap_in_use();
     WindowMatcher m(MatchOptions{});
@@ -272,7 +272,8 @@ TEST(WindowMatcherHeld, BytesPerHeldRecord) {
       m.add_replayed(s.replayed[i]);
     }
     EXPECT_EQ(m.held_requests() + m.held_blocks(), 2 * n);
-    EXPECT_LE(per_record(before, m), 64.0);
+    EXPECT_LE(per_record(before, m), WindowMatcher::kWaitingBytes);
+    EXPECT_EQ(m.held_bytes(), 2 * n * WindowMatcher::kWaitingBytes);
   }
   {
     const size_t before = heap_in_use();
@@ -287,7 +288,7 @@ TEST(WindowMatcherHeld, BytesPerHeldRecord) {
     }
     m.advance(s.replayed[n - 1].submit_ns);
     EXPECT_EQ(m.held_requests(), n);
-    EXPECT_LE(per_record(before, m), bound / 2);
+    EXPECT_LE(per_record(before, m), WindowMatcher::kResolvedBytes);
   }
   {
     const size_t before = heap_in_use();
@@ -300,7 +301,8 @@ TEST(WindowMatcherHeld, BytesPerHeldRecord) {
     }
     m.advance(kStreamT0 + n + 2 * kMs);  // every window open
     EXPECT_EQ(m.held_requests(), n);
-    EXPECT_LE(per_record(before, m), bound);
+    EXPECT_LE(per_record(before, m), WindowMatcher::kOpenBytes);
+    EXPECT_EQ(m.held_bytes(), n * WindowMatcher::kOpenBytes);
   }
 }
 

@@ -200,8 +200,8 @@ TEST(WindowMatcher, MissingWithoutLateRecordsIsIncomplete) {
 }
 
 // The cap on held records: a clean stream at 50,000 requests a second fed
-// with a 5 s window would hold ~250,000 records per side; capped at 2,000
-// records it holds at most that plus the last few ms, the window shrinks (counted, with the
+// with a 5 s window would hold ~250,000 records per side; capped at 512,000
+// bytes (8,000 records waiting) it holds at most that, the window shrinks (counted, with the
 // shortest window it left) and the report says so. Without the cap the
 // same stream holds far more and nothing is counted.
 TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
@@ -211,7 +211,7 @@ TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
   shape.clean = true;
   Stream s = make_stream(11, shape);
   MatchOptions capped = s.options;
-  capped.max_held = 2'000;
+  capped.max_held_bytes = 8'000 * WindowMatcher::kWaitingBytes;  // 8,000 records waiting
   WindowMatcher m(capped);
   uint64_t most = 0;
   for (const auto& a : s.arrivals) {
@@ -222,14 +222,13 @@ TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
       m.add_replayed(s.replayed[a.index]);
     most = std::max(most, m.held_requests() + m.held_blocks());
   }
-  // The cap, plus at most the requests whose windows (completion + slack)
-  // reach past the latest record: ~3 ms at 100,000 records a second.
-  EXPECT_LE(most, 3'000u);
+  // At most 8,000 records (fewer when some are open, at 400 bytes).
+  EXPECT_LE(most, 8'000u);
   Report rep = m.finish({});
   EXPECT_EQ(rep.replayed, s.replayed.size());
   EXPECT_EQ(rep.observed, s.block.size());
   EXPECT_GT(rep.window_shrinks, 10u);
-  EXPECT_LT(rep.min_window_ns, 100 * kMs);         // 2,000 records at 100,000 a second: ~20 ms
+  EXPECT_LT(rep.min_window_ns, 200 * kMs);         // 8,000 records at 100,000 a second: ~80 ms
   EXPECT_GT(rep.covered, rep.submitted * 9 / 10);  // records still mostly in time
   // Records that came for the instants the cap passed: counted late on each
   // side, their requests missing, the verdict "unknown" and why.
@@ -239,9 +238,10 @@ TEST(WindowMatcher, HeldRecordsStayUnderTheCapAtAnyRate) {
   EXPECT_EQ(rep.verdict, Verdict::kUnknown);
   EXPECT_NE(rep.verdict_reason.find("validation window"), std::string::npos) << rep.verdict_reason;
   auto j = to_json(rep);
-  EXPECT_EQ(j["held_cap"]["max_held_records"], 2'000);
+  EXPECT_EQ(j["held_cap"]["max_held_bytes"], 512'000);
+  EXPECT_LE(m.max_held_bytes(), 512'000u);
   EXPECT_EQ(j["held_cap"]["shrinks"], rep.window_shrinks);
-  EXPECT_NE(format_text(rep).find("held-record cap of 2000 reached"), std::string::npos)
+  EXPECT_NE(format_text(rep).find("held-record cap of 0.5 MB reached"), std::string::npos)
       << format_text(rep);
 
   WindowMatcher open(s.options);
