@@ -22,6 +22,8 @@
 #                            it reads is kept in WORK, ~15 bytes a request); above it the
 #                            replay result goes to a FIFO and is not kept
 #              STEPS         default "convert replay loop validate report"
+#              VALIDATE_ARGS more arguments of the --validate step (e.g. "--validate-window 0":
+#                            only the held-record cap bounds what is held)
 #              CMODE         --cmode of the replays (default partial; the repeated load's
 #                            pass boundaries leave thousands of requests waiting, which
 #                            costs ~0.5 us a request, docs/performance.md)
@@ -51,6 +53,7 @@ VALIDATE_MAX="${VALIDATE_MAX:-10000000}"
 REPORT_MAX="${REPORT_MAX:-10000000}"
 STEPS="${STEPS:-convert replay loop validate report}"
 CMODE="${CMODE:-partial}"
+read -r -a VALIDATE_ARGS <<<"${VALIDATE_ARGS:-}"
 LOCK=/run/lock/blkrr-kernel.lock
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000000 10000000 100000000)
@@ -187,7 +190,8 @@ one_size() {
   fi
   if has_step validate && [ "$want" -le "$VALIDATE_MAX" ] && setup_loop; then
     measure "replay --validate on a loop device" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
-      --timing fullspeed --cmode "$CMODE" --validate --quiet --json-file "$WORK/validate.json"
+      --timing fullspeed --cmode "$CMODE" --validate "${VALIDATE_ARGS[@]}" --quiet \
+      --json-file "$WORK/validate.json"
   fi
   if has_step report && [ -s "$WORK/out.replay.gz" ]; then
     measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" -o "$WORK/report"
