@@ -392,7 +392,7 @@ Result<ConvertSummary> run_convert(const ConvertOptions& given) {
   } else if (!o.split_by_volume) {  // the split checks its files (split_sink.h)
     outs.push_back({o.output, "-o"});
   }
-  BLKRR_TRY(check_outputs(outs, o.inputs));
+  BLKRR_TRY(check_outputs(outs, o.inputs, o.existing));
   ConvertSummary s;
   s.inputs = o.inputs;
   auto src = open_prefetched(o);

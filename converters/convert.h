@@ -16,6 +16,7 @@
 #include "converters/sink.h"
 #include "converters/source.h"
 #include "converters/split_sink.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -25,6 +26,7 @@ struct ConvertOptions {
   std::vector<std::string> inputs;
   SourceOptions source;
   std::string output;                     // "-" = stdout
+  Existing existing = Existing::kRefuse;  // --overwrite: kReplace (core/io_guard.h)
   std::optional<OutputFormat> to;         // default: from the output name
   int gz_level = 1;                       // fast; --gzip-level 9 for archives
   StartPoint point = StartPoint::kIssue;  // native traces: which time is the start

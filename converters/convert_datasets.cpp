@@ -40,6 +40,7 @@ Result<std::unique_ptr<SplitSink>> open_volume_split(const ConvertOptions& o, co
   sp.preamble = so.preamble;
   sp.gz_level = o.gz_level;
   sp.max_open = o.split_max_open;
+  sp.existing = o.existing;
   sp.buffer_bytes = o.split_buffer_bytes;
   sp.inputs = o.inputs;
   return SplitSink::create(sp);

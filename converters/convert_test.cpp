@@ -53,6 +53,7 @@ ConvertOptions opts(const std::string& in, const std::string& out) {
   ConvertOptions o;
   o.inputs = {in};
   o.output = out;
+  o.existing = Existing::kReplace;  // the tests write one name again (--overwrite)
   return o;
 }
 
@@ -95,6 +96,35 @@ TEST(Convert, LoadToLoadKeepsDataLinesAndNotice) {
     auto out = LoadReader::open(t.file("out.load.gz"));
     EXPECT_EQ(in->preamble(), out->preamble());
   }
+}
+
+// `convert -o existing.load.gz` replaced the file without a word.
+TEST(Convert, AnExistingOutputIsReplacedOnlyWithOverwrite) {
+  TempDir t;
+  const std::string out = t.file("out.load.gz");
+  ConvertOptions o = opts(data_path("windows-mssql.load.gz"), out);
+  o.existing = Existing::kRefuse;
+  ASSERT_TRUE(convert(o).ok());
+  const std::string first = testing::slurp_raw(out);
+  o.inputs = {data_path("linux-mysql.load.gz")};
+  auto again = convert(o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().kind, ErrorKind::kUsage);
+  EXPECT_NE(again.error().message.find("-o " + out + " exists"), std::string::npos)
+      << again.error().message;
+  EXPECT_EQ(testing::slurp_raw(out), first);  // untouched
+  o.existing = Existing::kReplace;
+  ASSERT_TRUE(convert(o).ok());
+  EXPECT_EQ(data_lines_of(out).size(), 80794u);
+}
+
+// `convert -o x.parquet` wrote a blkreplay load under that name without a word.
+TEST(Convert, UnknownOutputExtensionsAreNamed) {
+  EXPECT_EQ(unknown_output_extension("x.parquet"), ".parquet");
+  EXPECT_EQ(unknown_output_extension("/d.ir/x.parquet.gz"), ".parquet");
+  for (const char* known : {"a.load.gz", "a.load", "b.blkrr", "c.iolog.gz", "d.csv", "e.jsonl",
+                            "f.json", "g.replay.gz", "h.txt", "noext", "dir.d/noext", "-"})
+    EXPECT_EQ(unknown_output_extension(known), "") << known;
 }
 
 TEST(Convert, SummaryNumbers) {

@@ -57,7 +57,8 @@ Result<GraphResult> infer_dependency_graph(const GraphOptions& o) {
                  input_names(o) + " is a " + std::string(input_format_name(info.format)) +
                      " input, which carries no completion times and so no dependencies "
                      "(native traces, blktrace/blkparse with issue events and MSR do)");
-  if (!o.output.empty()) BLKRR_TRY(check_outputs({{o.output, "--dependencies"}}, o.inputs));
+  if (!o.output.empty())
+    BLKRR_TRY(check_outputs({{o.output, "--dependencies"}}, o.inputs, o.existing));
   std::optional<AtomicFile> file;
   FilePtr out;
   if (!o.output.empty()) {

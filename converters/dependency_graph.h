@@ -15,6 +15,7 @@
 #include "converters/source.h"
 #include "core/dependency.h"
 #include "core/dependency_stats.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -22,7 +23,8 @@ struct GraphOptions {
   std::vector<std::string> inputs;
   SourceOptions source;
   DependencyOptions deps;
-  std::string output;  // the graph file; "" = statistics only
+  std::string output;                     // the graph file; "" = statistics only
+  Existing existing = Existing::kRefuse;  // an existing graph file: --overwrite
   uint64_t reorder_window_ns = 10'000'000'000ull;
 };
 

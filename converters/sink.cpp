@@ -138,6 +138,18 @@ OutputFormat output_format_for_path(const std::string& path) {
   return OutputFormat::kLoad;
 }
 
+std::string unknown_output_extension(const std::string& path) {
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (ends_with(base, ".gz")) base.resize(base.size() - 3);
+  size_t dot = base.rfind('.');
+  if (dot == std::string::npos || dot == 0) return "";
+  std::string ext = base.substr(dot);
+  for (const char* known :
+       {".blkrr", ".iolog", ".csv", ".json", ".jsonl", ".load", ".replay", ".txt"})
+    if (ext == known) return "";
+  return ext;
+}
+
 Result<std::unique_ptr<RequestSink>> open_sink(const std::string& path, const SinkOptions& opts) {
   std::unique_ptr<RequestSink> s;
   switch (opts.format) {

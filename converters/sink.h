@@ -24,6 +24,11 @@ std::optional<OutputFormat> parse_output_format(std::string_view s);
 // From the file name: *.blkrr native, *.iolog fio, *.csv CSV, *.json/*.jsonl
 // JSON lines, anything else a blkreplay load.
 OutputFormat output_format_for_path(const std::string& path);
+// The extension of a file name that names no output format (".parquet" of
+// "x.parquet", also under .gz), or "": the name says its format (the above,
+// *.load, *.replay, *.txt) or has no extension; output_format_for_path()
+// makes such a file a blkreplay load, which a user should be told.
+std::string unknown_output_extension(const std::string& path);
 // Whether the format can carry the operation (loads: reads and writes; fio:
 // also flush and discard; CSV, JSON and native: everything).
 bool format_expresses(OutputFormat f, Op op);

@@ -205,6 +205,21 @@ std::string SplitReport::text() const {
          std::to_string(reopened) + " re-openings appended a gzip member)\n";
 }
 
+namespace {
+// The loads of an earlier split in `dir` (volume-ID.load.gz), at most one named.
+std::vector<std::string> earlier_loads(const std::string& dir) {
+  std::vector<std::string> out;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) return out;
+  while (dirent* e = ::readdir(d.get())) {
+    std::string n = e->d_name;
+    if (n.rfind("volume-", 0) == 0 && n.size() > 15 && n.compare(n.size() - 8, 8, ".load.gz") == 0)
+      return {n};
+  }
+  return out;
+}
+}  // namespace
+
 Result<std::unique_ptr<SplitSink>> SplitSink::create(const SplitOptions& o) {
   if (o.dir.empty()) return Error(ErrorKind::kUsage, "--split-by: no output directory (-o DIR/)");
   struct stat st {};
@@ -215,6 +230,8 @@ Result<std::unique_ptr<SplitSink>> SplitSink::create(const SplitOptions& o) {
   } else if (!S_ISDIR(st.st_mode)) {
     return Error(ErrorKind::kUsage,
                  "--split-by writes one load per volume: -o " + o.dir + " must be a directory");
+  } else {
+    BLKRR_TRY(refuse_existing_in(o.dir, earlier_loads(o.dir), "-o", o.existing));
   }
   std::string tmpl = o.dir + "/.blkrr-split.XXXXXX";
   if (!::mkdtemp(tmpl.data()))

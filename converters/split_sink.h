@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "converters/sink.h"
+#include "core/io_guard.h"
 
 namespace blkrr {
 
@@ -32,9 +33,10 @@ struct SplitOptions {
   std::string dir;                    // created if missing (one level)
   std::vector<std::string> preamble;  // notice lines of every load (a line "volume ID" follows)
   int gz_level = 1;
-  size_t max_open = 16;             // gzip writers open at once
-  size_t buffer_bytes = 32 << 20;   // load lines buffered over all volumes
-  std::vector<std::string> inputs;  // never written over
+  size_t max_open = 16;                   // gzip writers open at once
+  size_t buffer_bytes = 32 << 20;         // load lines buffered over all volumes
+  std::vector<std::string> inputs;        // never written over
+  Existing existing = Existing::kRefuse;  // loads of an earlier split in dir: --overwrite
 };
 
 struct SplitReport {

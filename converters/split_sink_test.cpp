@@ -130,6 +130,26 @@ TEST(SplitByVolume, FailureLeavesTheDirectoryAsItWas) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
+// A second split into the same directory replaced the first one's loads.
+TEST(SplitByVolume, AnEarlierSplitIsReplacedOnlyWithOverwrite) {
+  TempDir t;
+  auto in = t.write("io_traces.csv", interleaved());
+  const std::string dir = t.file("out");
+  ASSERT_TRUE(run_convert(split_options(in, dir)).ok());
+  const std::string v0 = SplitSink::volume_path(dir, 0), before = slurp_raw(v0);
+  auto again = run_convert(split_options(in, dir));
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("-o " + dir + " holds volume-"), std::string::npos)
+      << again.error().message;
+  EXPECT_NE(again.error().message.find("--overwrite"), std::string::npos);
+  EXPECT_EQ(slurp_raw(v0), before);
+  auto o = split_options(in, dir);
+  o.existing = Existing::kReplace;
+  auto s = run_convert(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->split->volumes, 5u);
+}
+
 TEST(SplitByVolume, RefusedWhereItCannotApply) {
   TempDir t;
   auto o = split_options(data_path("linux-mysql.load.gz"), t.file("o"));

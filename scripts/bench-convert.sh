@@ -30,8 +30,8 @@ big="$WORK/big.load.gz"
 native="$WORK/big.blkrr"
 if [ ! -s "$big" ] || [ "$(cat "$WORK/passes" 2>/dev/null)" != "$passes" ]; then
   echo "making $big: linux-mysql x $passes" >&2
-  "$BLKRR" convert "$src" --repeat "$passes" -o "$big" --gzip-level 6 -q
-  "$BLKRR" convert "$big" -o "$native" -q
+  "$BLKRR" convert "$src" --repeat "$passes" -o "$big" --gzip-level 6 -q --overwrite
+  "$BLKRR" convert "$big" -o "$native" -q --overwrite
   echo "$passes" > "$WORK/passes"
 fi
 reqs=$(( passes * per ))
@@ -62,10 +62,10 @@ echo "requests: $reqs; blkrr: $BLKRR; runs: $RUNS (median); $(nproc) cores; load
 echo
 echo "| command                                      | wall s | CPU s  | M req/s wall | M req/s per core |"
 echo "|----------------------------------------------|--------|--------|------|------|"
-row "blkrr convert native -> load (plain)"       "'$BLKRR' convert '$native' -o '$WORK/o1.load' -q"
-row "blkrr convert native -> load.gz (level 1)"  "'$BLKRR' convert '$native' -o '$WORK/o2.load.gz' --gzip-level 1 -q"
-row "blkrr convert load.gz -> load (plain)"      "'$BLKRR' convert '$big' -o '$WORK/o3.load' -q"
-row "blkrr convert load.gz -> load.gz (level 1)" "'$BLKRR' convert '$big' -o '$WORK/o4.load.gz' --gzip-level 1 -q"
+row "blkrr convert native -> load (plain)"       "'$BLKRR' convert '$native' -o '$WORK/o1.load' -q --overwrite"
+row "blkrr convert native -> load.gz (level 1)"  "'$BLKRR' convert '$native' -o '$WORK/o2.load.gz' --gzip-level 1 -q --overwrite"
+row "blkrr convert load.gz -> load (plain)"      "'$BLKRR' convert '$big' -o '$WORK/o3.load' -q --overwrite"
+row "blkrr convert load.gz -> load.gz (level 1)" "'$BLKRR' convert '$big' -o '$WORK/o4.load.gz' --gzip-level 1 -q --overwrite"
 row "zcat \\| awk rewrite (plain)"               "zcat '$big' | $awk_rewrite > '$WORK/a1.load'"
 row "zcat \\| awk rewrite \\| gzip -1"           "zcat '$big' | $awk_rewrite | gzip -1 > '$WORK/a2.load.gz'"
 row "zcat > /dev/null (decompression alone)"     "zcat '$big' > /dev/null"

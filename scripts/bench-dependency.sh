@@ -62,20 +62,20 @@ wait_ready() {
 # record DEV JOB OUT: the job's requests on DEV as a native trace (fio's only).
 record() {
   local dev=$1 job=$2 out=$3 pid
-  "$BLKRR" record -d "$dev" -o "$BENCH_WORK/all.blkrr" > "$BENCH_WORK/rec.log" 2>&1 &
+  "$BLKRR" record -d "$dev" --overwrite -o "$BENCH_WORK/all.blkrr" > "$BENCH_WORK/rec.log" 2>&1 &
   pid=$!
   wait_ready "$BENCH_WORK/rec.log"
   run_fio "$dev" "$job" > /dev/null
   kill -TERM "$pid"
   wait "$pid" || true
-  "$BLKRR" convert "$BENCH_WORK/all.blkrr" -n fio -o "$out" --quiet
+  "$BLKRR" convert "$BENCH_WORK/all.blkrr" -n fio -o "$out" --quiet --overwrite
 }
 
 # replay TRACE DEV TIMING... -> "span_s iops"
 replay() {
   local trace=$1 dev=$2
   shift 2
-  "$BLKRR" replay "$trace" "$dev" --quiet --json-file "$BENCH_WORK/r.json" "$@" > /dev/null 2>&1 ||
+  "$BLKRR" replay "$trace" "$dev" --quiet --overwrite --json-file "$BENCH_WORK/r.json" "$@" > /dev/null 2>&1 ||
     bench_die "replay $* failed"
   jq -r '"\(.achieved.span_s) \(.achieved.iops)"' "$BENCH_WORK/r.json"
 }

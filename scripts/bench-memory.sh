@@ -164,13 +164,13 @@ one_size() {
   PASSES=$(( (want + per - 1) / per ))
   n=$(( PASSES * per ))
   if [ -n "$BASE" ] && [ "$WANT" -le "$BASE_MAX" ]; then
-    nice -n 10 "$BLKRR" convert "$src" --repeat "$PASSES" -o "$WORK/base.load.gz" -q
+    nice -n 10 "$BLKRR" convert "$src" --repeat "$PASSES" -o "$WORK/base.load.gz" -q --overwrite
   fi
   if has_step convert; then
     sink sink.load.gz
-    measure "convert --repeat -> load.gz" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.load.gz" -q
+    measure "convert --repeat -> load.gz" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.load.gz" -q --overwrite
     sink sink.blkrr
-    measure "convert --repeat -> native" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.blkrr" -q
+    measure "convert --repeat -> native" "$n" 0 @BLKRR@ convert @IN@ -o "$WORK/sink.blkrr" -q --overwrite
   fi
   if has_step replay; then
     truncate -s 2G "$WORK/target.img"
@@ -181,7 +181,7 @@ one_size() {
     fi
     measure "replay --fake-io --timing fullspeed -o" "$n" 0 @BLKRR@ replay @IN@ \
       "$WORK/target.img" --allow-file --fake-io --timing fullspeed --cmode "$CMODE" \
-      -o "$result" --quiet
+      -o "$result" --quiet --overwrite
     rm -f "$WORK/target.img"
   fi
   if has_step loop && [ "$want" -le "$LOOP_MAX" ] && setup_loop; then
@@ -190,11 +190,11 @@ one_size() {
   fi
   if has_step validate && [ "$want" -le "$VALIDATE_MAX" ] && setup_loop; then
     measure "replay --validate on a loop device" "$n" 1 @BLKRR@ replay @IN@ "$LOOP" --force \
-      --timing fullspeed --cmode "$CMODE" --validate "${VALIDATE_ARGS[@]}" --quiet \
+      --timing fullspeed --cmode "$CMODE" --validate "${VALIDATE_ARGS[@]}" --quiet --overwrite \
       --json-file "$WORK/validate.json"
   fi
   if has_step report && [ -s "$WORK/out.replay.gz" ]; then
-    measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" -o "$WORK/report"
+    measure "report of the replay result" "$n" 0 @BLKRR@ report "$WORK/out.replay.gz" --overwrite -o "$WORK/report"
     rm -rf "$WORK/report"
   fi
   rm -f "$WORK/out.replay.gz" "$WORK/base.load.gz"

@@ -59,13 +59,13 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
   case $mode in
     none) fio_iops "$@" ;;
     blkrr)
-      "$BLKRR" record -d "$loop" -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
+      "$BLKRR" record -d "$loop" --overwrite -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
       rec_pid=$!; wait_ready "$work/rec.log"
       fio_iops "$@"
       kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
       rm -f "$work/rec.blkrr" ;;
     lean)
-      "$BLKRR" record --lean -d "$loop" -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
+      "$BLKRR" record --lean -d "$loop" --overwrite -o "$work/rec.blkrr" >"$work/rec.log" 2>&1 &
       rec_pid=$!; wait_ready "$work/rec.log"
       fio_iops "$@"
       kill -TERM $rec_pid; wait $rec_pid; rec_pid=""
@@ -125,9 +125,9 @@ prog_stats() {  # prog_stats PID -> JSON [{name, t, n}] of that process's progra
 per_request() {  # per_request LABEL [record args]
   local label=$1; shift
   sysctl -q kernel.bpf_stats_enabled=1
-  "$BLKRR" record -d "$loop" -o "$work/stats.blkrr" "$@" >"$work/rec.log" 2>&1 &
+  "$BLKRR" record -d "$loop" --overwrite -o "$work/stats.blkrr" "$@" >"$work/rec.log" 2>&1 &
   rec_pid=$!
-  "$BLKRR" record -d "$idle" -o "$work/idle.blkrr" "$@" >"$work/idle.log" 2>&1 &
+  "$BLKRR" record -d "$idle" --overwrite -o "$work/idle.blkrr" "$@" >"$work/idle.log" 2>&1 &
   idle_pid=$!
   wait_ready "$work/rec.log"; wait_ready "$work/idle.log"
   local hz utick stick pa pb reqs bpr

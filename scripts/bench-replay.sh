@@ -117,9 +117,9 @@ for round in $(seq "$ROUNDS"); do
   for R in $RATES; do
     L=$W/$R/load.load.gz
     run "blkrr" "$R" "$round" blkrr \
-      "$BLKRR" replay "$L" "$LOOP" --quiet --json-file "$W/u.json"
+      "$BLKRR" replay "$L" "$LOOP" --quiet --overwrite --json-file "$W/u.json"
     run "blkrr --realtime $RT" "$R" "$round" blkrr \
-      "$BLKRR" replay "$L" "$LOOP" --quiet --realtime "$RT" --json-file "$W/u.json"
+      "$BLKRR" replay "$L" "$LOOP" --quiet --realtime "$RT" --overwrite --json-file "$W/u.json"
     run "btreplay (btrecord -M 1)" "$R" "$round" btreplay \
       bash -c "cd $W/$R/bt && exec btreplay $NAME"
     run "fio iolog" "$R" "$round" fio \
@@ -134,7 +134,7 @@ echo "## blkrr's own delays (user-space submit time - due time), no tracer, same
 echo
 for round in $(seq "$ROUNDS"); do
   for R in $RATES; do
-    "$BLKRR" replay "$W/$R/load.load.gz" "$LOOP" --quiet --json-file "$W/own.json"
+    "$BLKRR" replay "$W/$R/load.load.gz" "$LOOP" --quiet --overwrite --json-file "$W/own.json"
     jq -c --arg r "$R" '{rate: ($r | tonumber), d: (.delay_ns.all | {median: (.p50 / 1000), p99: (.p99 / 1000), "p99.9": (.p999 / 1000), max: (.max / 1000)})}' "$W/own.json" >> "$W/own.jsonl"
   done
 done
@@ -150,7 +150,7 @@ cputime() {  # cputime FILE CMD...: user+sys seconds of CMD into FILE
   /usr/bin/time -f "%U %S" -o "$out" "$@"
 }
 cputime "$W/fs-u.time" "$BLKRR" replay "$W/$R/load.load.gz" "$LOOP" --quiet --timing fullspeed \
-  --queue-depth 32 --json-file "$W/fs-u.json"
+  --queue-depth 32 --overwrite --json-file "$W/fs-u.json"
 fio --name=nostall --read_iolog="$W/$R/load.iolog" --replay_no_stall=1 --ioengine=io_uring \
   --iodepth=32 --direct=1 --output-format=json --output="$W/fs-fio.json"
 fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \

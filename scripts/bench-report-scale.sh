@@ -47,7 +47,7 @@ row() {
   for ((i = 0; i < RUNS; i++)); do
     for k in "${!bins[@]}"; do
       rm -rf "$WORK/out"
-      /usr/bin/time -f "%e %U %S %M" -o "$WORK/t.txt" "${bins[$k]}" report -q "$in" -o "$WORK/out"
+      /usr/bin/time -f "%e %U %S %M" -o "$WORK/t.txt" "${bins[$k]}" report -q "$in" --overwrite -o "$WORK/out"
       cat "$WORK/t.txt" >>"$WORK/t.$k.txt"
     done
   done
@@ -76,7 +76,7 @@ for want in "${SIZES[@]}"; do
   passes=$(( (want + per - 1) / per ))
   n=$(( passes * per ))
   scale=$(awk -v p="$passes" 'BEGIN { printf "%.9f", 1 / p }')
-  "$BLKRR" convert "$src" --repeat "$passes" --timescale "$scale" -o "$WORK/syn.load.gz" -q
+  "$BLKRR" convert "$src" --repeat "$passes" --timescale "$scale" -o "$WORK/syn.load.gz" -q --overwrite
   if [[ " $STEPS " == *" load "* ]]; then row "synthetic 1 h load (static)" "$n" "$WORK/syn.load.gz"; fi
   if [[ " $STEPS " == *" replay "* ]]; then
     truncate -s 64G "$WORK/target.img"

@@ -38,10 +38,10 @@ run() {  # run LABEL command...
 }
 
 gen 270000 "$W/syn270k.replay.gz"
-run "report 80k load (linux-mysql, static)" "$B" report -q "$HERE/tests/data/linux-mysql.load.gz" -o "$W/r80"
-run "report 270k replay (dynamic)" "$B" report -q "$W/syn270k.replay.gz" -o "$W/r270d"
-run "report 270k replay (static + dynamic)" "$B" report -q --static --dynamic "$W/syn270k.replay.gz" -o "$W/r270sd"
-run "report 270k without gnuplot (analyses + data only)" "$B" report -q --gnuplot /nonexistent "$W/syn270k.replay.gz" -o "$W/r270n"
+run "report 80k load (linux-mysql, static)" "$B" report -q "$HERE/tests/data/linux-mysql.load.gz" --overwrite -o "$W/r80"
+run "report 270k replay (dynamic)" "$B" report -q "$W/syn270k.replay.gz" --overwrite -o "$W/r270d"
+run "report 270k replay (static + dynamic)" "$B" report -q --static --dynamic "$W/syn270k.replay.gz" --overwrite -o "$W/r270sd"
+run "report 270k without gnuplot (analyses + data only)" "$B" report -q --gnuplot /nonexistent "$W/syn270k.replay.gz" --overwrite -o "$W/r270n"
 run "re-report 270k --bins 100 from saved data" "$B" report -q -o "$W/r270d" --bins 100
 
 # Peer: fio_generate_plots (fio's gnuplot report script) on the same requests
@@ -74,5 +74,5 @@ fi
 
 if [ "$BIG" -gt 0 ]; then
   gen "$BIG" "$W/big.replay.gz"
-  run "report $BIG-request replay (static + dynamic)" "$B" report -q --static --dynamic "$W/big.replay.gz" -o "$W/rbig"
+  run "report $BIG-request replay (static + dynamic)" "$B" report -q --static --dynamic "$W/big.replay.gz" --overwrite -o "$W/rbig"
 fi

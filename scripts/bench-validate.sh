@@ -62,7 +62,7 @@ detach() {
 replay() {  # replay JSON [ARGS...]: fullspeed replay; replay process user+sys s -> JSON.cpu
   local js=$1; shift
   /usr/bin/time -f "%U %S" -o "$js.cpu" "$BLKRR" replay --timing fullspeed \
-    "$work/synthetic.load.gz" "$LO" --json-file "$js" --quiet "$@" > "$work/replay.log" 2>&1 ||
+    "$work/synthetic.load.gz" "$LO" --overwrite --json-file "$js" --quiet "$@" > "$work/replay.log" 2>&1 ||
     { echo "bench-validate: replay failed:" >&2; tail -5 "$work/replay.log" >&2; exit 1; }
 }
 fio_iops() {

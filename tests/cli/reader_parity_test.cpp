@@ -80,7 +80,8 @@ class ReaderParity : public blkrr::testing::ScratchDirTest {
     using blkrr::testing::blkrr_run;
     std::vector<std::pair<std::string, blkrr::testing::CliRun>> r;
     fs::remove_all(path("rep"));
-    r.emplace_back("convert", blkrr_run({"convert", "-q", in, "-o", path("out.csv")}));
+    r.emplace_back("convert",
+                   blkrr_run({"convert", "-q", "--overwrite", in, "-o", path("out.csv")}));
     // The records go to /dev/null: a warning must not land inside a line of them.
     if (is_trace)
       r.emplace_back("dump", blkrr::testing::run_command("'" BLKRR_BINARY "' dump -H '" + in +

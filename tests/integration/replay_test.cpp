@@ -181,7 +181,7 @@ TEST(ReplayIntegration, WindowOfMysqlLoadIssuesEveryRequestOnce) {
   const std::string out = "/dev/shm/blkrr-itest-window.replay.gz";
   std::string log;
   int rc = run({"replay", load, dev->path(), "--start", std::to_string(start_s), "--duration",
-                std::to_string(dur_s), "--cmode", "conflicts", "-o", out, "--quiet"},
+                std::to_string(dur_s), "--cmode", "conflicts", "-o", out, "--quiet", "--overwrite"},
                &log);
   auto after = sectors_done(dev->name());
   std::multiset<Key> queued;
@@ -231,8 +231,8 @@ TEST(ReplayIntegration, VerifyFindsASectorOverwrittenBehindItsBack) {
   std::string log;
   ASSERT_EQ(run({"replay", load, dev->path(), "--vmode", "verify", "--quiet"}, &log), 0) << log;
 
-  auto p =
-      BlkrrProcess::start({"replay", load, dev->path(), "--vmode", "verify", "-o", out}, "", 10000);
+  auto p = BlkrrProcess::start(
+      {"replay", load, dev->path(), "--vmode", "verify", "--overwrite", "-o", out}, "", 10000);
   ASSERT_TRUE(p.ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   {
@@ -269,8 +269,8 @@ TEST(ReplayIntegration, CtrlCStopsCleanlyAndWritesResults) {
   const std::string load = std::string(BLKRR_TEST_DATA) + "/linux-mysql.load.gz";
   const std::string out = "/dev/shm/blkrr-itest-int.replay.gz";
   const std::string json = "/dev/shm/blkrr-itest-int.json";
-  auto p =
-      BlkrrProcess::start({"replay", load, dev->path(), "-o", out, "--json-file", json}, "", 10000);
+  auto p = BlkrrProcess::start(
+      {"replay", load, dev->path(), "--overwrite", "-o", out, "--json-file", json}, "", 10000);
   ASSERT_TRUE(p.ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   p->signal(SIGINT);
@@ -329,8 +329,10 @@ TEST(ReplayIntegration, PerProcessOrderFromANativeTrace) {
     ASSERT_TRUE(w->close({}).ok());
   }
   std::string log;
-  ASSERT_EQ(
-      run({"replay", trace, dev->path(), "--order", "per-process", "-o", out, "--quiet"}, &log), 0)
+  ASSERT_EQ(run({"replay", trace, dev->path(), "--order", "per-process", "-o", out, "--quiet",
+                 "--overwrite"},
+                &log),
+            0)
       << log;
   struct Times {
     int64_t submit, complete;

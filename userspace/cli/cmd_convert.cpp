@@ -40,6 +40,8 @@ Result<int> cmd_convert(int argc, char** argv) {
       "follows the name of OUT (*.blkrr native, *.iolog fio v3, *.csv, *.json/*.jsonl,\n"
       "anything else a blkreplay load; .gz compresses) or --to. A summary goes to stderr.");
   ap.common_string(CommonOpt::kOutput, "output file ('-' = standard output)", &o.output, "OUT");
+  bool overwrite = false;
+  ap.common_flag(CommonOpt::kOverwrite, &overwrite);
   ap.opt_string(
       0, "from", "FMT",
       "input format: native, load, blktrace, blkparse, fio, msr, alibaba, tencent, systor17, "
@@ -180,6 +182,13 @@ Result<int> cmd_convert(int argc, char** argv) {
   if (gz_level < 1 || gz_level > 9) return usage("--gzip-level must be 1..9");
   o.gz_level = static_cast<int>(gz_level);
 
+  o.existing = overwrite ? Existing::kReplace : Existing::kRefuse;
+  if (std::string ext = unknown_output_extension(o.output);
+      !ext.empty() && !o.to && !o.split_by_volume && o.output != "-")
+    std::fprintf(stderr,
+                 "convert: warning: -o %s: blkrr knows no format '%s'; writing a blkreplay load "
+                 "(name it *.load.gz, or give --to FMT to say the format)\n",
+                 o.output.c_str(), ext.c_str());
   o.progress = ProgressLine::wanted(quiet);
   if (!o.output.empty()) {
     auto s = run_convert(o);
@@ -189,6 +198,7 @@ Result<int> cmd_convert(int argc, char** argv) {
   }
   if (!graph.output.empty()) {
     graph.inputs = o.inputs;
+    graph.existing = o.existing;
     graph.source = o.source;
     graph.reorder_window_ns = static_cast<uint64_t>(o.reorder_window_ns);
     auto g = infer_dependency_graph(graph);

@@ -10,11 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "converters/source.h"
 #include "core/args.h"
 #include "core/json_doc.h"
 #include "core/request_json.h"
 #include "core/trace_format.h"
 #include "core/units.h"
+#include "report/dataset.h"
 
 namespace blkrr::cli {
 namespace {
@@ -112,7 +114,18 @@ Result<std::vector<TraceReader>> open_traces(const std::vector<std::string>& pat
   std::vector<TraceReader> out;
   for (const auto& p : paths) {
     auto rd = TraceReader::open(p);
-    if (!rd) return rd.error();
+    if (!rd) {
+      // Another format blkrr reads (a load, blktrace, ...): say so and how to read it.
+      auto f = detect_format(p);
+      if (f && *f != InputFormat::kNative)
+        return Error(ErrorKind::kUsage,
+                     p + " is a " + std::string(input_format_name(*f)) +
+                         " input, not a native trace (.blkrr), which is what dump reads: "
+                         "convert it first (blkrr convert " +
+                         p + " -o " + report::label_from_path(p) +
+                         ".blkrr) or read it with `blkrr report`");
+      return rd.error();
+    }
     out.push_back(std::move(*rd));
   }
   if (out.size() == 1) return out;

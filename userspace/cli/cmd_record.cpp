@@ -25,6 +25,7 @@
 #include "cli/record_volumes.h"
 #include "core/args.h"
 #include "core/device.h"
+#include "core/device_stack.h"
 #include "core/disktime_stream.h"
 #include "core/io_guard.h"
 #include "core/progress.h"
@@ -112,6 +113,7 @@ Result<CaptureConfig> capture_config(RecordArgs& a, std::vector<VolumeMap>& volu
   cfg.lean = a.lean;
   cfg.user_disk_time = true;  // the kernel takes no device lock where it can (docs/capture.md)
   BLKRR_TRY(select_devices(a.devs, cfg, &volumes));
+  for (const auto& d : cfg.devices) BLKRR_TRY(require_nonempty_device(d, "-d " + d.spec));
   if (a.have_pid) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;
@@ -126,7 +128,10 @@ Result<CaptureConfig> capture_config(RecordArgs& a, std::vector<VolumeMap>& volu
   BLKRR_TRY(check_output_plan(a.output, default_stem()));
   BLKRR_TRY(check_flight_plan(a.flight, a.output, a.lean));
   // Before the capture loads: a writable directory, never a block device.
-  BLKRR_TRY(check_outputs({{a.output.out, "-o"}}, {}));
+  // Rotated pieces and the flight recorder's windows get new names; the stem is no file.
+  bool stem = a.output.rotating() || a.flight.ring_ns;
+  BLKRR_TRY(check_outputs({{a.output.out, "-o"}}, {},
+                          a.output.overwrite || stem ? Existing::kReplace : Existing::kRefuse));
   return cfg;
 }
 

@@ -125,6 +125,9 @@ Result<int> cmd_replay(int argc, char** argv) {
   bool json_stdout = false;
   p.common_flag(CommonOpt::kJson, &json_stdout, "the summary as JSON on standard output");
   p.common_string(CommonOpt::kJsonFile, "the summary as JSON into FILE", &o.json_path);
+  bool overwrite = false;
+  p.common_flag(CommonOpt::kOverwrite, &overwrite,
+                "replace -o and --json-file files that exist (--force does not)");
   bool do_validate = false, fail_incomplete = false;
   p.flag(0, "validate", &do_validate,
          "watch the device's block layer with eBPF during the replay and check that every "
@@ -221,7 +224,8 @@ Result<int> cmd_replay(int argc, char** argv) {
   // writable, before the replay starts (io_guard.h).
   std::vector<std::string> inputs = {o.load, o.device};
   inputs.insert(inputs.end(), o.more_pieces.begin(), o.more_pieces.end());
-  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, inputs));
+  BLKRR_TRY(check_outputs({{o.output, "-o"}, {o.json_path, "--json-file"}}, inputs,
+                          overwrite ? Existing::kReplace : Existing::kRefuse));
   if (json_stdout && !o.json_path.empty())
     return Error(ErrorKind::kUsage, "give --json or --json-file, not both");
   if (json_stdout && o.output == "-")

@@ -26,14 +26,19 @@ Result<int> cmd_report(int argc, char** argv) {
                "(*.replay.gz) into PNG plots (gnuplot), one self-contained DIR/index.html with\n"
                "the summary tables, and the data as DIR/data/*.csv and DIR/report.json.\n"
                "Several inputs are overlaid in the same plots (reads blue, writes red).\n"
-               "Static analyses (loads, traces): working set per 1/6/60/600 s and cumulative,\n"
-               "seek distance, turns, IOPS and MB/s, size and position histograms, per-process\n"
-               "views. Dynamic analyses (replay results, traces with completions): sonar,\n"
-               "latency and delay plots, histograms, demanded vs achieved throughput, requests\n"
-               "in flight. --compare adds replay fidelity and uncertainty. Without FILEs,\n"
-               "DIR is re-reported from the data saved there (e.g. with other --bins).");
-  ap.common_string(CommonOpt::kOutput, "report directory (created; files in it are replaced)",
+               "Static analyses (loads, traces): working set per 1/6/60/600 s (scaled down for\n"
+               "shorter inputs) and cumulative, seek distance, turns, IOPS and MiB/s, size and\n"
+               "position histograms, per-process views. Dynamic analyses (replay results,\n"
+               "traces with completions): sonar, latency and delay plots, histograms, demanded\n"
+               "vs achieved throughput, requests in flight. --compare adds replay fidelity and\n"
+               "uncertainty. Without FILEs, DIR is re-reported from the data saved there (e.g.\n"
+               "with other --bins).");
+  ap.common_string(CommonOpt::kOutput,
+                   "report directory (created with its parents; one holding a report is "
+                   "replaced only with --overwrite)",
                    &out_dir, "DIR");
+  bool overwrite = false;
+  ap.common_flag(CommonOpt::kOverwrite, &overwrite, "replace the report in an existing -o DIR");
   ap.flag(0, "static", &want_static, "only the static analyses (also of replay results)");
   ap.flag(0, "dynamic", &want_dynamic, "only the dynamic analyses");
   ap.opt_string(0, "compare", "ORIGINAL",
@@ -107,7 +112,8 @@ Result<int> cmd_report(int argc, char** argv) {
       return Error(ErrorKind::kUsage, "more --label options than inputs");
     // Writable, and holding no input among the files it replaces, before
     // any input is read.
-    BLKRR_TRY(report::check_report_dir(o.out_dir, files));
+    BLKRR_TRY(report::check_report_dir(o.out_dir, files, {},
+                                       overwrite ? Existing::kReplace : Existing::kRefuse));
     std::vector<report::Dataset> data;
     // The pieces of one rotated recording are one input (docs/recording.md).
     const auto groups = group_rotated_pieces(files);

@@ -46,8 +46,12 @@ Result<int> cmd_report_fleet(int argc, char** argv) {
                "verdicts, and the start instants achieved (the inputs' wall-clock anchors)\n"
                "against the requested --start-at, with their spread across hosts.");
   ap.flag(0, "fleet", &fleet, "report over a fleet (this mode)");
-  ap.common_string(CommonOpt::kOutput, "report directory (created; files in it are replaced)",
+  ap.common_string(CommonOpt::kOutput,
+                   "report directory (created with its parents; one holding a report is "
+                   "replaced only with --overwrite)",
                    &out_dir, "DIR");
+  bool overwrite = false;
+  ap.common_flag(CommonOpt::kOverwrite, &overwrite, "replace the report in an existing -o DIR");
   ap.opt_u64(0, "bins", "N", "histogram buckets (default 50)", &bins);
   ap.opt_string(0, "gnuplot", "PROG", "gnuplot program to run (default gnuplot)", &gnuplot);
   ap.common_flag(CommonOpt::kQuiet, &quiet, "no progress messages and no summary on stdout");
@@ -72,7 +76,8 @@ Result<int> cmd_report_fleet(int argc, char** argv) {
     files.push_back(in.path);
     if (!in.json_path.empty()) files.push_back(in.json_path);
   }
-  BLKRR_TRY(report::check_report_dir(out_dir, files, {"fleet.json", "fleet.txt", "fleet.html"}));
+  BLKRR_TRY(report::check_report_dir(out_dir, files, {"fleet.json", "fleet.txt", "fleet.html"},
+                                     overwrite ? Existing::kReplace : Existing::kRefuse));
   std::vector<report::Dataset> data;
   std::vector<report::FleetMeta> meta;
   for (const auto& in : *found) {

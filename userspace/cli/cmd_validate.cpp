@@ -36,6 +36,8 @@ Result<int> cmd_validate(int argc, char** argv) {
   bool json_stdout = false;
   p.common_flag(CommonOpt::kJson, &json_stdout, "the report as JSON on standard output");
   p.common_string(CommonOpt::kJsonFile, "the report as JSON into FILE", &json_path);
+  bool overwrite = false;
+  p.common_flag(CommonOpt::kOverwrite, &overwrite);
   p.flag(0, "fail-incomplete", &fail_incomplete, "exit non-zero unless the verdict is complete");
   p.common_string(CommonOpt::kDevice,
                   "device of the trace to compare with (name, /dev/name or MAJ:MIN); default: all",
@@ -91,7 +93,8 @@ Result<int> cmd_validate(int argc, char** argv) {
   }
   // --json-file must name neither the replay result nor a trace, and be writable,
   // before any work (io_guard.h).
-  BLKRR_TRY(check_outputs({{json_path, "--json-file"}}, pos));
+  BLKRR_TRY(check_outputs({{json_path, "--json-file"}}, pos,
+                          overwrite ? Existing::kReplace : Existing::kRefuse));
   if (json_stdout && !json_path.empty())
     return Error(ErrorKind::kUsage, "give --json or --json-file, not both");
   if (json_stdout) json_path = "-";

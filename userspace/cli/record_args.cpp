@@ -17,6 +17,8 @@ void add_output_options(ArgParser& p, OutputPlan& o) {
                   "trace file, - for standard output (default blkrr-<host>-<UTC time>.blkrr); with "
                   "--rotate the stem of the files' names",
                   &o.out);
+  p.common_flag(CommonOpt::kOverwrite, &o.overwrite,
+                "replace the -o file if it exists (rotated pieces have new names)");
   p.option(0, "rotate", "TIME",
            "a new file every TIME (e.g. 1m, 1h): STEM.NNNNNN.YYYYMMDDTHHMMSSZ.blkrr, each a "
            "trace on its own (docs/recording.md)",

@@ -31,6 +31,7 @@ struct OutputPlan {
   // to unprivileged users (kMinFreeDefault: min(max(5 %, 1 GiB), 10 %) of it).
   static constexpr uint64_t kMinFreeDefault = UINT64_MAX;
   uint64_t min_free = kMinFreeDefault;
+  bool overwrite = false;  // --overwrite: an existing -o FILE is replaced (pieces never are)
   bool rotating() const { return rotate_ns != 0 || rotate_bytes != 0; }
 };
 

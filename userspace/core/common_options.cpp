@@ -5,7 +5,7 @@
 namespace blkrr {
 namespace {
 
-constexpr std::array<CommonOptionSpec, 12> kTable{{
+constexpr std::array<CommonOptionSpec, 13> kTable{{
     {CommonOpt::kHelp, 'h', "help", "", "show the help of the command"},
     {CommonOpt::kVersion, 'V', "version", "", "print the blkrr version"},
     {CommonOpt::kDevice, 'd', "device", "DEV",
@@ -20,6 +20,8 @@ constexpr std::array<CommonOptionSpec, 12> kTable{{
     {CommonOpt::kQuiet, 'q', "quiet", "", "no progress line and no summary on stderr"},
     {CommonOpt::kDuration, 'D', "duration", "TIME", "run this long (10, 1.5s, 5m)"},
     {CommonOpt::kVerbose, 'v', "verbose", "", "every counter in the summary, also the zero ones"},
+    {CommonOpt::kOverwrite, 0, "overwrite", "",
+     "replace output files that exist (without it an existing file is an error)"},
 }};
 
 }  // namespace

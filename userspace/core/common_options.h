@@ -13,16 +13,17 @@ namespace blkrr {
 enum class CommonOpt {
   kHelp,
   kVersion,
-  kDevice,    // -d DEV: a disk or partition (bcc biosnoop/biolatency -d DISK)
-  kPid,       // -p PID: a process, the pid ps shows (tgid), all its threads
-  kComm,      // -n COMM: a task name (bcc opensnoop/execsnoop -n NAME)
-  kCgroup,    // --cgroup: a cgroup (long only: -c was the task name before)
-  kOutput,    // -o FILE|DIR: the command's output
-  kJson,      // -j: JSON on standard output
-  kJsonFile,  // --json-file FILE: JSON into a file
-  kQuiet,     // -q: no progress line, no summary on stderr
-  kDuration,  // -D TIME: how long to run
-  kVerbose,   // -v: every counter, also those that are zero
+  kDevice,     // -d DEV: a disk or partition (bcc biosnoop/biolatency -d DISK)
+  kPid,        // -p PID: a process, the pid ps shows (tgid), all its threads
+  kComm,       // -n COMM: a task name (bcc opensnoop/execsnoop -n NAME)
+  kCgroup,     // --cgroup: a cgroup (long only: -c was the task name before)
+  kOutput,     // -o FILE|DIR: the command's output
+  kJson,       // -j: JSON on standard output
+  kJsonFile,   // --json-file FILE: JSON into a file
+  kQuiet,      // -q: no progress line, no summary on stderr
+  kDuration,   // -D TIME: how long to run
+  kVerbose,    // -v: every counter, also those that are zero
+  kOverwrite,  // --overwrite: replace existing output files (long only, never implied)
 };
 
 struct CommonOptionSpec {

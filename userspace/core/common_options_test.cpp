@@ -24,7 +24,7 @@ TEST(CommonOptions, OneMeaningPerSpelling) {
   }
   EXPECT_EQ(table,
             "h=help V=version d=device p=pid n=comm -=cgroup o=output j=json -=json-file q=quiet "
-            "D=duration v=verbose ");
+            "D=duration v=verbose -=overwrite ");
   EXPECT_EQ(common_option(CommonOpt::kJsonFile).metavar, "FILE");
   EXPECT_EQ(common_option_by_short('c'), nullptr);  // not used: it was the task name before
   EXPECT_EQ(common_option_by_long("name"), nullptr);

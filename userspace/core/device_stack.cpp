@@ -80,6 +80,23 @@ std::vector<std::string> request_devices_below(DevT disk, const std::string& sys
   return out;
 }
 
+Status require_nonempty_device(const DeviceSelection& sel, const std::string& option,
+                               const std::string& sysfs) {
+  auto dir = sysfs::dir_of(sel.part ? sel.part->dev : sel.disk, sysfs);
+  if (!dir || sysfs::read_u64(*dir / "size", 1) != 0) return {};
+  const std::string name = sel.part ? sel.part->name : sel.disk_name;
+  auto disk = sysfs::dir_of(sel.disk, sysfs);
+  const bool loop = disk && std::filesystem::exists(*disk / "loop");
+  const bool loop_disk = sel.disk_name.rfind("loop", 0) == 0;
+  return Error(ErrorKind::kUsage,
+               option + ": " + name + " has a size of 0 bytes" +
+                   (loop || loop_disk ? ": no file is attached to the loop device (attach one "
+                                        "with losetup /dev/" +
+                                            sel.disk_name + " FILE)"
+                                      : " (no medium?)") +
+                   ", so it can have no I/O and a recording of it would be empty");
+}
+
 Status require_request_device(const DeviceSelection& sel, const std::string& option,
                               const std::string& sysfs) {
   if (has_request_queue(sel.disk, sysfs)) return {};

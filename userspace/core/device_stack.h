@@ -60,4 +60,10 @@ std::string dm_device_named(const std::string& dm_name, const std::string& sysfs
 // hyphen in either doubled, the two joined by one ("my-vg", "data" -> "my--vg-data").
 std::string lvm_dm_name(const std::string& vg, const std::string& lv);
 
+// Ok for a device with a size; a device of 0 bytes (a loop device with no
+// file attached, a drive without its medium) can have no I/O, so recording
+// it would record nothing: a usage error that says so and how to attach one.
+Status require_nonempty_device(const DeviceSelection& sel, const std::string& option,
+                               const std::string& sysfs = "/sys");
+
 }  // namespace blkrr

@@ -163,6 +163,25 @@ TEST_F(FakeSysfs, KernelInflightSumsReadsAndWrites) {
   EXPECT_EQ(kernel_inflight(make_dev(7, 0), sys()), 7u);
 }
 
+// Recording a loop device with no file attached recorded nothing without a word.
+TEST_F(FakeSysfs, ADeviceOfNoSizeIsNamed) {
+  auto sel = resolve_device("loop0", sys());
+  ASSERT_TRUE(sel.ok());
+  EXPECT_TRUE(require_nonempty_device(*sel, "-d loop0", sys()).ok());
+  write("devices/virtual/block/loop0/size", "0");
+  fs::create_directories(root_ / "devices/virtual/block/loop0/loop");
+  auto st = require_nonempty_device(*sel, "-d loop0", sys());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(st.error().message,
+            "-d loop0: loop0 has a size of 0 bytes: no file is attached to the loop device "
+            "(attach one with losetup /dev/loop0 FILE), so it can have no I/O and a recording "
+            "of it would be empty");
+  auto sda = resolve_device("sda", sys());
+  ASSERT_TRUE(sda.ok());
+  EXPECT_TRUE(require_nonempty_device(*sda, "-d sda", sys()).ok());
+}
+
 TEST_F(FakeSysfs, RequestDevicesPassTheCheck) {
   stack();
   for (const char* name : {"loop0", "sda", "sda2", "8:2"}) {

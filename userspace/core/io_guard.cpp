@@ -70,8 +70,60 @@ std::string input_file_at(const std::string& path, const std::vector<std::string
   return "";
 }
 
+Status refuse_existing(const std::string& path, const std::string& option, Existing existing) {
+  struct stat st;
+  if (existing == Existing::kReplace || path.empty() || path == "-" ||
+      ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return {};
+  return Error(ErrorKind::kUsage, option + " " + path +
+                                      " exists; blkrr replaces no file unless asked: give "
+                                      "--overwrite to replace it, or another name");
+}
+
+Status refuse_existing_in(const std::string& dir, const std::vector<std::string>& names,
+                          const std::string& option, Existing existing) {
+  if (existing == Existing::kReplace) return {};
+  for (const auto& n : names) {
+    struct stat st;
+    std::string p = dir + "/" + n;
+    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      return Error(ErrorKind::kUsage, option + " " + dir + " holds " + n +
+                                          " of an earlier run; blkrr replaces no file unless "
+                                          "asked: give --overwrite to replace them, or another "
+                                          "directory");
+  }
+  return {};
+}
+
+Status make_directories(const std::string& dir) {
+  for (size_t s = dir.find('/', 1);; s = dir.find('/', s + 1)) {
+    std::string p = dir.substr(0, s);
+    if (!p.empty() && ::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST)
+      return Error::system("cannot create the directory " + p, errno);
+    if (s == std::string::npos) return {};
+  }
+}
+
+Status check_can_make_directories(const std::string& dir, const std::string& option) {
+  std::string a = dir;
+  struct stat st;
+  bool found = false;
+  do {
+    a = dir_of(a);
+    found = ::stat(a.c_str(), &st) == 0;
+  } while (!found && a != "/" && a != ".");
+  if (!found) return Error::system(option + " " + dir + ": " + a, errno).as(ErrorKind::kUsage);
+  if (!S_ISDIR(st.st_mode))
+    return Error(ErrorKind::kUsage, option + " " + dir + ": " + a + " is not a directory");
+  if (::access(a.c_str(), W_OK | X_OK) != 0)
+    return Error::system(option + " " + dir + ": cannot create it in " + a, errno,
+                         "you may not write in " + a + "; choose a directory you can write to")
+        .as(ErrorKind::kUsage);
+  return {};
+}
+
 Status check_outputs(const std::vector<OutputCheck>& outputs,
-                     const std::vector<std::string>& inputs) {
+                     const std::vector<std::string>& inputs, Existing existing) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
     if (o.path.empty() || o.path == "-") continue;
@@ -99,6 +151,7 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
     if (::access(dir.c_str(), W_OK | X_OK) != 0 && !(exists && !S_ISREG(ost.st_mode)))
       return Error(ErrorKind::kUsage, o.option + " " + o.path + ": the directory " + dir +
                                           " is not writable: " + errno_text());
+    BLKRR_TRY(refuse_existing(o.path, o.option, existing));
   }
   return {};
 }

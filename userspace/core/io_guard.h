@@ -32,8 +32,31 @@ struct OutputCheck {
   std::string path;
   std::string option;  // for messages: "-o", "--json", "-j", "--derive"
 };
+
+// The one rule of every command for outputs that exist already (docs/cli.md,
+// "Outputs"): an existing regular file is replaced only with --overwrite
+// (never implied by replay's --force, which overrides the device check);
+// character devices (/dev/null), FIFOs and standard output are written as
+// always. `Existing::kReplace` is what --overwrite gives.
+enum class Existing { kRefuse, kReplace };
+// The error for the existing output `path` of `option`; empty when `existing`
+// allows it or `path` is no regular file.
+Status refuse_existing(const std::string& path, const std::string& option, Existing existing);
+// The same for a directory of outputs (report -o DIR, convert --split-by -o
+// DIR/): refused when it holds one of `names` (the files the command writes there).
+Status refuse_existing_in(const std::string& dir, const std::vector<std::string>& names,
+                          const std::string& option, Existing existing);
+
+// A directory of outputs, made with its missing parents (mkdir -p).
+Status make_directories(const std::string& dir);
+// Why `dir` cannot be made by make_directories(): its nearest existing
+// ancestor is no directory or not writable (the errno's reason, e.g.
+// "Permission denied", and that ancestor named). Empty when it can.
+Status check_can_make_directories(const std::string& dir, const std::string& option);
+
+// Also refuses an existing output under refuse_existing()'s rule.
 Status check_outputs(const std::vector<OutputCheck>& outputs,
-                     const std::vector<std::string>& inputs);
+                     const std::vector<std::string>& inputs, Existing existing);
 
 // A file written under a temporary name ("DIR/.NAME.XXXXXX") and renamed to
 // NAME by commit() (after fsync). Destroyed or aborted without commit, the

@@ -79,13 +79,13 @@ TEST(IoGuard, CheckOutputsRefusesAnInputAlsoThroughLinks) {
   ASSERT_EQ(::symlink(in.c_str(), (d + "/sym").c_str()), 0);
   ASSERT_EQ(::link(in.c_str(), (d + "/hard").c_str()), 0);
   for (const char* name : {"/in.load", "/sym", "/hard"}) {
-    auto st = check_outputs({{d + name, "-o"}}, {in});
+    auto st = check_outputs({{d + name, "-o"}}, {in}, Existing::kReplace);
     ASSERT_FALSE(st) << name;
     EXPECT_NE(st.error().message.find("is the input " + in), std::string::npos)
         << st.error().message;
     EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
   }
-  EXPECT_TRUE(check_outputs({{d + "/new", "-o"}, {"-", "--json"}}, {in}));
+  EXPECT_TRUE(check_outputs({{d + "/new", "-o"}, {"-", "--json"}}, {in}, Existing::kReplace));
 }
 
 // `convert cap -o cap.blktrace.1` overwrote the second CPU's file of the
@@ -94,12 +94,12 @@ TEST(IoGuard, CheckOutputsKnowsBlktraceBaseNames) {
   std::string d = temp_dir();
   ASSERT_TRUE(write_file_atomic(d + "/cap.blktrace.0", "x"));
   ASSERT_TRUE(write_file_atomic(d + "/cap.blktrace.3", "x"));  // CPUs 1 and 2 idle
-  auto st = check_outputs({{d + "/cap.blktrace.3", "-o"}}, {d + "/cap"});
+  auto st = check_outputs({{d + "/cap.blktrace.3", "-o"}}, {d + "/cap"}, Existing::kReplace);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("is the input " + d + "/cap.blktrace.3"), std::string::npos)
       << st.error().message;
-  EXPECT_TRUE(check_outputs({{d + "/cap.load", "-o"}}, {d + "/cap"}));
-  EXPECT_TRUE(check_outputs({{d + "/cap.blktrace.0", "-o"}}, {d + "/other"}));
+  EXPECT_TRUE(check_outputs({{d + "/cap.load", "-o"}}, {d + "/cap"}, Existing::kReplace));
+  EXPECT_TRUE(check_outputs({{d + "/cap.blktrace.0", "-o"}}, {d + "/other"}, Existing::kReplace));
 }
 
 // `convert - -o X < X`: standard input is compared by the file it comes from.
@@ -109,8 +109,8 @@ TEST(IoGuard, CheckOutputsKnowsTheFileOnStandardInput) {
   int saved = ::dup(STDIN_FILENO), fd = ::open(in.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
-  auto st = check_outputs({{in, "-o"}}, {"-"});
-  auto other = check_outputs({{d + "/out.load", "-o"}}, {"-"});
+  auto st = check_outputs({{in, "-o"}}, {"-"}, Existing::kReplace);
+  auto other = check_outputs({{d + "/out.load", "-o"}}, {"-"}, Existing::kReplace);
   ::dup2(saved, STDIN_FILENO);
   ::close(saved);
   ::close(fd);
@@ -127,7 +127,7 @@ TEST(IoGuard, BlockDevicesAreNeverOutputs) {
   // A loop minor nobody attaches: nothing can be written to it anyway.
   if (::mknod(dev.c_str(), S_IFBLK | 0600, makedev(7, 1048000)) != 0)
     GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
-  auto st = check_outputs({{dev, "-o"}}, {});
+  auto st = check_outputs({{dev, "-o"}}, {}, Existing::kReplace);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "-o " + dev + " is a block device; name a file");
   EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
@@ -138,15 +138,46 @@ TEST(IoGuard, BlockDevicesAreNeverOutputs) {
 
 TEST(IoGuard, CheckOutputsWantsAnExistingWritableDirectoryAndDistinctNames) {
   std::string d = temp_dir();
-  auto st = check_outputs({{d + "/missing/x.json", "--json"}}, {});
+  auto st = check_outputs({{d + "/missing/x.json", "--json"}}, {}, Existing::kReplace);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("--json " + d + "/missing/x.json: the directory " + d +
                                     "/missing does not exist"),
             std::string::npos)
       << st.error().message;
-  st = check_outputs({{d + "/a", "-o"}, {d + "/a", "--json"}}, {});
+  st = check_outputs({{d + "/a", "-o"}, {d + "/a", "--json"}}, {}, Existing::kReplace);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("also the output of -o"), std::string::npos);
+}
+
+// `record -o existing.blkrr` replaced the file without a word: every command
+// refuses an existing regular file unless --overwrite (Existing::kReplace).
+TEST(IoGuard, AnExistingOutputIsReplacedOnlyWhenAsked) {
+  std::string d = temp_dir(), f = d + "/old.blkrr";
+  ASSERT_TRUE(write_file_atomic(f, "old"));
+  auto st = check_outputs({{f, "-o"}}, {}, Existing::kRefuse);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "-o " + f +
+                                    " exists; blkrr replaces no file unless asked: give "
+                                    "--overwrite to replace it, or another name");
+  EXPECT_EQ(st.error().kind, ErrorKind::kUsage);
+  EXPECT_TRUE(check_outputs({{f, "-o"}}, {}, Existing::kReplace));
+  EXPECT_TRUE(check_outputs({{d + "/new.blkrr", "-o"}}, {}, Existing::kRefuse));
+  // Not files: written as always.
+  EXPECT_TRUE(check_outputs({{"/dev/null", "-o"}, {"-", "--json-file"}}, {}, Existing::kRefuse));
+  EXPECT_EQ(slurp(f), "old");
+}
+
+TEST(IoGuard, ADirectoryOfOutputsIsRefusedWhenItHoldsOne) {
+  std::string d = temp_dir();
+  EXPECT_TRUE(refuse_existing_in(d, {"index.html", "report.json"}, "-o", Existing::kRefuse));
+  ASSERT_TRUE(write_file_atomic(d + "/report.json", "{}"));
+  auto st = refuse_existing_in(d, {"index.html", "report.json"}, "-o", Existing::kRefuse);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "-o " + d +
+                " holds report.json of an earlier run; blkrr replaces no file unless asked: give "
+                "--overwrite to replace them, or another directory");
+  EXPECT_TRUE(refuse_existing_in(d, {"index.html", "report.json"}, "-o", Existing::kReplace));
 }
 
 TEST(IoGuard, JsonNestingDepth) {

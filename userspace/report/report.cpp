@@ -25,12 +25,6 @@ namespace blkrr::report {
 
 namespace {
 
-Status make_dir(const std::string& p) {
-  if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST)
-    return Error::system("cannot create directory " + p, errno);
-  return {};
-}
-
 std::string saved_name(const Dataset& d) {
   return "data/" + d.label + ".requests.csv.gz";
 }
@@ -53,13 +47,15 @@ Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions&
   if (data.empty()) return Error("nothing to report: give loads, traces or replay results");
   if (o.compare && data.size() < 2)
     return Error("--compare needs the original and at least one replay result");
-  BLKRR_TRY(make_dir(o.out_dir));
-  BLKRR_TRY(make_dir(o.out_dir + "/data"));
-  BLKRR_TRY(make_dir(o.out_dir + "/plots"));
+  BLKRR_TRY(make_directories(o.out_dir + "/data"));
+  BLKRR_TRY(make_directories(o.out_dir + "/plots"));
   std::set<std::string> labels;
   for (const auto& d : data)
     if (!labels.insert(d.label).second)
-      return Error("two inputs are both labelled '" + d.label + "'; rename one of the files");
+      return Error(ErrorKind::kUsage,
+                   "two inputs are both labelled '" + d.label +
+                       "'; give each input its own label with -l NAME (--label, one per input "
+                       "in order, e.g. -l before -l after)");
   Context ctx(o.out_dir, o.bins);
   nlohmann::json& js = ctx.json();
   js["schema"] = schema_tag(kSchemaReport);
@@ -135,23 +131,19 @@ std::string parent_of(const std::string& path) {
 }  // namespace
 
 Status check_report_dir(const std::string& dir, const std::vector<std::string>& inputs,
-                        const std::vector<std::string>& also) {
+                        const std::vector<std::string>& also, Existing existing) {
   struct stat d;
-  if (::stat(dir.c_str(), &d) != 0) {
-    // Created by the report: its parent must be there (one level is made).
-    std::string parent = parent_of(dir);
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      return Error::system("-o " + dir + ": cannot create it in " + parent, errno,
-                           "create the parent directory first")
-          .as(ErrorKind::kUsage);
-    return {};  // a new directory holds no input
-  }
+  // Created by the report with its missing parents; a new directory holds no input.
+  if (::stat(dir.c_str(), &d) != 0) return check_can_make_directories(dir, "-o");
   if (!S_ISDIR(d.st_mode)) return Error(ErrorKind::kUsage, "-o " + dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return Error::system("-o " + dir + " is not writable", errno).as(ErrorKind::kUsage);
-  std::vector<std::string> owned_dirs = {dir + "/data", dir + "/plots"}, files;
-  for (const char* f : {"index.html", "report.json"}) files.emplace_back(dir + "/").append(f);
-  for (const auto& f : also) files.emplace_back(dir + "/").append(f);
+    return Error::system("-o " + dir + " is not writable", errno,
+                         "choose a directory you can write to")
+        .as(ErrorKind::kUsage);
+  std::vector<std::string> owned_dirs = {dir + "/data", dir + "/plots"}, files,
+                           names = {"index.html", "report.json"};
+  names.insert(names.end(), also.begin(), also.end());
+  for (const auto& f : names) files.emplace_back(dir + "/").append(f);
   for (const auto& in : inputs) {
     struct stat st, p;
     if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
@@ -167,7 +159,7 @@ Status check_report_dir(const std::string& dir, const std::vector<std::string>& 
                      strfmt("-o %s would replace the input %s (%s); choose another directory",
                             dir.c_str(), in.c_str(), f.c_str()));
   }
-  return {};
+  return refuse_existing_in(dir, names, "-o", existing);
 }
 
 Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io_guard.h"
 #include "core/result.h"
 #include "report/dataset.h"
 #include "report/plot.h"
@@ -31,9 +32,12 @@ struct ReportOutcome {
 // Before any input is read: DIR is a writable directory or can be created
 // (its parent exists and is writable), and no input is a file the report
 // writes or removes: DIR/index.html, DIR/report.json, the `also` names in
-// DIR (fleet.*), or anything in DIR/data and DIR/plots. Usage errors (2).
+// DIR (fleet.*), or anything in DIR/data and DIR/plots; DIR holds no earlier
+// report unless `existing` allows replacing it (--overwrite). A missing DIR
+// is made with its missing parents; an ancestor the user may not write in is
+// named with the reason. Usage errors (2).
 Status check_report_dir(const std::string& dir, const std::vector<std::string>& inputs,
-                        const std::vector<std::string>& also = {});
+                        const std::vector<std::string>& also, Existing existing);
 
 // Saves the datasets under DIR/data (for --bins re-reports) and reports them.
 Result<ReportOutcome> make_report(const std::vector<Dataset>& data, const ReportOptions& o);
