@@ -48,6 +48,14 @@ uint64_t random_run_id() {
   return id;
 }
 
+// Inputs that can be read a second time (not standard input or a pipe).
+bool regular_files(const std::vector<std::string>& paths) {
+  struct stat st;
+  return std::all_of(paths.begin(), paths.end(), [&st](const std::string& p) {
+    return p != "-" && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  });
+}
+
 std::vector<std::string> load_inputs(const SessionOptions& o) {
   std::vector<std::string> in = {o.load};
   in.insert(in.end(), o.more_pieces.begin(), o.more_pieces.end());
@@ -196,8 +204,19 @@ Result<std::optional<OutputSink>> open_output(const SessionOptions& o, const Tar
   return std::optional<OutputSink>(std::move(*s));
 }
 
+// An open-ended replay's progress line learns the load's total from a count
+// beside the replay (none without a progress line, or for a load that
+// cannot be read twice).
+std::unique_ptr<LoadCounter> load_counter(const SessionOptions& o, const Schedule& sched) {
+  if (!o.progress || o.schedule.window_start_ns != 0 || o.schedule.window_duration_ns != 0 ||
+      !regular_files(load_inputs(o)))
+    return nullptr;
+  return std::make_unique<LoadCounter>([&o] { return open_source(load_inputs(o), o.source); },
+                                       sched);
+}
+
 ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t run_id,
-                           uint64_t window_ns) {
+                           uint64_t window_ns, const LoadCounter* total) {
   ReplayConfig cfg;
   cfg.order = o.order;
   cfg.cmode = o.cmode;
@@ -216,9 +235,10 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   cfg.stop_on_error = o.stop_on_error;
   if (!tgt.is_file) cfg.device_present = [path = tgt.path] { return device_still_present(path); };
   if (o.progress)
-    cfg.on_progress = [window_ns, last_completed = uint64_t{0},
+    cfg.on_progress = [window_ns, total, last_completed = uint64_t{0},
                        last_elapsed = uint64_t{0}](const Progress& p) mutable {
-      print_progress(p, window_ns, last_completed, last_elapsed);
+      print_progress(p, window_ns, total ? total->size() : std::nullopt, last_completed,
+                     last_elapsed);
     };
   return cfg;
 }
@@ -371,7 +391,8 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   if (*out) sinks.push_back(&**out);
   sinks.insert(sinks.end(), hooks.sinks.begin(), hooks.sinks.end());
 
-  ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns());
+  const std::unique_ptr<LoadCounter> total = load_counter(o, sched);
+  ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns(), total.get());
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
   if (o.start_at_unix) {
     auto at =
