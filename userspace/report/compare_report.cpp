@@ -5,7 +5,10 @@
 #include <limits>
 #include <numeric>
 
+#include "core/stats.h"
+#include "core/units.h"
 #include "report/concurrency.h"
+#include "report/csv.h"
 #include "report/dynamic_report.h"
 #include "report/fidelity.h"
 #include "report/histogram.h"
@@ -36,7 +39,7 @@ RunMetrics run_metrics(const Dataset& d, const Timing* t) {
   m.duration_s = static_cast<double>(last - first) / 1e9;
   if (m.duration_s > 0) {
     m.iops = static_cast<double>(b.count) / m.duration_s;
-    m.mbs = static_cast<double>(b.read_bytes + b.write_bytes) / 1e6 / m.duration_s;
+    m.mibs = static_cast<double>(b.read_bytes + b.write_bytes) / kBytesPerMiB / m.duration_s;
   }
   if (!t) return m;
   const Distribution& l = t->latency_ms[0];
@@ -86,7 +89,9 @@ Status issue_error(Context& ctx, Section& sec, const std::vector<const Dataset*>
   p.name = "cmp-issue-error";
   p.title = "Issue error (actual issue minus demanded issue time): narrow around 0 = on time";
   p.xlabel = "issue error [ms]";
-  p.ylabel = "requests";
+  // Logarithmic counts: a tail of a few late requests shows beside the bulk.
+  p.ylabel = "requests (log scale)";
+  p.logy = true;
   double lo = std::numeric_limits<double>::max(), hi = -lo;
   for (const Dataset* r : replays)
     if (!r->samples.empty()) {
@@ -109,7 +114,8 @@ Status issue_error(Context& ctx, Section& sec, const std::vector<const Dataset*>
       f->row({h.lower(b), h.upper(b), static_cast<double>(h.count(b))});
     BLKRR_TRY(f->close());
     if (!r.samples.empty())
-      p.series.push_back({r.label, Context::data_path(file), "1:3", "steps", neutral_color(i + 1)});
+      p.series.push_back(
+          {r.label, Context::data_path(file), kNonZero3, "steps", neutral_color(i + 1)});
     mark_plot(p, r);
   }
   sec.blocks.push_back(summary_table("Issue error", "ms", rows));
@@ -208,6 +214,45 @@ Status concurrency(Context& ctx, Section& sec, const std::vector<const Dataset*>
   return {};
 }
 
+// Which latency each input has (its layer) and, for replays validated with
+// --validate, their block-layer percentiles: the table, report.json and
+// cmp-latency-layers.csv.
+Status latency_layers(Context& ctx, Section& sec, const std::vector<const Dataset*>& all,
+                      nlohmann::json& js) {
+  auto f = ctx.csv("cmp-latency-layers", {"label", "role", "latency", "p50_ns", "p99_ns"});
+  if (!f) return f.error();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Dataset& d = *all[i];
+    const Timing* t = ctx.timing(d);
+    const std::string role = i == 0 ? "original" : "replay";
+    auto add = [&](const std::string& layer, std::optional<double> p50, std::optional<double> p99) {
+      auto cell = [](std::optional<double> v) { return v ? fmt_num(std::round(*v)) : ""; };
+      f->text_row({d.label, role, layer, cell(p50), cell(p99)});
+      rows.push_back({d.label, role, layer, p50 ? fmt_duration_ns(*p50) : "-",
+                      p99 ? fmt_duration_ns(*p99) : "-"});
+      js["latency_layers"][d.label].push_back({{"latency", layer},
+                                               {"p50_ns", p50 ? nlohmann::json(*p50) : nullptr},
+                                               {"p99_ns", p99 ? nlohmann::json(*p99) : nullptr}});
+    };
+    if (d.has_latency() && t) {
+      const Distribution& l = t->latency_ms[0];
+      std::optional<double> p99;
+      if (percentile_supported(l.count(), 99)) p99 = l.percentile(99) * 1e6;
+      add(layer_name(d.latency_layer()), l.percentile(50) * 1e6, p99);
+    }
+    if (d.block_latency)
+      add("block layer (--validate)", d.block_latency->p50, d.block_latency->p99);
+    if (!d.has_latency() && !d.block_latency) add("none", std::nullopt, std::nullopt);
+  }
+  BLKRR_TRY(f->close());
+  sec.blocks.push_back(
+      table("Which latency each input has (block layer: issue to the device until "
+            "completion; user space: the replayer's submission to completion)",
+            {"input", "role", "latency", "median", "p99"}, rows));
+  return {};
+}
+
 // Latency distributions (CDF on a quantile grid) and their KS distance.
 Status latency_cdfs(Context& ctx, Section& sec, const std::vector<const Dataset*>& all,
                     nlohmann::json& js) {
@@ -230,20 +275,27 @@ Status latency_cdfs(Context& ctx, Section& sec, const std::vector<const Dataset*
     if (!f) return f.error();
     for (double q : grid) f->row({std::max(v.percentile(q), 1e-3), q / 100});
     BLKRR_TRY(f->close());
-    p.series.push_back({d.label + (i == 0 ? " (original)" : ""), Context::data_path(file), "1:2",
-                        "lines", neutral_color(i)});
+    const std::string layer = layer_name(d.latency_layer());
+    p.series.push_back({d.label + (i == 0 ? " (original, " : " (") + layer + ")",
+                        Context::data_path(file), "1:2", "lines", neutral_color(i)});
     mark_plot(p, d);
     if (i > 0 && all[0]->has_latency()) {
       auto ks = latency_ks(*all[0], d);
       d.drop_sorted(SortKey::kLatency);
       if (!ks) return ks.error();
+      const bool like = all[0]->latency_layer() == d.latency_layer();
+      const std::string what = std::string(layer_name(all[0]->latency_layer())) + " vs " + layer;
       js["latency_ks"][d.label] = *ks;
-      rows.push_back({d.label, fmt_short(*ks)});
+      js["latency_ks_layers"][d.label] = what;
+      rows.push_back(
+          {d.label, fmt_short(*ks), like ? what : what + ": different layers, not like with like"});
     }
   }
   if (!rows.empty())
-    sec.blocks.push_back(table("Latency distribution vs the original: Kolmogorov-Smirnov distance",
-                               {"replay", "KS distance"}, rows));
+    sec.blocks.push_back(
+        table("Latency distribution vs the original: Kolmogorov-Smirnov distance (how the devices "
+              "answered, no fidelity criterion)",
+              {"replay", "KS distance", "latencies compared"}, rows));
   ctx.add_plot(sec, p);
   return {};
 }
@@ -283,7 +335,7 @@ void uncertainty_table(Context& ctx, Section& sec, const Dataset& orig,
   };
   const Metric metrics[] = {
       {"requests per second", [](const RunMetrics& m) -> std::optional<double> { return m.iops; }},
-      {"MB/s", [](const RunMetrics& m) -> std::optional<double> { return m.mbs; }},
+      {"MiB/s", [](const RunMetrics& m) -> std::optional<double> { return m.mibs; }},
       {"duration [s]", [](const RunMetrics& m) -> std::optional<double> { return m.duration_s; }},
       {"latency mean [ms]", [](const RunMetrics& m) { return m.latency_mean_ms; }},
       {"latency median [ms]", [](const RunMetrics& m) { return m.latency_p50_ms; }},
@@ -343,6 +395,7 @@ Status add_compare(Context& ctx, const Dataset& orig, const std::vector<const Da
   BLKRR_TRY(issue_error(ctx, sec, replays, js));
   BLKRR_TRY(issue_rates(ctx, sec, all));
   BLKRR_TRY(concurrency(ctx, sec, all, js));
+  BLKRR_TRY(latency_layers(ctx, sec, all, js));
   BLKRR_TRY(latency_cdfs(ctx, sec, all, js));
   reordering(ctx, sec, replays, js);
   uncertainty_table(ctx, sec, orig, replays, js);

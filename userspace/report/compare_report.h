@@ -11,7 +11,7 @@ namespace blkrr::report {
 
 // Scalar metrics of one run used for the uncertainty table (original and replays).
 struct RunMetrics {
-  double iops = 0, mbs = 0, duration_s = 0;
+  double iops = 0, mibs = 0, duration_s = 0;  // MiB/s
   std::optional<double> latency_mean_ms, latency_p50_ms, latency_p99_ms, inflight_mean;
   std::optional<double> issue_error_mean_ms, issue_error_p99_ms;
 };

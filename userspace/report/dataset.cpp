@@ -34,6 +34,33 @@ const char* kind_name(DataKind k) {
   return "load";
 }
 
+const char* layer_name(LatencyLayer l) {
+  switch (l) {
+    case LatencyLayer::kBlock:
+      return "block layer";
+    case LatencyLayer::kUserSpace:
+      return "user space";
+    case LatencyLayer::kLoad:
+      return "as stored in the load";
+    case LatencyLayer::kNone:
+      break;
+  }
+  return "none";
+}
+
+LatencyLayer Dataset::latency_layer() const {
+  if (!has_latency()) return LatencyLayer::kNone;
+  switch (kind) {
+    case DataKind::kTrace:
+      return LatencyLayer::kBlock;
+    case DataKind::kReplay:
+      return LatencyLayer::kUserSpace;
+    case DataKind::kLoad:
+      break;
+  }
+  return LatencyLayer::kLoad;
+}
+
 bool Dataset::has_delay() const {
   return kind == DataKind::kReplay;
 }
@@ -96,6 +123,47 @@ double jnum(const nlohmann::json& j, const char* key, double def) {
   return it != j.end() && it->is_number() ? it->get<double>() : def;
 }
 
+// The block-layer latency that --validate measured, when it did.
+std::optional<BlockLatency> block_latency_of(const nlohmann::json& validation) {
+  auto l = validation.find("latency_ns");
+  if (l == validation.end() || !l->is_object()) return std::nullopt;
+  auto b = l->find("block");
+  if (b == l->end() || !b->is_object() || jnum(*b, "count", 0) < 1) return std::nullopt;
+  BlockLatency x;
+  x.count = static_cast<uint64_t>(jnum(*b, "count", 0));
+  x.p50 = jnum(*b, "p50", 0);
+  x.p90 = jnum(*b, "p90", 0);
+  x.p99 = jnum(*b, "p99", 0);
+  x.p999 = jnum(*b, "p999", 0);
+  x.mean = jnum(*b, "mean", 0);
+  x.max = jnum(*b, "max", 0);
+  return x;
+}
+
+// blkrr replay's SUMMARY: interrupted or stopped early, the demanded
+// requests, the validation's verdict and block-layer latency.
+void replay_summary_markers(const nlohmann::json& j, Dataset& d) {
+  if (jbool(j, "interrupted", false)) d.interrupted = true;
+  auto q = j.find("requests");
+  if (q != j.end() && q->is_object()) {
+    if (jnum(*q, "planned", -1) >= 0) d.planned = static_cast<uint64_t>(jnum(*q, "planned", 0));
+    auto f = q->find("failures");
+    if (f != q->end() && f->is_object()) {
+      auto r = f->find("stop_reason");
+      if (r != f->end() && r->is_string()) d.stop_reason = r->get<std::string>();
+    }
+  }
+  auto v = j.find("validation");
+  if (v == j.end() || !v->is_object()) return;
+  auto verdict = v->find("verdict");
+  if (verdict != v->end() && verdict->is_string()) {  // "complete": COMPLETE, as validate prints it
+    d.validation_verdict = verdict->get<std::string>();
+    for (char& c : d.validation_verdict)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  d.block_latency = block_latency_of(*v);
+}
+
 }  // namespace
 
 void apply_info_markers(Dataset& d) {
@@ -104,6 +172,7 @@ void apply_info_markers(Dataset& d) {
     if (starts_with(l, "SUMMARY: {")) {  // blkrr replay's summary
       auto j = json_tail(l);
       if (j.is_object()) {
+        replay_summary_markers(j, d);
         if (jbool(j, "fake", false)) d.fake = true;
         auto m = j.find("mapping");
         if (m != j.end() && m->is_object() && jnum(*m, "wraparound_factor", -1) >= 0)

@@ -25,6 +25,21 @@ struct ProcInfo {
   uint64_t requests = 0, bytes = 0, disk_time_ns = 0;
 };
 
+// Where an input's latencies were measured: in the block layer (native and
+// blktrace traces: issue to the device until completion, and a replay's
+// block-layer latency that `replay --validate` measured), in user space (a
+// replay's submission to completion, including the kernel's path above the
+// device), or as a load stored them (its source's measurement, unstated).
+enum class LatencyLayer { kNone, kBlock, kUserSpace, kLoad };
+const char* layer_name(LatencyLayer l);  // "block layer", "user space", "as stored in the load"
+
+// A replay's block-layer latency as `replay --validate` summarised it in the
+// result's SUMMARY line (validation.latency_ns.block), nanoseconds.
+struct BlockLatency {
+  uint64_t count = 0;
+  double p50 = 0, p90 = 0, p99 = 0, p999 = 0, mean = 0, max = 0;
+};
+
 struct Dataset {
   std::string path;   // input file
   std::string label;  // short name used in plots and file names
@@ -41,6 +56,16 @@ struct Dataset {
   // Replays run with --speedup F: set points are on the replay clock, i.e. the
   // original times divided by F.
   double time_scale = 1;
+  // Replays: ended early (Ctrl-C, a signal, or a stop such as a failing
+  // device), how many requests the load demanded, and what --validate said.
+  bool interrupted = false;
+  std::string stop_reason;
+  std::optional<uint64_t> planned;
+  std::string validation_verdict;  // "COMPLETE", "INCOMPLETE", ...; empty: not validated
+  std::optional<BlockLatency> block_latency;
+
+  // The layer of the per-request latencies in `samples`.
+  LatencyLayer latency_layer() const;
 
   bool has_latency() const { return samples.bounds().latency_n > 0; }
   bool has_delay() const;

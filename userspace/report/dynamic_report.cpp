@@ -32,8 +32,10 @@ Status histograms(Context& ctx, Section& sec, const std::vector<const Dataset*>&
                 : "Latency histogram: the shape of the latency distribution (peaks = tiers)";
   p.xlabel = delay ? "delay [ms]" : "latency, logarithmic buckets";
   if (!delay) p.extra = ms_log_tics("x");
-  p.ylabel = "requests";
+  // Delays: logarithmic counts, so that a tail of a few late requests shows.
+  p.ylabel = delay ? "requests (log scale)" : "requests";
   p.logx = !delay;
+  p.logy = delay;
   double lo = std::numeric_limits<double>::max(), hi = -lo;
   for (const Dataset* d : data) {
     const SampleBounds& b = d->samples.bounds();
@@ -66,8 +68,8 @@ Status histograms(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     BLKRR_TRY(f->close());
     std::string pre = data.size() > 1 ? d.label + " " : "";
     std::string path = Context::data_path(file);
-    p.series.push_back({pre + "reads", path, "1:3", "steps", read_color(di)});
-    p.series.push_back({pre + "writes", path, "1:4", "steps", write_color(di)});
+    p.series.push_back({pre + "reads", path, delay ? kNonZero3 : "1:3", "steps", read_color(di)});
+    p.series.push_back({pre + "writes", path, delay ? kNonZero4 : "1:4", "steps", write_color(di)});
     mark_plot(p, d);
   }
   ctx.add_plot(sec, p);
@@ -102,11 +104,11 @@ void summary_tables(Context& ctx, Section& sec, const std::vector<const Dataset*
     std::vector<double> io, mb;
     for (const auto& r : rates) {
       io.push_back(static_cast<double>(r.reads + r.writes) / w);
-      mb.push_back((r.read_bytes + r.write_bytes) / 1e6 / w);
+      mb.push_back((r.read_bytes + r.write_bytes) / kBytesPerMiB / w);
     }
     Summary si = summarize(io), sm = summarize(mb);
     j["achieved_iops_per_second"] = to_json(si);
-    j["achieved_mbs_per_second"] = to_json(sm);
+    j["achieved_mibs_per_second"] = to_json(sm);
     iops_rows.emplace_back(d.label, si);
     mbs_rows.emplace_back(d.label, sm);
     j["pushed_back"] = b.pushed_back;
@@ -131,7 +133,7 @@ void summary_tables(Context& ctx, Section& sec, const std::vector<const Dataset*
   sec.blocks.push_back(
       summary_table("Achieved requests per second (by completion)", "IOPS", iops_rows));
   sec.blocks.push_back(
-      summary_table("Achieved throughput per second (by completion)", "MB/s", mbs_rows));
+      summary_table("Achieved throughput per second (by completion)", "MiB/s", mbs_rows));
 }
 
 TimeAxis dynamic_axis(const std::vector<const Dataset*>& data) {
@@ -202,7 +204,7 @@ Status throughput_plots(Context& ctx, Section& sec, const std::vector<const Data
     std::string file = "dyn-" + d.label + "-throughput";
     auto f = ctx.csv(
         file, {"t_s", "demanded_iops", "achieved_iops", "achieved_read_iops", "achieved_write_iops",
-               "demanded_mbs", "achieved_mbs", "achieved_read_mbs", "achieved_write_mbs"});
+               "demanded_mibs", "achieved_mibs", "achieved_read_mibs", "achieved_write_mibs"});
     if (!f) return f.error();
     size_t n = std::max(dem.size(), ach.size());
     double w = win[i];  // values per second: counts / w
@@ -219,8 +221,9 @@ Status throughput_plots(Context& ctx, Section& sec, const std::vector<const Data
       rby[k] = static_cast<double>(a.read_bytes) / bu.div / w;
       wby[k] = static_cast<double>(a.write_bytes) / bu.div / w;
       f->row({static_cast<double>(k) * w, dio[k], aio[k], rio[k], wio[k],
-              (m.read_bytes + m.write_bytes) / 1e6 / w, (a.read_bytes + a.write_bytes) / 1e6 / w,
-              a.read_bytes / 1e6 / w, a.write_bytes / 1e6 / w});
+              (m.read_bytes + m.write_bytes) / kBytesPerMiB / w,
+              (a.read_bytes + a.write_bytes) / kBytesPerMiB / w, a.read_bytes / kBytesPerMiB / w,
+              a.write_bytes / kBytesPerMiB / w});
     }
     BLKRR_TRY(f->close());
     std::string pre = data.size() > 1 ? d.label + " " : "";

@@ -1,4 +1,5 @@
 #include "report/fleet.h"
+#include "report/units.h"
 
 #include "core/distribution.h"
 
@@ -139,7 +140,7 @@ HostRow host_row(const Dataset& d, const FleetMeta& m) {
   if (r.requests && last > first) {
     r.span_s = static_cast<double>(last - first) / 1e9;
     r.iops = static_cast<double>(r.requests) / r.span_s;
-    r.mb_per_s = static_cast<double>(r.bytes) / 1e6 / r.span_s;
+    r.mib_per_s = static_cast<double>(r.bytes) / kBytesPerMiB / r.span_s;
   }
   r.latency_us = lat.summary();
   r.delay_us = delay.summary();
@@ -180,7 +181,7 @@ HostRow aggregate_row(const std::string& kind, const std::vector<const Dataset*>
     a.requests += r.requests;
     a.bytes += r.bytes;
     a.iops += r.iops;  // in step: the hosts' rates add up
-    a.mb_per_s += r.mb_per_s;
+    a.mib_per_s += r.mib_per_s;
     a.span_s = std::max(a.span_s, r.span_s);
   }
   a.latency_us = lat.summary();

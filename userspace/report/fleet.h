@@ -47,9 +47,9 @@ struct HostRow {
   std::string kind;  // "trace" or "replay"
   FleetMeta meta;
   uint64_t requests = 0, bytes = 0;
-  double span_s = 0, iops = 0, mb_per_s = 0;  // first issue to last completion
-  Summary latency_us;                         // count 0: no latencies
-  Summary delay_us;                           // issue error (replays); count 0: none
+  double span_s = 0, iops = 0, mib_per_s = 0;  // first issue to last completion
+  Summary latency_us;                          // count 0: no latencies
+  Summary delay_us;                            // issue error (replays); count 0: none
 };
 
 // Start instants of one group: achieved minus requested, per host, and the
@@ -65,7 +65,7 @@ struct StartSpread {
 struct FleetGroup {
   std::string kind;  // "trace" or "replay"
   std::vector<HostRow> hosts;
-  HostRow aggregate;  // requests, bytes, IOPS, MB/s summed; percentiles of all samples
+  HostRow aggregate;  // requests, bytes, IOPS, MiB/s summed; percentiles of all samples
   std::optional<StartSpread> start, first_issue;
   std::map<std::string, int> verdicts;  // verdict -> hosts ("not validated" included)
 };

@@ -42,7 +42,7 @@ nlohmann::json row_json(const HostRow& r) {
                       {"bytes", r.bytes},
                       {"span_s", r.span_s},
                       {"iops", r.iops},
-                      {"mb_per_s", r.mb_per_s},
+                      {"mib_per_s", r.mib_per_s},
                       {"latency_ns", to_json_ns(r.latency_us, 1e3)},
                       {"issue_error_ns", to_json_ns(r.delay_us, 1e3)}};
   const FleetMeta& m = r.meta;
@@ -77,7 +77,7 @@ std::string verdict_text(const FleetMeta& m) {
 std::string row_text(const HostRow& r) {
   return strfmt("%-14s %9llu %9.1f %7.2f %9.1f %8.2f %18s %18s %-17s %s\n", r.label.c_str(),
                 static_cast<unsigned long long>(r.requests),
-                static_cast<double>(r.bytes) / 1048576.0, r.span_s, r.iops, r.mb_per_s,
+                static_cast<double>(r.bytes) / 1048576.0, r.span_s, r.iops, r.mib_per_s,
                 pcts(r.latency_us).c_str(), pcts(r.delay_us).c_str(), verdict_text(r.meta).c_str(),
                 offset_ms(r.meta).c_str());
 }
@@ -130,7 +130,7 @@ std::string format_text(const FleetSummary& s) {
     t += strfmt("\n%s (%zu hosts)\n",
                 g.kind == "replay" ? "replay results" : (g.kind + "s").c_str(), g.hosts.size());
     t += strfmt("%-14s %9s %9s %7s %9s %8s %18s %18s %-17s %s\n", "HOST", "REQUESTS", "MiB",
-                "SPAN(s)", "IOPS", "MB/s", "LAT p50/p99/max us", "ISSUE-ERR us", "VERDICT",
+                "SPAN(s)", "IOPS", "MiB/s", "LAT p50/p99/max us", "ISSUE-ERR us", "VERDICT",
                 "START-REQUESTED ms");
     for (const auto& h : g.hosts) t += row_text(h);
     t += row_text(g.aggregate);

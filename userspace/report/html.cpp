@@ -175,23 +175,23 @@ Result<std::string> executive_summary(const Context& ctx, const std::vector<cons
   h += "</ul>\n";
   std::vector<Finding> all;
   if (compare && facts.size() > 1) {
-    h += "<p><b>Replay fidelity</b></p><ul>\n";
-    for (size_t i = 1; i < facts.size(); ++i) {
-      FidelityFacts ff;
-      ff.replay = facts[i].label;
-      ff.original = facts[0].label;
-      ff.iops_ratio = facts[0].iops > 0 ? facts[i].iops / facts[0].iops : 0;
-      // The fidelity section computed it (an exact merge of sorted copies).
-      const nlohmann::json& fid = ctx.json().value("fidelity", nlohmann::json::object());
-      if (fid.contains("latency_ks") && fid["latency_ks"].contains(ff.replay))
-        ff.latency_ks = fid["latency_ks"][ff.replay].get<double>();
-      if (percentile_supported(facts[i].issue_n, 99)) ff.issue_p99_ns = facts[i].issue_p99_ns;
-      ff.reordered_percent = facts[i].reordered_percent;
-      for (const auto& x : fidelity_findings(ff)) {
-        h += std::string("<li") + (x.warn ? " class=\"warn\"" : "") + ">" + html_escape(x.text) +
-             "</li>\n";
+    auto item = [&h](const Finding& x) {
+      h += std::string("<li") + (x.warn ? " class=\"warn\"" : "") + ">" + html_escape(x.text) +
+           "</li>\n";
+    };
+    h += "<p><b>Replay fidelity</b> (was the load reproduced: requests, sizes, timing, order)</p>"
+         "<ul>\n";
+    for (size_t i = 1; i < facts.size(); ++i)
+      for (const auto& x : fidelity_findings(fidelity_facts(facts[0], *inputs[i], facts[i]))) {
+        item(x);
         js["fidelity"].push_back(x.text);
       }
+    h += "</ul>\n<p><b>How the devices answered</b> (latency, like with like: no fidelity "
+         "criterion)</p><ul>\n";
+    for (size_t i = 1; i < facts.size(); ++i) {
+      Finding x = device_finding(device_facts(*inputs[0], facts[0], *inputs[i], facts[i]));
+      item(x);
+      js["devices"].push_back(x.text);
     }
     h += "</ul>\n";
   }

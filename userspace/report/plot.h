@@ -13,6 +13,10 @@
 
 namespace blkrr::report {
 
+// Columns of a count against a log axis: empty buckets are left out (log 0).
+inline constexpr const char* kNonZero3 = "1:($3 > 0 ? $3 : 1/0)";
+inline constexpr const char* kNonZero4 = "1:($4 > 0 ? $4 : 1/0)";
+
 // Colours: reads blue, writes red; further datasets get related shades.
 std::string read_color(size_t dataset);
 std::string write_color(size_t dataset);

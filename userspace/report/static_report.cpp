@@ -41,15 +41,15 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
     const Dataset& d = *data[i];
     const auto& r = rates[i];
     std::string name = "static-" + d.label + "-rate-1s";
-    auto f = ctx.csv(name, {"t_s", "read_iops", "write_iops", "read_mbs", "write_mbs"});
+    auto f = ctx.csv(name, {"t_s", "read_iops", "write_iops", "read_mibs", "write_mibs"});
     if (!f) return f.error();
     std::vector<double> io, mb;
     double w = win[i];  // values per second: counts / w
     for (const auto& p : r) {
-      f->row({static_cast<double>(p.t_ns) / 1e9, p.reads / w, p.writes / w, p.read_bytes / 1e6 / w,
-              p.write_bytes / 1e6 / w});
+      f->row({static_cast<double>(p.t_ns) / 1e9, p.reads / w, p.writes / w,
+              p.read_bytes / kBytesPerMiB / w, p.write_bytes / kBytesPerMiB / w});
       io.push_back(static_cast<double>(p.reads + p.writes) / w);
-      mb.push_back((p.read_bytes + p.write_bytes) / 1e6 / w);
+      mb.push_back((p.read_bytes + p.write_bytes) / kBytesPerMiB / w);
     }
     BLKRR_TRY(f->close());
     if (r.empty()) continue;
@@ -69,7 +69,7 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
                                 })}}));
     Summary si = summarize(io), sm = summarize(mb);
     js[d.label]["iops_per_second"] = to_json(si);
-    js[d.label]["mbs_per_second"] = to_json(sm);
+    js[d.label]["mibs_per_second"] = to_json(sm);
     rows_iops.emplace_back(d.label, si);
     rows_mbps.emplace_back(d.label, sm);
   }
@@ -77,7 +77,7 @@ Status rate_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
   ctx.add_plot(sec, mbps);
   std::string per = fmt_elapsed(*std::max_element(win.begin(), win.end())) + " windows";
   sec.blocks.push_back(summary_table("Requests per second (" + per + ")", "IOPS", rows_iops));
-  sec.blocks.push_back(summary_table("Throughput per second (" + per + ")", "MB/s", rows_mbps));
+  sec.blocks.push_back(summary_table("Throughput per second (" + per + ")", "MiB/s", rows_mbps));
   return {};
 }
 

@@ -17,19 +17,15 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kSecMiB = 512.0 / kMiB;  // sectors -> MiB
 constexpr uint64_t kSec = 1'000'000'000;
 
-std::vector<uint64_t> static_windows_ns() {
-  std::vector<uint64_t> v;
-  for (uint64_t w : kStaticWindows) v.push_back(w * 1'000'000'000);
-  return v;
-}
-
-// Working sets of every window size from one sweep in sector order.
-Result<std::vector<WorkingSets>> all_working_sets(const std::vector<const Dataset*>& data) {
+// Working sets of every window size from one sweep in sector order; the
+// cumulative one in steps of the shortest window.
+Result<std::vector<WorkingSets>> all_working_sets(const std::vector<const Dataset*>& data,
+                                                  const std::vector<uint64_t>& windows) {
   std::vector<WorkingSets> out;
   for (const Dataset* d : data) {
     auto by_sector = d->sorted(SortKey::kSector);
     if (!by_sector) return by_sector.error();
-    out.push_back(working_sets(**by_sector, static_windows_ns(), 1'000'000'000));
+    out.push_back(working_sets(**by_sector, windows, windows.front()));
     BLKRR_TRY((*by_sector)->status());
     d->drop_sorted(SortKey::kSector);
   }
@@ -37,6 +33,16 @@ Result<std::vector<WorkingSets>> all_working_sets(const std::vector<const Datase
 }
 
 }  // namespace
+
+std::vector<uint64_t> static_windows_ns(uint64_t span_ns) {
+  uint64_t unit = kSec;  // the ladder's first window
+  while (unit > 1'000'000 && 600 * unit > span_ns) unit /= 10;
+  return {unit, 6 * unit, 60 * unit, 600 * unit};
+}
+
+std::string window_tag(uint64_t ns) {
+  return ns >= kSec ? std::to_string(ns / kSec) + "s" : std::to_string(ns / 1'000'000) + "ms";
+}
 
 // The longest set-point span of the inputs, in seconds.
 double span_s(const std::vector<const Dataset*>& data) {
@@ -48,18 +54,19 @@ double span_s(const std::vector<const Dataset*>& data) {
 Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                          nlohmann::json& js) {
   TimeAxis ax = plot_time_axis(data, span_s(data));
-  auto sets = all_working_sets(data);
-  if (!sets) return sets.error();
   uint64_t t_max = static_cast<uint64_t>(span_s(data) * 1e9);
+  const std::vector<uint64_t> windows = static_windows_ns(t_max);
+  auto sets = all_working_sets(data, windows);
+  if (!sets) return sets.error();
   for (int w = 0; w <= 4; ++w) {
     bool cumulative = w == 4;
-    uint64_t win = cumulative ? 1 : kStaticWindows[w];
-    std::string tag = cumulative ? "cumulative" : std::to_string(win) + "s";
+    uint64_t win = cumulative ? windows.front() : windows[static_cast<size_t>(w)];
+    std::string tag = cumulative ? "cumulative" : window_tag(win);
     PlotSpec lin, log;
     lin.name = "ws-" + tag + "-lin";
     lin.title = cumulative ? "Cumulative working set: how much distinct data the load has touched "
                              "(a steady climb = new data, flat = re-use)"
-                           : "Working set per " + fmt_elapsed(series_window_s(win * kSec, t_max)) +
+                           : "Working set per " + fmt_elapsed(series_window_s(win, t_max)) +
                                  " window: distinct data touched (reads blue, writes red)";
     lin.ylabel = "working set [MiB]";
     for (size_t i = 0; i < data.size(); ++i) {
@@ -85,7 +92,7 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
         t->use_max = cumulative;
         t->band = !cumulative && t != &all;
       }
-      double step = series_window_s(win * kSec, d.samples.bounds().t_max);
+      double step = series_window_s(win, d.samples.bounds().t_max);
       BLKRR_TRY(add_time_series(ctx, lin, ax, step, name + "-plot", {all, rd, wr}));
       if (cumulative)
         js[d.label]["working_set_total_mib"] = ws.back().all * kSecMiB;
@@ -108,22 +115,22 @@ Status working_set_plots(Context& ctx, Section& sec, const std::vector<const Dat
 Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>& data,
                   nlohmann::json& js) {
   TimeAxis ax = plot_time_axis(data, span_s(data));
+  const uint64_t t_max = static_cast<uint64_t>(span_s(data) * 1e9);
+  const std::vector<uint64_t> windows = static_windows_ns(t_max);
   std::vector<std::vector<std::vector<SeekPoint>>> per_dataset;  // dataset, window size
   for (const Dataset* d : data) {
     auto by_t = d->sorted(SortKey::kSetPoint);
     if (!by_t) return by_t.error();
-    per_dataset.push_back(seek_distances(**by_t, static_windows_ns()));
+    per_dataset.push_back(seek_distances(**by_t, windows));
   }
-  size_t wi = 0;
   PlotSpec turns;
   turns.name = "turns";
   turns.title = "Turns: share of backward seeks (high = the load jumps back and forth)";
   turns.ylabel = "backward seeks [% of requests]";
-  uint64_t t_max = static_cast<uint64_t>(span_s(data) * 1e9);
-  for (uint64_t win : kStaticWindows) {
-    std::string tag = std::to_string(win) + "s";
-    std::string actual = fmt_elapsed(series_window_s(win * kSec, t_max));
-    size_t w = wi++;
+  for (size_t w = 0; w < windows.size(); ++w) {
+    const uint64_t win = windows[w];
+    std::string tag = window_tag(win);
+    std::string actual = fmt_elapsed(series_window_s(win, t_max));
     PlotSpec sum, avg;
     sum.name = "seek-sum-" + tag;
     sum.title = "Seek distance summed per " + actual + " window: how far the load travels";
@@ -162,7 +169,7 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
       if (sk.empty()) continue;
       mark_plot(sum, d);
       mark_plot(avg, d);
-      double step = series_window_s(win * kSec, d.samples.bounds().t_max);
+      double step = series_window_s(win, d.samples.bounds().t_max);
       auto vs = per_step(
           sk, [&](const SeekPoint& p) { return static_cast<double>(p.sum) * 512 / us.div; });
       auto va = per_step(sk, [&](const SeekPoint& p) { return p.avg() * 512 / ua.div; });
@@ -170,7 +177,7 @@ Status seek_plots(Context& ctx, Section& sec, const std::vector<const Dataset*>&
                                 {{d.label, neutral_color(i), vs}}));
       BLKRR_TRY(add_time_series(ctx, avg, ax, step, name + "-avg-plot",
                                 {{d.label, neutral_color(i), va}}));
-      if (win == 1) {
+      if (win == windows.front()) {
         mark_plot(turns, d);
         auto vt = per_step(sk, [](const SeekPoint& p) { return p.turns_percent(); });
         BLKRR_TRY(add_time_series(ctx, turns, ax, step, name + "-turns-plot",

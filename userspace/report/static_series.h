@@ -2,6 +2,8 @@
 // static_report.h.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -11,8 +13,13 @@
 
 namespace blkrr::report {
 
-// Window lengths of the working-set and seek-distance analyses, seconds.
-inline constexpr uint64_t kStaticWindows[] = {1, 6, 60, 600};
+// Window lengths of the working-set and seek-distance analyses: 1, 6, 60
+// and 600 s for a span of 10 minutes or more; a shorter span scales the
+// ladder down by powers of ten until its longest window fits the span (an
+// 8 s trace: 10 ms, 60 ms, 600 ms and 6 s), to 1 ms windows at the least.
+std::vector<uint64_t> static_windows_ns(uint64_t span_ns);
+// A window's name in files, plots and report.json: "600s", "6s", "600ms", "10ms".
+std::string window_tag(uint64_t ns);
 
 // The longest set-point span of the inputs, in seconds.
 double span_s(const std::vector<const Dataset*>& data);

@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -15,16 +16,25 @@ namespace blkrr::report {
 
 namespace {
 
-constexpr double kStallMinS = 1.0;      // a completion gap this long with work queued...
-constexpr double kStallTimesP99 = 10;   // ...and this many times the p99 latency
-constexpr double kTailRatio = 20;       // p99 / p50 above this: a long tail
-constexpr double kIssueErrorNs = 1e6;   // replay p99 issue error above 1 ms: behind schedule
-constexpr double kAchievedRatio = 0.9;  // replays reaching less than 90 % of the demanded rate
-constexpr double kReorderPercent = 1;   // more than 1 % issued out of order
-constexpr double kKsDifferent = 0.2;    // latency distributions this far apart differ
+constexpr double kStallMinS = 1.0;        // a completion gap this long with work queued...
+constexpr double kStallTimesP99 = 10;     // ...and this many times the p99 latency
+constexpr double kTailRatio = 20;         // p99 / p50 above this: a long tail
+constexpr double kIssueErrorNs = 1e6;     // replay p99 issue error above 1 ms: behind schedule
+constexpr double kAchievedRatio = 0.9;    // replays reaching less than 90 % of the demanded rate
+constexpr double kReorderPercent = 1;     // more than 1 % issued out of order
+constexpr double kCompleteRatio = 0.999;  // fewer of the demanded requests: incomplete
+constexpr double kSizeTolerance = 0.01;   // mean request size off by more: sizes changed
 
 std::string pct(double v) {
   return fmt_significant(v) + " %";
+}
+
+// "it covers 2000 of the 10000 requests the load demanded (20.0 %)".
+std::string covered(const Facts& f) {
+  if (!f.planned || *f.planned == 0) return "it covers " + std::to_string(f.requests) + " requests";
+  return "it covers " + std::to_string(f.requests) + " of the " + std::to_string(*f.planned) +
+         " requests the load demanded (" +
+         pct(100.0 * static_cast<double>(f.requests) / static_cast<double>(*f.planned)) + ")";
 }
 
 }  // namespace
@@ -37,6 +47,10 @@ Facts facts_of(const Dataset& d, const Timing* t) {
   f.fake = d.fake;
   f.wraparound_factor = d.wraparound_factor;
   f.start_unix = provenance_of(d).start_unix;
+  f.interrupted = d.interrupted;
+  f.stop_reason = d.stop_reason;
+  f.planned = d.planned;
+  f.bytes = b.read_bytes + b.write_bytes;
   if (b.count == 0) return f;
   uint64_t first = b.issue_min, last = d.has_latency() ? b.complete_max : b.issue_max;
   f.duration_s = static_cast<double>(last - first) / 1e9;
@@ -82,6 +96,10 @@ std::vector<Finding> findings(const Facts& f) {
   std::vector<Finding> out;
   auto warn = [&](std::string t) { out.push_back({true, f.label + ": " + std::move(t)}); };
   if (f.fake) warn("FAKE RESULT (dry run or no O_DIRECT): its timings do not describe a device.");
+  if (f.interrupted || !f.stop_reason.empty())
+    warn(std::string(f.interrupted ? "INTERRUPTED replay (Ctrl-C or a signal)"
+                                   : "the replay stopped early (" + f.stop_reason + ")") +
+         ": " + covered(f) + "; every number here describes only the part that ran.");
   if (f.wraparound_factor && *f.wraparound_factor > 1)
     warn("the load was wrapped onto a smaller device: it addresses " +
          fmt_significant(*f.wraparound_factor) +
@@ -137,23 +155,104 @@ std::string headline(const Facts& f) {
     s += "; issue error p99 " +
          (percentile_supported(f.issue_n, 99) ? fmt_duration_ns(*f.issue_p99_ns) : "-") +
          " (n = " + std::to_string(f.issue_n) + ")";
+  if (f.interrupted) s += "; INTERRUPTED";
+  if (f.interrupted && f.planned)
+    s += " after " + std::to_string(f.requests) + " of " + std::to_string(*f.planned) + " requests";
   return s;
 }
 
 std::vector<Finding> fidelity_findings(const FidelityFacts& f) {
-  std::vector<Finding> out;
-  std::string t = f.replay + " vs " + f.original + ": request rate " + pct(100 * f.iops_ratio) +
-                  " of the original";
-  if (f.latency_ks)
-    t += ", latency distribution distance (KS) " + fmt_significant(*f.latency_ks) +
-         " (0 same, 1 disjoint)";
+  std::string t = f.replay + " vs " + f.original + ": replay fidelity (was the load reproduced): ";
+  double done = f.demanded ? static_cast<double>(f.requests) / static_cast<double>(f.demanded) : 1;
+  t += std::to_string(f.requests) + " of " + std::to_string(f.demanded) + " requests (" +
+       pct(100 * done) + "), mean request size " + pct(100 * f.size_ratio) + " of the original's";
+  if (f.achieved_ratio) t += ", achieved " + pct(100 * *f.achieved_ratio) + " of the demanded rate";
   if (f.issue_p99_ns) t += ", p99 issue error " + fmt_duration_ns(*f.issue_p99_ns);
   if (f.reordered_percent) t += ", " + pct(*f.reordered_percent) + " reordered";
-  bool bad = f.iops_ratio < kAchievedRatio || (f.latency_ks && *f.latency_ks > kKsDifferent) ||
-             (f.issue_p99_ns && *f.issue_p99_ns > kIssueErrorNs) ||
-             (f.reordered_percent && *f.reordered_percent > kReorderPercent);
-  out.push_back({bad, t + (bad ? ": NOT a faithful replay." : ": faithful.")});
-  return out;
+  if (!f.validation_verdict.empty()) t += ", --validate: " + f.validation_verdict;
+  std::vector<std::string> why;
+  if (f.interrupted) why.push_back("interrupted");
+  if (done < kCompleteRatio) why.push_back("requests missing");
+  if (!f.validation_verdict.empty() && f.validation_verdict != "COMPLETE")
+    why.push_back("the block layer did not see every request");
+  if (std::fabs(f.size_ratio - 1) > kSizeTolerance) why.push_back("sizes changed");
+  if (f.achieved_ratio && *f.achieved_ratio < kAchievedRatio) why.push_back("rate not reached");
+  if (f.issue_p99_ns && *f.issue_p99_ns > kIssueErrorNs) why.push_back("behind schedule");
+  if (f.reordered_percent && *f.reordered_percent > kReorderPercent) why.push_back("reordered");
+  std::string reasons;
+  for (const auto& w : why) reasons += (reasons.empty() ? "" : ", ") + w;
+  return {{!why.empty(),
+           t + (why.empty() ? ": faithful." : ": NOT a faithful replay (" + reasons + ").")}};
+}
+
+FidelityFacts fidelity_facts(const Facts& fo, const Dataset& rep, const Facts& fr) {
+  FidelityFacts ff;
+  ff.replay = fr.label;
+  ff.original = fo.label;
+  ff.requests = fr.requests;
+  ff.demanded = rep.planned.value_or(fo.requests);
+  auto mean_size = [](const Facts& f) {
+    return f.requests ? static_cast<double>(f.bytes) / static_cast<double>(f.requests) : 0.0;
+  };
+  if (mean_size(fo) > 0) ff.size_ratio = mean_size(fr) / mean_size(fo);
+  if (fr.demanded_iops && *fr.demanded_iops > 0) ff.achieved_ratio = fr.iops / *fr.demanded_iops;
+  if (percentile_supported(fr.issue_n, 99)) ff.issue_p99_ns = fr.issue_p99_ns;
+  ff.reordered_percent = fr.reordered_percent;
+  ff.interrupted = fr.interrupted || !fr.stop_reason.empty();
+  ff.validation_verdict = rep.validation_verdict;
+  return ff;
+}
+
+DeviceFacts device_facts(const Dataset& orig, const Facts& fo, const Dataset& rep,
+                         const Facts& fr) {
+  DeviceFacts df;
+  df.replay = fr.label;
+  df.original = fo.label;
+  auto side = [](LatencyLayer l, const Facts& f) {
+    LatencySide s;
+    s.layer = f.latency_n ? l : LatencyLayer::kNone;
+    if (percentile_supported(f.latency_n, 50)) s.p50_ns = f.lat_p50_ns;
+    if (percentile_supported(f.latency_n, 99)) s.p99_ns = f.lat_p99_ns;
+    return s;
+  };
+  df.orig = side(orig.latency_layer(), fo);
+  df.rep = side(rep.latency_layer(), fr);
+  df.replay_has_block = rep.block_latency.has_value();
+  // Like with like: the replay's block layer (--validate) against a block-layer original.
+  if (rep.block_latency &&
+      (df.orig.layer == LatencyLayer::kBlock || df.orig.layer == LatencyLayer::kNone)) {
+    df.rep.layer = LatencyLayer::kBlock;
+    df.rep.p50_ns = rep.block_latency->p50;
+    df.rep.p99_ns = rep.block_latency->count >= 100 ? std::optional<double>(rep.block_latency->p99)
+                                                    : std::nullopt;
+  }
+  return df;
+}
+
+Finding device_finding(const DeviceFacts& f) {
+  std::string t =
+      f.replay + " vs " + f.original + ": how the devices answered (no fidelity criterion";
+  t += "; another device may answer differently): ";
+  auto cell = [](std::optional<double> v) { return v ? fmt_duration_ns(*v) : std::string("-"); };
+  auto ratio = [](std::optional<double> a, std::optional<double> b) {
+    return a && b && *b > 0 ? " (" + fmt_significant(*a / *b) + "x)" : std::string();
+  };
+  if (f.orig.layer == LatencyLayer::kNone)
+    return {false, t + "the original has no latencies (a load without durations) to compare with."};
+  if (f.rep.layer == LatencyLayer::kNone) return {false, t + "the replay has no latencies."};
+  std::string lo = layer_name(f.orig.layer), lr = layer_name(f.rep.layer);
+  if (f.orig.layer == f.rep.layer) {
+    t += "latency measured in the " + lo + " on both sides: median " + cell(f.rep.p50_ns) + " vs " +
+         cell(f.orig.p50_ns) + ratio(f.rep.p50_ns, f.orig.p50_ns) + ", p99 " + cell(f.rep.p99_ns) +
+         " vs " + cell(f.orig.p99_ns) + ratio(f.rep.p99_ns, f.orig.p99_ns) + ".";
+    return {false, t};
+  }
+  t += "latencies of different layers, not compared: the original's is measured " +
+       std::string(f.orig.layer == LatencyLayer::kLoad ? lo : "in the " + lo) + " (median " +
+       cell(f.orig.p50_ns) + "), the replay's in " + lr + " (median " + cell(f.rep.p50_ns) + ")";
+  if (f.orig.layer == LatencyLayer::kBlock && !f.replay_has_block)
+    t += "; replay with --validate to measure its block-layer latency";
+  return {false, t + "."};
 }
 
 }  // namespace blkrr::report

@@ -111,15 +111,27 @@ TEST(Summary, ReplayRulesFire) {
 }
 
 TEST(Summary, FidelityVerdict) {
-  FidelityFacts f{"r1", "orig", 0.98, 0.05, 20e3, 0.0};
+  FidelityFacts f;
+  f.replay = "r1";
+  f.original = "orig";
+  f.requests = f.demanded = 1000;
+  f.achieved_ratio = 0.98;
+  f.issue_p99_ns = 20e3;
+  f.reordered_percent = 0.0;
   auto w = fidelity_findings(f);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_FALSE(w[0].warn);
   EXPECT_EQ(w[0].text,
-            "r1 vs orig: request rate 98.0 % of the original, latency distribution distance (KS) "
-            "0.0500 (0 same, 1 disjoint), p99 issue error 20.0 us, 0 % reordered: faithful.");
-  f.latency_ks = 0.5;
+            "r1 vs orig: replay fidelity (was the load reproduced): 1000 of 1000 requests (100 %), "
+            "mean request size 100 % of the original's, achieved 98.0 % of the demanded rate, p99 "
+            "issue error 20.0 us, 0 % reordered: faithful.");
+  f.issue_p99_ns = 5e6;
+  f.size_ratio = 0.5;
   EXPECT_TRUE(fidelity_findings(f)[0].warn);
+  EXPECT_NE(fidelity_findings(f)[0].text.find("NOT a faithful replay (sizes changed, behind "
+                                              "schedule)."),
+            std::string::npos)
+      << fidelity_findings(f)[0].text;
 }
 
 TEST(Summary, WhenNamesWallClock) {

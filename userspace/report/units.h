@@ -14,6 +14,10 @@
 
 namespace blkrr::report {
 
+// Throughput in the report is MiB/s (2^20 bytes per second), as every
+// summary line prints bytes (core/units.h fmt_bytes).
+inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+
 // gnuplot tics for a logarithmic axis of milliseconds, labelled per decade
 // in engineering units ("10 us", "1 ms", "1 s"); `axis` is "x" or "y".
 std::string ms_log_tics(const std::string& axis);
