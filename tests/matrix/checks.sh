@@ -207,7 +207,8 @@ make_load() {
 
 check_replay() {
   make_load "$W/small.load.gz"
-  "$BLKRR" replay "$W/small.load.gz" "$DEV" --force --validate --quiet --json-file "$W/replay.json" \
+  "$BLKRR" replay "$W/small.load.gz" "$DEV" --force --validate --quiet --overwrite \
+    --json-file "$W/replay.json" \
     >"$W/replay.out" 2>"$W/replay.err"
   rc=$?
   pct=$(awk "$JF"' { v = jf($0, "completeness_pct"); if (v != "") { print v; exit } }' \
