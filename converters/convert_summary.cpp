@@ -65,8 +65,9 @@ std::string ConvertSummary::text(bool verbose) const {
     else if (k.rfind("skipped: ", 0) == 0)
       reasons += "      " + std::to_string(v) + "  " + k.substr(9) + "\n";
   }
-  t += "  skipped lines:  " + std::to_string(skipped) +
-       (skipped ? " (--skip-bad):\n" + reasons : "\n");
+  if (skipped || verbose)
+    t += "  skipped lines:  " + std::to_string(skipped) +
+         (skipped ? " (--skip-bad):\n" + reasons : "\n");
   if (fit) t += fit->text();
   if (split) t += split->text();
   if (derived) {

@@ -270,6 +270,8 @@ TEST(Convert, NativeToLoadSortsByIssueAndCountsFlush) {
   EXPECT_EQ(s->text().find("ringbuf_reserve_failed"), std::string::npos) << s->text();
   EXPECT_NE(s->text().find("more counter of the input is 0; -v lists them"), std::string::npos);
   EXPECT_NE(s->text(true).find("capture: ringbuf_reserve_failed: 0"), std::string::npos);
+  EXPECT_EQ(s->text().find("skipped lines"), std::string::npos) << "0 lines skipped: not a line";
+  EXPECT_NE(s->text(true).find("  skipped lines:  0\n"), std::string::npos);
   // Without a reorder window the request that completed first comes too late.
   ConvertOptions o = opts(t.file("a.blkrr"), t.file("b.load"));
   o.reorder_window_ns = 0;

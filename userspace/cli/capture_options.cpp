@@ -66,6 +66,33 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
   return {};
 }
 
+Status check_comm(const std::string& comm) {
+  if (comm.size() > 15)
+    return Error(
+        ErrorKind::kUsage,
+        "-n '" + comm + "': the kernel keeps 15 characters of a task name; give at most 15");
+  return {};
+}
+
+Result<uint64_t> parse_run_duration(std::string_view what, std::string_view v) {
+  auto d = parse_duration_ns(v);
+  if (!d) return Error(ErrorKind::kUsage, std::string(what) + ": " + d.error().message);
+  if (*d == 0)
+    return Error(ErrorKind::kUsage, std::string(what) + ": a duration of 0 would record nothing");
+  return *d;
+}
+
+Status take_positional_duration(const std::vector<std::string>& pos, uint64_t& duration_ns) {
+  if (pos.empty()) return {};
+  if (duration_ns)
+    return Error(ErrorKind::kUsage, "a duration twice: give -D TIME or the duration " + pos[0] +
+                                        " as an argument, not both");
+  auto d = parse_run_duration("duration", pos[0]);
+  if (!d) return d.error();
+  duration_ns = *d;
+  return {};
+}
+
 Result<uint64_t> cgroup_id_of(const std::string& arg) {
   std::vector<std::string> tries = {arg};
   if (arg.empty() || arg[0] != '/') {

@@ -28,6 +28,16 @@ Status require_process(uint32_t pid);
 Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
                       std::vector<VolumeMap>* volumes = nullptr);
 
+// -n COMM: at most the 15 characters the kernel keeps of a task name.
+Status check_comm(const std::string& comm);
+
+// How long record and snoop run: -D TIME or the positional `duration` (as
+// snoop 10, biosnoop's), parsed by the one duration parser
+// (core/args.h parse_duration_ns); more than zero.
+Result<uint64_t> parse_run_duration(std::string_view what, std::string_view v);
+// The positional duration, if given, into `duration_ns`; refused with -D too.
+Status take_positional_duration(const std::vector<std::string>& pos, uint64_t& duration_ns);
+
 // --cgroup: a cgroup v2 directory (a path, or one relative to /sys/fs/cgroup)
 // into its id, the directory's inode number.
 Result<uint64_t> cgroup_id_of(const std::string& arg);

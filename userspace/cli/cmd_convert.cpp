@@ -100,11 +100,13 @@ Result<int> cmd_convert(int argc, char** argv) {
              &derive);
   ap.opt_string(0, "snippet", "SECONDS", "snippet length for --derive (default 300)", &snippet);
   ap.option(0, "wrap", "SIZE|DEVICE",
-            "fit positions onto a target of this size (30G) or the size of DEVICE/FILE: "
-            "beyond its end they wrap modulo the size, as replay does",
+            "fit positions onto a target of this size (30G) or the size of DEVICE/FILE: past "
+            "its end they wrap modulo the size, as replay --wrap (its default) does on its "
+            "DEVICE",
             [&](std::string_view v) { return set_fit(o, MapMode::kWrap, v); });
   ap.option(0, "scale", "SIZE|DEVICE",
-            "fit positions onto a target by scaling them proportionally (reads the input twice)",
+            "fit positions onto a target by scaling them proportionally, as replay --scale does "
+            "on its DEVICE (reads the input twice)",
             [&](std::string_view v) { return set_fit(o, MapMode::kScale, v); });
   ap.opt_string(0, "fio-file", "NAME",
                 "fio output: the file the iolog targets (default the placeholder /dev/sdX, never "

@@ -247,7 +247,7 @@ class Recording {
       counters["records_written"] = out_.records_written();
       FILE* to = a_.to_stdout() ? stderr : stdout;
       print_summary(to, tally_, counters, busy_, seconds, out_.summary_target(),
-                    out_.bytes_written());
+                    out_.bytes_written(), a_.verbose);
     }
     return 0;
   }

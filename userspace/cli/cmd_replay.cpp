@@ -12,6 +12,7 @@
 #include "core/io_guard.h"
 #include "core/signals.h"
 #include "core/args.h"
+#include "core/device.h"
 #include "core/start_at.h"
 #include "replay/session.h"
 #include "validate/live.h"
@@ -47,7 +48,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   ArgParser p(
       "blkrr replay", "[options] LOAD DEVICE",
       "Replay LOAD (a blkreplay *.load.gz or a native .blkrr trace, streamed; or the pieces of\n"
-      "one rotated recording, record --rotate) on DEVICE with\n"
+      "one rotated recording, record --rotate) on DEVICE (/dev/NAME, NAME or MAJ:MIN) with\n"
       "O_DIRECT and its recorded timing: every request is due at its recorded offset from one\n"
       "start instant, and how late it started (delay) and how long it took (latency) is\n"
       "measured. DEVICE is overwritten: mounted devices and devices with a filesystem, RAID\n"
@@ -91,8 +92,14 @@ Result<int> cmd_replay(int argc, char** argv) {
            set_with(&o.strong, replay::parse_strong));
   p.option(0, "vmode", "MODE", "none (default), verify, final-verify or paranoia",
            set_with(&o.vmode, replay::parse_vmode));
+  // One meaning with convert's --wrap/--scale SIZE|DEVICE, whose target is
+  // replay's DEVICE here.
+  bool wrap = false;
+  p.flag(0, "wrap", &wrap,
+         "positions past the end of DEVICE wrap modulo its size (the default; convert --wrap "
+         "DEVICE writes the same positions)");
   p.flag(0, "scale", &o.scale,
-         "map positions proportionally instead of wrapping modulo the device size");
+         "positions are scaled proportionally onto DEVICE instead (convert --scale DEVICE)");
   p.option(0, "align", "MODE",
            "requests not aligned to the logical block: round (default), skip, fail",
            set_with(&o.align, blkrr::parse_align));
@@ -182,12 +189,17 @@ Result<int> cmd_replay(int argc, char** argv) {
                        "recording (record --rotate) and a DEVICE");
     }
   }
+  // DEVICE as every command takes it: /dev/NAME, NAME or MAJ:MIN.
+  auto node = device_node(o.device);
+  if (!node) return node.error();
+  o.device = *node;
   if (exact_pct) Distribution::set_default_exact_limit(UINT64_MAX);
   if (from != "auto") {
     auto f = parse_input_format(from);
     if (!f) return Error(ErrorKind::kUsage, "unknown input format '" + from + "'");
     o.source.format = *f;
   }
+  if (wrap && o.scale) return Error(ErrorKind::kUsage, "use either --wrap or --scale, once");
   if (o.source.repeat == 0) return Error(ErrorKind::kUsage, "--repeat must be at least 1");
   if (qd == 0 || qd > 65536)
     return Error(ErrorKind::kUsage, "--queue-depth must be between 1 and 65536");

@@ -128,12 +128,13 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
       "[-d DEV]... [-p PID] [-n COMM] [--cgroup PATH] [-D TIME] [-o FILE|-|STEM] "
       "[--rotate TIME] [--rotate-size SIZE] [--keep N] [--max-total SIZE] "
       "[--ring TIME [--trigger-latency D] [--trigger-util PCT] [--post T] [--holdoff T]] "
-      "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q]",
+      "[--start-at UNIX_TIME] [--ringbuf-mb N] [--lean] [-q] [duration]",
       "Record every block request of the selected devices (all devices by default) into a\n"
       "native trace: issue and completion time, device and partition, sector, size, operation\n"
       "and flags, the process that created the request, and its adaptive disk time.\n"
-      "Stops after -D or on Ctrl-C/SIGTERM, then prints requests per device and operation,\n"
-      "every drop counter, the file size and bytes per request (on standard error with -o -).\n"
+      "Stops after -D TIME (or `duration`, as snoop 10) or on Ctrl-C/SIGTERM, then prints\n"
+      "requests per device and operation, the drop counters that are not zero (all with\n"
+      "-v), the file size and bytes per request (on standard error with -o -).\n"
       "Needs root.");
   p.common_strings(CommonOpt::kDevice,
                    "device to record: /dev/sdX, sdX, MAJ:MIN, a partition, or a dm or md volume "
@@ -152,11 +153,10 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
   p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory",
                   &a.cgroup, "PATH");
   p.removed('c', "-n COMM (task name) or --cgroup PATH");
-  p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 5m)",
+  p.common(CommonOpt::kDuration, "stop after this time (e.g. 60, 1.5s, 1m30s; or as `duration`)",
            [&](std::string_view v) -> Status {
-             auto d = parse_duration_ns(v);
-             if (!d || *d == 0)
-               return Error(ErrorKind::kUsage, "-D: bad duration '" + std::string(v) + "'");
+             auto d = parse_run_duration("-D", v);
+             if (!d) return d.error();
              a.duration_ns = *d;
              return {};
            });
@@ -177,8 +177,12 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
          "no disk time and no cgroup ids (recorded as 0): the cheapest capture, with what\n"
          "replaying and validating a load needs");
   p.common_flag(CommonOpt::kQuiet, &a.quiet, "no progress line and no summary");
+  p.common_flag(CommonOpt::kVerbose, &a.verbose,
+                "every drop counter in the summary, also the zero ones");
   p.examples(
       "  blkrr record -d sda -D 60 -o prod.blkrr      one minute of sda\n"
+      "  blkrr record -d loop0 2                      two seconds of loop0 "
+      "(blkrr-HOST-TIME.blkrr)\n"
       "  blkrr record -d nvme0n1p2 -p 4242             one process on one partition, until Ctrl-C\n"
       "  blkrr record -d 8:0 --cgroup system.slice/mysql.service -o mysql.blkrr\n"
       "  blkrr record -d sda -D 600 --start-at $(date +%s -d '+1 min')   # same on every host\n"
@@ -186,7 +190,13 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
       "  blkrr record -d sda -o /var/lib/blkrr/prod --rotate 1h --keep 168   # a week of hours\n"
       "  blkrr record -d sda -o /var/lib/blkrr/prod --ring 10m --trigger-latency 2s   # kill -USR1 "
       "writes too");
-  return p.parse(argc, argv);
+  std::vector<std::string> pos;
+  p.positionals("[duration]", &pos, 0, 1);
+  auto r = p.parse(argc, argv);
+  if (!r || !*r) return r;
+  BLKRR_TRY(take_positional_duration(pos, a.duration_ns));
+  BLKRR_TRY(check_comm(a.comm));
+  return true;
 }
 
 Status check_output_plan(OutputPlan& o, const std::string& default_stem) {

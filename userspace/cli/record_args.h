@@ -17,7 +17,7 @@ struct RecordArgs {
   bool have_pid = false;
   uint64_t ringbuf_mb = 64, duration_ns = 0;
   std::string comm, cgroup;
-  bool quiet = false, lean = false;
+  bool quiet = false, lean = false, verbose = false;
   double start_at = 0;
   OutputPlan output;  // -o, --rotate, --rotate-size, --keep, --max-total
   FlightPlan flight;  // --ring and its triggers

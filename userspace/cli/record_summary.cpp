@@ -59,8 +59,25 @@ std::string progress_text(const Tally& t, const Counters& c, double seconds,
   return line + out.extra;
 }
 
+std::string drops_text(const Counters& c, bool verbose) {
+  std::string s;
+  for (const char* name : kDropCounters) {
+    auto it = c.find(name);
+    uint64_t n = it == c.end() ? 0 : it->second;
+    if (n || verbose) s += strfmt(" %s=%" PRIu64, name, n);
+  }
+  auto noted = [&](const char* name, const char* why) {
+    if (auto it = c.find(name); it != c.end() && it->second)
+      s += strfmt(" %s=%" PRIu64 " (%s)", name, it->second, why);
+  };
+  noted("own_io_left_out", "the recorder's own writes");
+  noted("not_kept_min_free", "writing paused by --min-free");
+  noted("fault_skipped_completions", "injected");
+  return "drops and anomalies:" + (s.empty() ? std::string(" none") : s);
+}
+
 void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
-                   double seconds, const std::string& path, uint64_t file_bytes) {
+                   double seconds, const std::string& path, uint64_t file_bytes, bool verbose) {
   DeviceNamer namer;
   std::fprintf(to, "recorded %" PRIu64 " requests in %.1f s to %s\n", t.requests, seconds,
                path.c_str());
@@ -85,17 +102,7 @@ void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vecto
   std::fprintf(to, "operations:");
   for (const auto& [op, n] : t.by_op)
     std::fprintf(to, " %s %" PRIu64, std::string(op_name(op)).c_str(), n);
-  std::fprintf(to, "\ndrops and anomalies:");
-  for (const char* name : kDropCounters) {
-    auto it = c.find(name);
-    std::fprintf(to, " %s=%" PRIu64, name, it == c.end() ? 0 : it->second);
-  }
-  if (auto it = c.find("own_io_left_out"); it != c.end() && it->second)
-    std::fprintf(to, " own_io_left_out=%" PRIu64 " (the recorder's own writes)", it->second);
-  if (auto it = c.find("not_kept_min_free"); it != c.end() && it->second)
-    std::fprintf(to, " not_kept_min_free=%" PRIu64 " (writing paused by --min-free)", it->second);
-  if (auto it = c.find("fault_skipped_completions"); it != c.end() && it->second)
-    std::fprintf(to, " fault_skipped_completions=%" PRIu64 " (injected)", it->second);
+  std::fprintf(to, "\n%s", drops_text(c, verbose).c_str());
   std::fprintf(
       to, "\nfile: %" PRIu64 " bytes, %.2f bytes/request\n", file_bytes,
       t.requests ? static_cast<double>(file_bytes) / static_cast<double>(t.requests) : 0.0);

@@ -43,8 +43,12 @@ struct OutputProgress {
 std::string progress_text(const Tally& t, const Counters& c, double seconds,
                           const OutputProgress& out);
 
+// "drops and anomalies: name=N ...": the counters that are not zero (all of
+// them with `verbose`), or "drops and anomalies: none".
+std::string drops_text(const Counters& c, bool verbose);
+
 // To `to` (standard error when the trace goes to standard output).
 void print_summary(FILE* to, const Tally& t, const Counters& c, const std::vector<DeviceBusy>& busy,
-                   double seconds, const std::string& path, uint64_t file_bytes);
+                   double seconds, const std::string& path, uint64_t file_bytes, bool verbose);
 
 }  // namespace blkrr::cli

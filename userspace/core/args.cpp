@@ -1,5 +1,6 @@
 #include "core/args.h"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <optional>
@@ -352,31 +353,50 @@ Result<uint64_t> parse_size(std::string_view s) {
   return *v * mult;
 }
 
+namespace {
+
+// The nanoseconds of one duration unit, 0 for an unknown one.
+double unit_ns(std::string_view u) {
+  if (u == "ns") return 1;
+  if (u == "us") return 1e3;
+  if (u == "ms") return 1e6;
+  if (u == "s") return 1e9;
+  if (u == "m") return 60e9;
+  if (u == "h") return 3600e9;
+  return 0;
+}
+
+Error bad_duration(std::string_view s) {
+  return Error("not a duration: '" + std::string(s) +
+               "' (seconds, or numbers with units ns, us, ms, s, m, h: 10, 1.5s, 250ms, 1m30s)");
+}
+
+}  // namespace
+
 Result<uint64_t> parse_duration_ns(std::string_view s) {
-  double mult = 1e9;
-  auto ends = [&](std::string_view suf) {
-    if (s.size() > suf.size() && s.substr(s.size() - suf.size()) == suf) {
-      s.remove_suffix(suf.size());
-      return true;
-    }
-    return false;
-  };
-  if (ends("ms"))
-    mult = 1e6;
-  else if (ends("us"))
-    mult = 1e3;
-  else if (ends("ns"))
-    mult = 1;
-  else if (ends("s"))
-    mult = 1e9;
-  else if (ends("m"))
-    mult = 60e9;
-  else if (ends("h"))
-    mult = 3600e9;
-  auto v = parse_double(s);
-  if (!v || *v < 0)
-    return Error("not a duration: '" + std::string(s) + "' (use e.g. 10, 1.5s, 250ms)");
-  return static_cast<uint64_t>(std::llround(*v * mult));
+  // A bare number is seconds ("10", "0.5").
+  if (auto v = parse_double(s); v && !s.empty() && (std::isdigit(s[0]) || s[0] == '.')) {
+    if (*v * 1e9 >= 1.8e19) return bad_duration(s);
+    return static_cast<uint64_t>(std::llround(*v * 1e9));
+  }
+  // Otherwise number-unit pairs, largest unit first: "1h2m3.5s", "1m30s".
+  double total = 0, last_unit = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t n = i;
+    while (n < s.size() && (std::isdigit(static_cast<unsigned char>(s[n])) || s[n] == '.')) ++n;
+    size_t u = n;
+    while (u < s.size() && std::isalpha(static_cast<unsigned char>(s[u]))) ++u;
+    auto num = parse_double(s.substr(i, n - i));
+    double mult = unit_ns(s.substr(n, u - n));
+    if (n == i || !num || mult == 0 || (last_unit != 0 && mult >= last_unit))
+      return bad_duration(s);
+    total += *num * mult;
+    last_unit = mult;
+    i = u;
+  }
+  if (s.empty() || total >= 1.8e19) return bad_duration(s);
+  return static_cast<uint64_t>(std::llround(total));
 }
 
 }  // namespace blkrr

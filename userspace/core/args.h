@@ -106,7 +106,9 @@ Result<int64_t> parse_i64(std::string_view s);
 Result<double> parse_double(std::string_view s);
 // "512", "4k", "1M", "2G" (powers of 1024).
 Result<uint64_t> parse_size(std::string_view s);
-// "10", "1.5s", "250ms", "2m", "1h" -> nanoseconds.
+// Durations, the one parser of every command: a bare number is seconds
+// ("10", "0.5"); otherwise numbers with units ns, us, ms, s, m, h, largest
+// first and each once ("250ms", "2m", "1m30s", "1h2m3.5s") -> nanoseconds.
 Result<uint64_t> parse_duration_ns(std::string_view s);
 
 }  // namespace blkrr

@@ -143,6 +143,21 @@ TEST(Args, HelpIsWrappedUnderItsColumn) {
   EXPECT_NE(h.find("fifteen sixteen"), std::string::npos) << h;
 }
 
+// Compound durations, as systemd and Go write them, in every command.
+TEST(Args, CompoundDurations) {
+  EXPECT_EQ(*parse_duration_ns("1m30s"), 90'000'000'000u);
+  EXPECT_EQ(*parse_duration_ns("1h2m3.5s"), 3'723'500'000'000u);
+  EXPECT_EQ(*parse_duration_ns("2s500ms"), 2'500'000'000u);
+  EXPECT_EQ(*parse_duration_ns("1ms250us"), 1'250'000u);
+  EXPECT_EQ(*parse_duration_ns("0.5"), 500'000'000u);
+  EXPECT_EQ(*parse_duration_ns("90ns"), 90u);
+  EXPECT_EQ(*parse_duration_ns("1.5h"), 5'400'000'000'000u);
+  for (const char* bad : {"", "s", "1x", "30s1m", "1m1m", "1m 30s", "m30", "1.2.3s", "-1m", "inf",
+                          "1e30", "1m-30s", "5000000000h"})
+    EXPECT_FALSE(parse_duration_ns(bad).ok()) << bad;
+  EXPECT_NE(parse_duration_ns("1x").error().message.find("1m30s"), std::string::npos);
+}
+
 TEST(Args, NumbersSizesDurations) {
   EXPECT_EQ(*parse_size("4k"), 4096u);
   EXPECT_EQ(*parse_size("2M"), 2u << 20);

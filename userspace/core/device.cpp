@@ -104,7 +104,10 @@ std::optional<DevT> parse_majmin(std::string_view s) {
 
 Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& sysfs) {
   std::string spec(arg);
-  if (spec.empty()) return Error("empty device name");
+  // Every failure is a device argument that names no device: a usage error,
+  // the same exit status in every command (docs/cli.md).
+  auto unknown = [](std::string msg) { return Error(ErrorKind::kUsage, std::move(msg)); };
+  if (spec.empty()) return unknown("empty device name");
   std::optional<DevT> dev = parse_majmin(spec);
   if (!dev && spec[0] == '/') {
     struct stat st {};
@@ -112,29 +115,54 @@ Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& 
       int err = errno;
       if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
       return Error::system("device '" + spec + "'", err,
-                           "give /dev/NAME, NAME, MAJ:MIN, /dev/mapper/NAME or /dev/VG/LV");
+                           "give /dev/NAME, NAME, MAJ:MIN, /dev/mapper/NAME or /dev/VG/LV")
+          .as(ErrorKind::kUsage);
     }
-    if (!S_ISBLK(st.st_mode)) return Error("'" + spec + "' is not a block device");
+    if (!S_ISBLK(st.st_mode)) return unknown("'" + spec + "' is not a block device");
     dev = make_dev(major(st.st_rdev), minor(st.st_rdev));
   }
   std::error_code ec;
   if (dev) {
     auto dir = sysfs::dir_of(*dev, sysfs);
-    if (!dir) return Error("no block device " + dev_to_string(*dev) + " (see 'blkrr devices')");
+    if (!dir) return unknown("no block device " + dev_to_string(*dev) + " (see 'blkrr devices')");
     return selection_from_dir(*dir, spec);
   }
   if (spec.find('/') != std::string::npos) {
     if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
-    return Error("'" + spec +
-                 "' is not a device name (give /dev/NAME, NAME, MAJ:MIN, a device-mapper name "
-                 "or VG/LV)");
+    return unknown("'" + spec +
+                   "' is not a device name (give /dev/NAME, NAME, MAJ:MIN, a device-mapper name "
+                   "or VG/LV)");
   }
   auto dir = fs::canonical(fs::path(sysfs) / "class" / "block" / spec, ec);
   if (ec) {
     if (auto s = resolve_by_stacked_name(spec, sysfs)) return s;
-    return Error("unknown block device '" + spec + "' (see 'blkrr devices')");
+    return unknown("unknown block device '" + spec + "' (see 'blkrr devices')");
   }
   return selection_from_dir(dir, spec);
+}
+
+Result<std::string> device_node(std::string_view arg, const std::string& sysfs,
+                                const std::string& dev_dir) {
+  std::string spec(arg);
+  struct stat st {};
+  // A path that exists is used as it is (a node, or a file for --allow-file).
+  if (spec.find('/') != std::string::npos && stat(spec.c_str(), &st) == 0) return spec;
+  auto sel = resolve_device(spec, sysfs);
+  if (!sel) {
+    if (stat(spec.c_str(), &st) == 0) return spec;  // a file in this directory
+    return sel.error();
+  }
+  const PartitionInfo whole{sel->disk, sel->disk_name, 0, 0};
+  const PartitionInfo& p = sel->part ? *sel->part : whole;
+  // udev's name first, then its /dev/block/MAJ:MIN link.
+  for (const std::string& node :
+       {dev_dir + "/" + p.name, dev_dir + "/block/" + dev_to_string(p.dev)}) {
+    if (stat(node.c_str(), &st) == 0 && S_ISBLK(st.st_mode) &&
+        make_dev(major(st.st_rdev), minor(st.st_rdev)) == p.dev)
+      return node;
+  }
+  return Error(ErrorKind::kUsage, "device '" + spec + "' (" + dev_to_string(p.dev) + "): no node " +
+                                      dev_dir + "/" + p.name + " for it; give its path");
 }
 
 Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {

@@ -44,7 +44,16 @@ std::optional<DevT> parse_majmin(std::string_view s);
 
 // Accepts "/dev/sdX", "sdX", "MAJ:MIN", and partitions of each ("/dev/sda2",
 // "sda2", "8:2"). `sysfs` is the sysfs mount point (tests pass a fake tree).
+// Every failure is ErrorKind::kUsage (exit status 2 in every command).
 Result<DeviceSelection> resolve_device(std::string_view arg, const std::string& sysfs = "/sys");
+// The node to open for a device argument, for the commands that open one
+// (replay): a path ("/dev/sdb", "./disk.img") as it is; a name or MAJ:MIN
+// ("loop1", "sda2", "7:1") resolved as resolve_device does, to its node in
+// `dev_dir` (/dev/NAME, else /dev/block/MAJ:MIN); a name that is no device
+// but a file in the working directory, that file (replay --allow-file).
+// Errors are ErrorKind::kUsage.
+Result<std::string> device_node(std::string_view arg, const std::string& sysfs = "/sys",
+                                const std::string& dev_dir = "/dev");
 Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs = "/sys");
 // Every whole-disk block device with its partitions.
 std::vector<DeviceInfo> list_devices(const std::string& sysfs = "/sys");

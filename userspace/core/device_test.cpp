@@ -3,6 +3,8 @@
 #include "core/volume_stack.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -98,14 +100,48 @@ TEST_F(FakeSysfs, PartitionsResolveToDiskPlusRange) {
   }
 }
 
+// Every way of naming no device is a usage error: exit status 2 in every
+// command (docs/cli.md).
 TEST_F(FakeSysfs, UnknownDevicesAreClearErrors) {
   auto r = resolve_device("sdz", sys());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("unknown block device 'sdz'"), std::string::npos);
-  EXPECT_FALSE(resolve_device("9:9", sys()).ok());
-  EXPECT_FALSE(resolve_device("/nonexistent/dev", sys()).ok());
-  EXPECT_FALSE(resolve_device("", sys()).ok());
-  EXPECT_FALSE(resolve_device("a/b", sys()).ok());
+  for (const char* bad : {"sdz", "9:9", "/nonexistent/dev", "", "a/b"}) {
+    auto e = resolve_device(bad, sys());
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_EQ(e.error().kind, ErrorKind::kUsage) << bad;
+  }
+  auto n = device_node("sdz", sys(), root_.string());
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().kind, ErrorKind::kUsage);
+  n = device_node("/nonexistent/dev", sys(), root_.string());
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().kind, ErrorKind::kUsage);
+}
+
+// replay's DEVICE: a name or MAJ:MIN is the node of that device, a path
+// stays as it is.
+TEST_F(FakeSysfs, DeviceNodesOfNamesAndNumbers) {
+  fs::path devdir = root_ / "devnodes";
+  fs::create_directories(devdir / "block");
+  if (mknod((devdir / "loop0").c_str(), S_IFBLK | 0600, makedev(7, 0)) != 0 ||
+      mknod((devdir / "block/8:2").c_str(), S_IFBLK | 0600, makedev(8, 2)) != 0)
+    GTEST_SKIP() << "cannot create device nodes (not root)";
+  for (const char* spec : {"loop0", "7:0"}) {
+    auto n = device_node(spec, sys(), devdir.string());
+    ASSERT_TRUE(n.ok()) << spec << ": " << n.error().message;
+    EXPECT_EQ(*n, (devdir / "loop0").string()) << spec;
+  }
+  auto p = device_node("sda2", sys(), devdir.string());  // no /dev/sda2: the MAJ:MIN link
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(*p, (devdir / "block/8:2").string());
+  auto missing = device_node("sda", sys(), devdir.string());  // no node at all
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::kUsage);
+  EXPECT_NE(missing.error().message.find("give its path"), std::string::npos);
+  std::string path = (root_ / "disk.img").string();
+  write("disk.img", "x");
+  EXPECT_EQ(*device_node(path, sys(), devdir.string()), path);
 }
 
 TEST_F(FakeSysfs, DescribesDevices) {
