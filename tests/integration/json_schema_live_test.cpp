@@ -46,9 +46,9 @@ TEST(LiveJsonAndScreens, TopAndSnoopFollowTheirSchemasAndScreens) {
   ASSERT_TRUE(loop.ok()) << loop.error().message;
   sleep_ms(300);
   auto jtop = BlkrrProcess::start({"top", "-j", "-d", loop->path(), "0.3"}, "\"seq\":1");
-  auto stop = BlkrrProcess::start({"top", "-C", "-d", loop->path(), "0.3"}, "BYTES/s");
+  auto stop = BlkrrProcess::start({"top", "-C", "-d", loop->path(), "0.3"}, "READ/s");
   auto jsnoop = BlkrrProcess::start({"snoop", "-j", "-Q", "-d", loop->path()}, "");
-  auto snoop = BlkrrProcess::start({"snoop", "--start", "-d", loop->path()}, "TIME(s)");
+  auto snoop = BlkrrProcess::start({"snoop", "--issue", "-d", loop->path()}, "TIME(s)");
   ASSERT_TRUE(jtop.ok() && stop.ok() && jsnoop.ok() && snoop.ok());
   sleep_ms(600);
   auto c = IoChild::spawn("schema-io", loop->path(), uniform(2, 50, Op::kWrite, 65536, 0));
@@ -85,14 +85,15 @@ TEST(LiveJsonAndScreens, TopAndSnoopFollowTheirSchemasAndScreens) {
 
   // The screens: rates in binary units per second (top), a TIME(s) column
   // and one unit, ms, for every duration (snoop).
-  static const std::regex top_row(R"( schema-io .* W +[0-9.]+ (B|KiB|MiB|GiB)/s$)");
+  static const std::regex top_row(
+      R"( schema-io .* +[0-9.]+ (B|KiB|MiB|GiB) +[0-9.]+ (KiB|MiB|GiB) +[0-9.]+ +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[0-9.]+$)");
   size_t top_rows = 0;
   for (const auto& l : lines_of(stop->output())) top_rows += std::regex_search(l, top_row);
   EXPECT_GE(top_rows, 1u) << stop->output();
   auto snoop_lines = lines_of(snoop->output());
   ASSERT_FALSE(snoop_lines.empty());
-  EXPECT_EQ(snoop_lines[0].rfind("     TIME(s)     START(s) COMM", 0), 0u) << snoop_lines[0];
-  EXPECT_NE(snoop_lines[0].find("LAT(ms) DTIME(ms)"), std::string::npos) << snoop_lines[0];
+  EXPECT_EQ(snoop_lines[0].rfind("   TIME(s)   ISSUE(s) COMM", 0), 0u) << snoop_lines[0];
+  EXPECT_NE(snoop_lines[0].find("LAT(ms) DT(ms)"), std::string::npos) << snoop_lines[0];
   static const std::regex snoop_row(
       R"(^ +[0-9]+\.[0-9]{6} +[0-9]+\.[0-9]{6} schema-io .* W +[0-9]+ +65536 +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$)");
   size_t snoop_rows = 0;

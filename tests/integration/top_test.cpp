@@ -46,7 +46,7 @@ TEST(TopIntegration, TwoProcessesExactAndDiskTimeEqualsBlkTracerBusyTime) {
   ASSERT_TRUE(jtop.ok()) << jtop.error().message;
   auto stop = BlkrrProcess::start({"top", "-C", "--bytes", "-d", loop->path(), "--prometheus",
                                    "127.0.0.1:" + std::to_string(port), "0.5"},
-                                  "BYTES");
+                                  "READ/s");
   ASSERT_TRUE(stop.ok()) << stop.error().message;
 
   // A: 2 threads x 200 writes of 64 KiB. B: 1 thread x 1500 reads of 4 KiB.
@@ -109,18 +109,22 @@ TEST(TopIntegration, TwoProcessesExactAndDiskTimeEqualsBlkTracerBusyTime) {
   }
   EXPECT_EQ(charged, busy);  // only our processes used the device
 
-  // Screen: BYTES/s per comm (human units, as iotop) times the 0.5 s
-  // interval, summed over the intervals; /metrics: exact counters.
+  // Screen: READ/s and WRITE/s per comm (human units, as iotop) times the
+  // 0.5 s interval, summed over the intervals; /metrics: exact counters.
   std::map<std::string, double> screen_bytes;
   std::istringstream in(stop->output());
+  //   PID COMM DEVICE READ/s WRITE/s IOPS AVGLAT DISKTIME %I/O
   static const std::regex row(
-      R"(^\s*\S+\s+\d+\s+\S+\s+(\S+)\s+(\S+)\s+\d+\s+\d+\s+([RW])\s+([0-9.]+) (B|KiB|MiB|GiB)/s$)");
+      R"(^\s*\d+\s+(\S+)\s+\S+\s+([0-9.]+) (B|KiB|MiB|GiB)\s+([0-9.]+) (B|KiB|MiB|GiB)\s+.*$)");
+  auto bytes_of = [](const std::string& v, const std::string& unit) {
+    double mult = unit == "B" ? 1 : unit == "KiB" ? 1024 : unit == "MiB" ? 1 << 20 : 1 << 30;
+    return std::stod(v) * mult * 0.5;
+  };
   for (std::string l; std::getline(in, l);) {
     std::smatch m;
     if (!std::regex_match(l, m, row)) continue;
-    const std::string unit = m[5].str();
-    double mult = unit == "B" ? 1 : unit == "KiB" ? 1024 : unit == "MiB" ? 1 << 20 : 1 << 30;
-    screen_bytes[m[1].str() + m[3].str()] += std::stod(m[4].str()) * mult * 0.5;
+    screen_bytes[m[1].str() + "R"] += bytes_of(m[2].str(), m[3].str());
+    screen_bytes[m[1].str() + "W"] += bytes_of(m[4].str(), m[5].str());
   }
   auto met = metrics_of(http);
   std::string la = "{device=\"" + loop->name() + "\",direction=\"write\",comm=\"blkrrA\"}";

@@ -28,13 +28,13 @@ struct SnoopArgs {
   uint32_t pid = 0;
   bool has_pid = false;
   std::string comm;
-  bool start = false, majmin = false, queue = false, json = false;
+  bool issue = false, old_start = false, majmin = false, queue = false, json = false;
   uint64_t duration_ns = 0;  // 0: until a signal
 };
 
 Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
   ArgParser p(argv[0],
-              "[-d DEV]... [-p PID] [-n COMM] [--start] [--majmin] [-Q] [-j] [-D TIME | duration]",
+              "[-d DEV]... [-p PID] [-n COMM] [--issue] [--majmin] [-Q] [-j] [-D TIME | duration]",
               "One line per completed block request: who created it, where, how big, its\n"
               "latency (issue to completion) and its adaptive disk time (DTIME: the part of\n"
               "the device's busy time charged to it; summed over requests it is the busy\n"
@@ -49,59 +49,62 @@ Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
              return {};
            });
   p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
-  p.flag(0, "start", &a.start, "add START(s), the issue time (s since snoop started)");
+  p.flag(0, "issue", &a.issue, "add ISSUE(s), the issue time (s since snoop started)");
+  p.flag(0, "start", &a.old_start,
+         "the old spelling of --issue (deprecated: --start TIME is where replay begins)");
   p.flag(0, "majmin", &a.majmin, "add MAJ and MIN of the device");
   p.flag('Q', "queue", &a.queue, "add QUE(ms), I/O scheduler insert to issue (- if not queued)");
   p.common_flag(CommonOpt::kJson, &a.json,
                 "JSON lines: a header object, then one object per request (docs/json.md)");
-  p.common(CommonOpt::kDuration, "stop after this time (e.g. 10, 1.5s, 2m; or as `duration`)",
+  p.common(CommonOpt::kDuration, "stop after this time (e.g. 10, 1.5s, 1m30s; or as `duration`)",
            [&a](std::string_view v) -> Status {
-             auto d = parse_duration_ns(v);
-             if (!d || *d == 0) return Error("not a duration (e.g. 10, 1.5s, 2m)");
+             auto d = parse_run_duration("-D", v);
+             if (!d) return d.error();
              a.duration_ns = *d;
              return {};
            });
-  p.removed('s', "--start (the issue time column)");
+  p.removed('s', "--issue (the issue time column)");
   p.removed('t', "nothing: TIME(s), the completion time, is always shown");
   p.removed('N', "--majmin");
   std::vector<std::string> pos;
   p.positionals("[duration]", &pos, 0, 1);
   p.examples(
       "  blkrr snoop                      every request on every disk\n"
-      "  blkrr snoop -d sda2 --start 10   partition sda2 with issue times, for 10 s\n"
+      "  blkrr snoop -d sda2 --issue 10   partition sda2 with issue times, for 10 s\n"
       "  blkrr snoop -n postgres -j       one JSON line per request of postgres\n"
       "  blkrr snoop -Q -d sda            with the time spent in sda's I/O scheduler\n");
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
-  if (!pos.empty()) {
-    auto d = parse_duration_ns(pos[0]);
-    if (!d || *d == 0)
-      return Error(ErrorKind::kUsage,
-                   std::string("bad duration '") + pos[0] + "' (e.g. 10, 1.5s, 2m)");
-    a.duration_ns = *d;
+  BLKRR_TRY(take_positional_duration(pos, a.duration_ns));
+  if (a.old_start) {
+    std::fprintf(stderr, "blkrr snoop: --start is now --issue (the ISSUE(s) column)\n");
+    a.issue = true;
   }
-  if (a.comm.size() > 15)
-    return Error(ErrorKind::kUsage,
-                 std::string("-n '") + a.comm +
-                     "': the kernel keeps 15 characters of a task name; give at most 15");
+  BLKRR_TRY(check_comm(a.comm));
   return true;
 }
 
 // Reports loss counters that grew since the last call, on stderr.
 class LossReporter {
  public:
+  // In plain words, with the devices watched (the counters are not per
+  // device); --json keeps the counters' names.
+  explicit LossReporter(std::vector<std::string> devices) : devices_(std::move(devices)) {}
   void report(const Counters& now, bool final_report) {
     Counters grew = delta_.update(now);
-    std::string s;
-    for (const auto& [name, n] : grew)
-      if (is_loss_counter(name)) s += " " + name + "=" + std::to_string(n);
-    if (!s.empty()) {
+    for (const auto& [name, n] : grew) {
+      if (!is_loss_counter(name)) continue;
+      std::string where;
+      for (size_t i = 0; i < devices_.size(); ++i) where += (i ? ", " : " on ") + devices_[i];
       std::fflush(stdout);
-      std::fprintf(stderr, "blkrr snoop: LOST%s%s\n", final_report ? " (at exit)" : "", s.c_str());
+      std::fprintf(stderr, "blkrr snoop: LOST%s %" PRIu64 "%s: %s\n",
+                   final_report ? " (at exit)" : "", n, where.c_str(),
+                   std::string(loss_meaning(name)).c_str());
     }
   }
 
  private:
+  std::vector<std::string> devices_;
   CounterDelta delta_;
 };
 
@@ -128,7 +131,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!cap) return cap.error();
   Capture& capture = **cap;
   // Without queue time the capture said why (one line); QUE shows "-".
-  SnoopOptions opt{a.start, a.majmin, a.queue, mono_ns()};
+  SnoopOptions opt{a.issue, a.majmin, a.queue, mono_ns()};
   uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
 
   DeviceNamer namer;
@@ -178,7 +181,9 @@ Result<int> cmd_snoop(int argc, char** argv) {
     std::printf("%s\n", json_line(h).c_str());
   }
 
-  LossReporter losses;
+  std::vector<std::string> watched;
+  for (const auto& d : cfg.devices) watched.push_back(d.part ? d.part->name : d.disk_name);
+  LossReporter losses(watched);
   uint64_t last_report = opt.base_ns;
   while (out_ok) {
     uint64_t now = mono_ns();

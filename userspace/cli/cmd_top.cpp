@@ -20,6 +20,7 @@
 #include "live/exited.h"
 #include "live/http_server.h"
 #include "live/json_out.h"
+#include "live/keys.h"
 #include "live/model.h"
 #include "live/procinfo.h"
 #include "live/prometheus.h"
@@ -34,6 +35,7 @@ struct TopArgs {
   std::vector<std::string> devices;
   uint32_t pid = 0;
   bool has_pid = false;
+  std::string comm;
   bool rolling = false, disktime = false, percent = false, bytes = false;
   bool json = false, quiet = false, prometheus_pid = false, utc = false;
   uint64_t top_n = 0;
@@ -44,15 +46,16 @@ struct TopArgs {
 
 Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   ArgParser p(argv[0],
-              "[-d DEV]... [-p PID] [-C] [--bytes | --disktime | --percent] [-r N] "
-              "[-s io|bytes|time] [--by pid|comm|cgroup] [-j] [--prometheus ADDR:PORT] "
-              "[interval [count]]",
-              "Per-process disk utilisation, refreshed every interval (default 1 s). The disk\n"
-              "time of a request is Brendan Gregg's adaptive disk I/O time: the device's busy\n"
-              "time split between the requests in flight, so the values of all processes add\n"
-              "up to the device's busy time (%I/O is per single disk: two disks fully busy\n"
-              "are 200 %). Counters are kept in the kernel; processes that exit during an\n"
-              "interval still appear for it. Needs root (eBPF).");
+              "[-d DEV]... [-p PID] [-n COMM] [-C] [-s read|write|bytes|io|lat|time] [-r N] "
+              "[--by pid|comm|cgroup] [-j] [--prometheus ADDR:PORT] [interval [count]]",
+              "Per-process disk I/O, refreshed every interval (default 1 s): per process and\n"
+              "device its reads and writes per second, IOPS, average latency (issue to\n"
+              "completion), disk time and %I/O. The disk time of a request is Brendan Gregg's\n"
+              "adaptive disk I/O time: the device's busy time split between the requests in\n"
+              "flight, so the values of all processes add up to the device's busy time (%I/O\n"
+              "is per single disk: two disks fully busy are 200 %). Counters are kept in the\n"
+              "kernel; processes that exit during an interval still appear for it. q quits\n"
+              "(when standard input is a terminal), as Ctrl-C does. Needs root (eBPF).");
   p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
   p.common(CommonOpt::kPid, "only this process", [&a](std::string_view v) -> Status {
     auto r = parse_pid(v);
@@ -61,15 +64,16 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
     a.has_pid = true;
     return {};
   });
+  p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
   p.flag('C', "rolling", &a.rolling,
          "rolling output: do not clear the screen (biotop -C, iotop -b)");
-  p.flag(0, "bytes", &a.bytes, "show BYTES/s, bytes per second in binary units (the default)");
-  p.flag(0, "disktime", &a.disktime, "show DISKTIME, the adaptive disk time of the interval");
-  p.flag(0, "percent", &a.percent, "show %I/O, disk time as a percentage of one disk");
+  p.flag(0, "bytes", &a.bytes, "sort by READ/s + WRITE/s (-s bytes; every column is shown)");
+  p.flag(0, "disktime", &a.disktime, "sort by DISKTIME (-s time, the default)");
+  p.flag(0, "percent", &a.percent, "sort by %I/O, the same order as DISKTIME (-s time)");
   p.opt_u64('r', "maxrows", "N", "show at most N rows (biotop -r)", &a.top_n);
   p.opt_string('s', "sort", "KEY",
-               "sort by io (requests), bytes or time (disk time); default: "
-               "the shown value",
+               "sort by read (READ/s), write (WRITE/s), bytes (both), io (IOPS), lat (AVGLAT) "
+               "or time (DISKTIME and %I/O, the default); the column's title ends in '>'",
                &a.sort);
   p.opt_string(0, "by", "WHAT", "one row per pid (default), comm or cgroup", &a.by);
   p.common_flag(CommonOpt::kJson, &a.json,
@@ -84,20 +88,28 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   p.removed('b', "-C (iotop -b: no screen clearing) or --bytes");
   p.removed('P', "--by pid, the default (iotop -P: processes), or --percent");
   p.removed('t', "-r N (at most N rows)");
-  p.removed('n', "the count as the second argument (blkrr top 1 10), as biotop; -n is --comm");
   p.removed('o', "--disktime (top lists only processes that did I/O, as iotop -o does)");
   std::vector<std::string> pos;
   p.positionals("[interval [count]]", &pos, 0, 2);
   p.examples(
-      "  blkrr top                          bytes per process, every second\n"
-      "  blkrr top --percent -d sda 5       %I/O on sda every 5 seconds\n"
-      "  blkrr top --disktime -C -r 10 1 60 disk time, top 10, rolling, one minute\n"
+      "  blkrr top                          every process doing I/O, every second\n"
+      "  blkrr top -d sda -s write 5        sda, the heaviest writers first, every 5 s\n"
+      "  blkrr top -n fio -C -r 10 1 60     fio's tasks, top 10, rolling, one minute\n"
       "  blkrr top --by cgroup -j 10        per cgroup, JSON lines every 10 s\n"
       "  blkrr top -q --prometheus :9111    only serve /metrics on port 9111\n");
   auto r = p.parse(argc, argv);
   if (!r || !*r) return r;
-  if (int(a.disktime) + int(a.percent) + int(a.bytes) > 1)
-    return Error(ErrorKind::kUsage, "--bytes, --disktime and --percent are exclusive");
+  if (int(a.disktime) + int(a.percent) + int(a.bytes) + int(!a.sort.empty()) > 1)
+    return Error(ErrorKind::kUsage,
+                 "-s, --bytes, --disktime and --percent each choose the sort column: give one");
+  if (a.bytes) a.sort = "bytes";
+  if (a.disktime || a.percent) a.sort = "time";
+  BLKRR_TRY(check_comm(a.comm));
+  if (!a.comm.empty() && parse_u64(a.comm))  // iotop's -n NUM
+    std::fprintf(stderr,
+                 "blkrr top: -n %s shows the tasks named '%s'; for %s refreshes (iotop's -n) "
+                 "write blkrr top 1 %s\n",
+                 a.comm.c_str(), a.comm.c_str(), a.comm.c_str(), a.comm.c_str());
   if (!pos.empty()) {
     auto iv = parse_duration_ns(pos[0]);
     if (!iv || *iv < 10'000'000)
@@ -127,12 +139,14 @@ Result<bool> parse_args(int argc, char** argv, TopArgs& a) {
   return true;
 }
 
-void print_loss_summary(const Counters& c) {
-  std::string s;
+// At exit, in plain words, what was lost over the whole run and what it
+// means for the figures shown (--json has the counters by name).
+void print_loss_summary(const Counters& c, const std::set<std::string>& seen) {
+  std::vector<std::string> devices(seen.begin(), seen.end());
   for (const auto& [name, n] : c)
-    if (n && is_loss_counter(name)) s += " " + name + "=" + std::to_string(n);
-  if (!s.empty())
-    std::fprintf(stderr, "blkrr top: not everything was counted:%s (see docs/top.md)\n", s.c_str());
+    if (n && is_loss_counter(name))
+      std::fprintf(stderr, "blkrr top: not counted: %s (docs/top.md)\n",
+                   loss_sentence(name, n, devices).c_str());
 }
 
 }  // namespace
@@ -144,10 +158,7 @@ Result<int> cmd_top(int argc, char** argv) {
   if (!*pr) return 0;
   auto by = parse_group_by(a.by);
   if (!by) return Error(ErrorKind::kUsage, by.error().message);
-  ValueMode mode = a.disktime  ? ValueMode::kDiskTime
-                   : a.percent ? ValueMode::kPercent
-                               : ValueMode::kBytes;
-  SortKey sort = mode == ValueMode::kBytes ? SortKey::kBytes : SortKey::kTime;
+  SortKey sort = SortKey::kTime;  // iotop's default: the share of the disk's time
   if (!a.sort.empty()) {
     auto s = parse_sort_key(a.sort);
     if (!s) return Error(ErrorKind::kUsage, s.error().message);
@@ -165,6 +176,7 @@ Result<int> cmd_top(int argc, char** argv) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;
   }
+  if (!a.comm.empty()) cfg.comm = a.comm;
   cfg.emit_events = false;
   cfg.aggregate = true;
 
@@ -196,12 +208,16 @@ Result<int> cmd_top(int argc, char** argv) {
   }
 
   bool tty = !a.json && isatty(STDOUT_FILENO);
-  std::set<std::string> explained_losses;  // each loss reason is explained once
-  int out_errno = 0;                       // a failed write to standard output
+  auto keys = QuitKey::open(STDIN_FILENO);  // q quits, when stdin is a terminal
+  std::set<std::string> explained_losses;   // each loss reason is explained once
+  std::set<std::string> devices_seen;       // named in the losses at exit
+  int out_errno = 0;                        // a failed write to standard output
   for (uint64_t n = 1; a.count == 0 || n <= a.count; ++n) {
     uint64_t deadline = start + n * a.interval_ns;
     uint64_t now = mono_ns();
-    if (signals.wait(deadline > now ? deadline - now : 0)) break;
+    if (wait_for_stop(signals, keys.get(), deadline > now ? deadline - now : 0) !=
+        WaitEnd::kTimeout)
+      break;
     Sample s;
     auto agg = capture.aggregates();
     if (!agg) return agg.error().context("reading the in-kernel counters");
@@ -225,6 +241,7 @@ Result<int> cmd_top(int argc, char** argv) {
     if (auto l = read_loadavg()) s.loadavg = *l;
     Snapshot snap = model.update(s);
     snap.capture_features = capture.features();
+    for (const auto& d : snap.devices) devices_seen.insert(d.name);
     procs.next_generation();
     cgroups.rescan();  // cgroups created since: walk again on the next miss
     if (server) {
@@ -240,15 +257,14 @@ Result<int> cmd_top(int argc, char** argv) {
       }
     } else {
       ScreenOptions opt;
-      opt.mode = mode;
+      opt.sort = sort;
       opt.utc = a.utc;
       size_t rows = 0;
       opt.width = terminal_width(STDOUT_FILENO, &rows);
       opt.clear = tty && !a.rolling;
       opt.max_rows = a.top_n;
       opt.explained = &explained_losses;
-      size_t fixed = 4 + explained_losses.size() + snap.lost.size();  // header, notes, titles
-      if (!opt.max_rows && opt.clear && rows > fixed) opt.max_rows = rows - fixed;
+      if (opt.clear) opt.height = rows;
       std::string out = render_screen(snap, opt);
       if (std::fputs(out.c_str(), stdout) < 0) {
         out_errno = errno;
@@ -261,7 +277,8 @@ Result<int> cmd_top(int argc, char** argv) {
     }
   }
   if (server) server->stop();
-  print_loss_summary(capture.counters());
+  keys.reset();  // the terminal's mode back before the last words
+  print_loss_summary(capture.counters(), devices_seen);
   if (out_errno)
     return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno));
   return 0;

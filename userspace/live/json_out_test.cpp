@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/units.h"
 #include "live/screen.h"
 #include "live/test_snapshot.h"
@@ -56,12 +58,16 @@ TEST(JsonOut, OneObjectWithEveryCounter) {
 TEST(JsonOut, SameNumbersAsTheScreen) {
   Snapshot s = two_second_interval();
   nlohmann::json j = snapshot_json(s);
-  for (size_t i = 0; i < s.rows.size(); ++i) {
-    const auto& r = j["rows"][i];
-    EXPECT_EQ(value_text(s.rows[i], s.interval_ns, ValueMode::kBytes),
-              bytes_per_second(r["bytes"].get<uint64_t>(), j["interval_ns"].get<uint64_t>()));
-    EXPECT_EQ(value_text(s.rows[i], s.interval_ns, ValueMode::kDiskTime),
-              fmt_duration_ns(static_cast<double>(r["disk_time_ns"].get<uint64_t>())));
+  auto rows = screen_rows(s, SortKey::kBytes);
+  ASSERT_EQ(rows.size(), j["rows"].size());  // one direction per row in this interval
+  for (const auto& r : j["rows"]) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const ScreenRow& x) {
+      return x.pid == r["pid"].get<uint32_t>() && x.device == r["device"].get<std::string>();
+    });
+    ASSERT_NE(it, rows.end());
+    EXPECT_EQ(it->read_bytes + it->write_bytes, r["bytes"].get<uint64_t>());
+    EXPECT_EQ(it->requests, r["requests"].get<uint64_t>());
+    EXPECT_EQ(it->disk_time_ns, r["disk_time_ns"].get<uint64_t>());
   }
 }
 

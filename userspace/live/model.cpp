@@ -14,10 +14,15 @@ Result<GroupBy> parse_group_by(std::string_view s) {
 }
 
 Result<SortKey> parse_sort_key(std::string_view s) {
-  if (s == "io") return SortKey::kIo;
+  if (s == "read") return SortKey::kRead;
+  if (s == "write") return SortKey::kWrite;
   if (s == "bytes") return SortKey::kBytes;
+  if (s == "io") return SortKey::kIo;
+  if (s == "lat") return SortKey::kLatency;
   if (s == "time") return SortKey::kTime;
-  return Error("unknown sort key '" + std::string(s) + "' (use io, bytes or time)");
+  return Error("unknown sort key '" + std::string(s) +
+               "' (use read, write, bytes (read + write), io (IOPS), lat (AVGLAT) or time "
+               "(DISKTIME and %I/O))");
 }
 
 std::string_view group_by_name(GroupBy g) {
@@ -43,23 +48,28 @@ double percent_of(uint64_t disk_time_ns, uint64_t interval_ns) {
 
 namespace {
 struct Loss {
-  std::string_view name, meaning;
+  std::string_view name, meaning, effect;
 };
+constexpr std::string_view kNotReported = "requests whose completion the kernel did not report";
+constexpr std::string_view kRowsMiss =
+    "the rows miss their I/Os, bytes, latency and disk time (the disk's %util has them)";
 constexpr Loss kLoss[] = {
-    {"ringbuf_reserve_failed", "events dropped: the ring buffer was full (consumer too slow)"},
-    {"inflight_map_full", "requests not followed: too many in flight at once"},
-    {"agg_map_full", "requests not counted: too many (task, device) entries"},
-    {"devstate_map_full", "devices not followed: too many disks"},
-    {"completion_not_seen_reissued",
-     "the kernel did not deliver a request's completion event (seen on virtio); the request "
-     "was dropped when the kernel issued its slot again, its disk time until then kept"},
-    {"completion_not_seen_checked",
-     "the kernel did not deliver a completion event; the checker found the request no "
-     "longer in flight and dropped it"},
-    {"completion_not_seen_idle", "a completion event not delivered, found on an idle disk"},
-    {"inflight_swept", "requests in flight for too long, dropped by the sweeper"},
-    {"prog_recursion_misses", "events the kernel did not run the BPF program for"},
-    {"fault_skipped_completions", "completions skipped on purpose (fault injection test)"},
+    {"ringbuf_reserve_failed", "events dropped: blkrr read them too slowly",
+     "those requests are missing from the lines and traces (not from top's rows)"},
+    {"inflight_map_full", "requests not followed: too many were in flight at once",
+     "every figure misses them"},
+    {"agg_map_full", "requests not counted: too many processes and devices at once",
+     "the rows miss them (the disk's %util has them)"},
+    {"devstate_map_full", "disks not followed: too many disks",
+     "those disks have no disk time and no %util"},
+    {"completion_not_seen_reissued", kNotReported, kRowsMiss},
+    {"completion_not_seen_checked", kNotReported, kRowsMiss},
+    {"completion_not_seen_idle", kNotReported, kRowsMiss},
+    {"inflight_swept", "requests in flight for too long, given up", kRowsMiss},
+    {"prog_recursion_misses", "events the kernel did not run blkrr's program for",
+     "some requests may be missing from every figure"},
+    {"fault_skipped_completions", "completions skipped on purpose (fault injection test)",
+     kRowsMiss},
 };
 }  // namespace
 
@@ -78,7 +88,20 @@ std::vector<std::string_view> loss_counter_names() {
 std::string_view loss_meaning(std::string_view name) {
   for (const auto& l : kLoss)
     if (name == l.name) return l.meaning;
-  return "not counted (docs/top.md)";
+  return "events not counted";
+}
+
+std::string_view loss_effect(std::string_view name) {
+  for (const auto& l : kLoss)
+    if (name == l.name) return l.effect;
+  return "some figures miss them (docs/top.md)";
+}
+
+std::string loss_sentence(std::string_view name, uint64_t n,
+                          const std::vector<std::string>& devices) {
+  std::string s = std::to_string(n);
+  for (size_t i = 0; i < devices.size(); ++i) s += (i ? ", " : " on ") + devices[i];
+  return s + ": " + std::string(loss_meaning(name)) + "; " + std::string(loss_effect(name));
 }
 
 namespace {
@@ -149,20 +172,27 @@ std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, con
   return out;
 }
 
+uint64_t sort_value(const AggValue& v, Op dir, SortKey key) {
+  switch (key) {
+    case SortKey::kIo:
+      return v.requests;
+    case SortKey::kBytes:
+      return v.bytes;
+    case SortKey::kRead:
+      return dir == Op::kRead ? v.bytes : 0;
+    case SortKey::kWrite:
+      return dir == Op::kRead ? 0 : v.bytes;
+    case SortKey::kLatency:
+      return v.requests ? v.latency_ns / v.requests : 0;
+    case SortKey::kTime:
+      return v.disk_time_ns;
+  }
+  return v.bytes;
+}
+
 void sort_rows(std::vector<Row>& rows, SortKey key) {
-  auto primary = [key](const Row& r) {
-    switch (key) {
-      case SortKey::kIo:
-        return r.v.requests;
-      case SortKey::kBytes:
-        return r.v.bytes;
-      case SortKey::kTime:
-        return r.v.disk_time_ns;
-    }
-    return r.v.bytes;
-  };
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    uint64_t pa = primary(a), pb = primary(b);
+    uint64_t pa = sort_value(a.v, a.dir, key), pb = sort_value(b.v, b.dir, key);
     if (pa != pb) return pa > pb;
     if (a.v.disk_time_ns != b.v.disk_time_ns) return a.v.disk_time_ns > b.v.disk_time_ns;
     return std::tie(a.pid, a.comm, a.dev, a.dir) < std::tie(b.pid, b.comm, b.dev, b.dir);

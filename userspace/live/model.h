@@ -17,11 +17,13 @@
 namespace blkrr::live {
 
 enum class GroupBy { kPid, kComm, kCgroup };
-enum class SortKey { kIo, kBytes, kTime };
-enum class ValueMode { kBytes, kDiskTime, kPercent };  // -b, -o, -P
+// What top sorts by; each is a column of the screen (bytes: READ/s plus
+// WRITE/s, both marked).
+enum class SortKey { kIo, kBytes, kTime, kRead, kWrite, kLatency };
 
 Result<GroupBy> parse_group_by(std::string_view s);  // pid | comm | cgroup
-Result<SortKey> parse_sort_key(std::string_view s);  // io | bytes | time
+// read | write | bytes | io | lat | time
+Result<SortKey> parse_sort_key(std::string_view s);
 std::string_view group_by_name(GroupBy g);
 
 struct Row {
@@ -117,12 +119,22 @@ class TopModel {
 // Groups raw deltas into rows (not sorted).
 std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, const Lookups& lk);
 void sort_rows(std::vector<Row>& rows, SortKey key);
+// The value `key` sorts by (larger first): the bytes of a direction count
+// for read or write only, latency is the average.
+uint64_t sort_value(const AggValue& v, Op dir, SortKey key);
 // Capture counters that mean something was not counted (a full map, a
 // completion the kernel never delivered, a skipped program), as opposed to
 // activity counters (issues, requeues...).
 bool is_loss_counter(std::string_view name);
-// One line saying what a loss counter means, for the screen.
+// What a loss counter counts, in plain words ("requests whose completion the
+// kernel did not report"), and what that does to top's figures.
 std::string_view loss_meaning(std::string_view name);
+std::string_view loss_effect(std::string_view name);
+// "3 on loop0: <meaning>; <effect>": the count, the devices watched while it
+// happened (the counters are not per device; none: left out) and the rest
+// in plain words, without the counter's name (which --json keeps).
+std::string loss_sentence(std::string_view name, uint64_t n,
+                          const std::vector<std::string>& devices);
 // Every counter is_loss_counter accepts, in a fixed order.
 std::vector<std::string_view> loss_counter_names();
 // %I/O of a disk time over an interval, per single disk, at most 100: disk

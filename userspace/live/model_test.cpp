@@ -184,6 +184,9 @@ TEST(ParseOptions, GroupAndSort) {
   EXPECT_EQ(*parse_group_by("cgroup"), GroupBy::kCgroup);
   EXPECT_FALSE(parse_group_by("user").ok());
   EXPECT_EQ(*parse_sort_key("io"), SortKey::kIo);
+  EXPECT_EQ(*parse_sort_key("read"), SortKey::kRead);
+  EXPECT_EQ(*parse_sort_key("write"), SortKey::kWrite);
+  EXPECT_EQ(*parse_sort_key("lat"), SortKey::kLatency);
   EXPECT_FALSE(parse_sort_key("latency").ok());
   EXPECT_DOUBLE_EQ(percent_of(500, 1000), 50.0);
   EXPECT_DOUBLE_EQ(percent_of(5, 0), 0.0);
@@ -204,6 +207,17 @@ TEST(TopModel, UtilisationAboveTheIntervalIsClampedAndFlagged) {
   EXPECT_EQ(snap.devices[0].busy_ns, 2'260'000'000u) << "the raw busy time stays";
   EXPECT_DOUBLE_EQ(snap.devices[1].util_pct, 50.0);
   EXPECT_FALSE(snap.devices[1].util_clamped);
+}
+
+// Every loss reason has plain words for the screen, without its name.
+TEST(Losses, PlainSentences) {
+  for (auto name : loss_counter_names()) {
+    std::string s = loss_sentence(name, 2, {"loop0"});
+    EXPECT_EQ(s.rfind("2 on loop0: ", 0), 0u) << s;
+    EXPECT_EQ(s.find('_'), std::string::npos) << s;
+  }
+  EXPECT_EQ(loss_sentence("inflight_map_full", 1, {}),
+            "1: requests not followed: too many were in flight at once; every figure misses them");
 }
 
 }  // namespace

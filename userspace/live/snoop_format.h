@@ -1,8 +1,13 @@
 // `blkrr snoop` output: one line (or one JSON object) per completed request,
-//   TIME(s) [START(s)] COMM PID DEVICE [MAJ MIN] D SECTOR BYTES [QUE(ms)] LAT(ms) DTIME(ms)
-// TIME is the completion and START the issue, in seconds since `base_ns` (the
+//   TIME(s) [ISSUE(s)] COMM PID DEVICE [MAJ MIN] D SECTOR BYTES [QUE(ms)] LAT(ms) DT(ms)
+// TIME is the completion and ISSUE the issue, in seconds since `base_ns` (the
 // capture start), as biosnoop's TIME(s); every duration on the screen is in
-// milliseconds. JSON objects are blkrr.requests records (core/request_json.h).
+// milliseconds (DT: the request's disk time). Without the optional columns a
+// line fits 80 columns at the widest values a host gives: 15-character task
+// names (14 shown, as biosnoop), 7-digit pids, partition names such as
+// nvme0n1p1, sector numbers of 16 TiB disks, 4 MiB requests, durations up to
+// 9999 ms (longer ones lose decimals, as times past 1000 s do). JSON objects
+// are blkrr.requests records (core/request_json.h).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +21,7 @@
 namespace blkrr::live {
 
 struct SnoopOptions {
-  bool start = false;   // --start: issue time
+  bool issue = false;   // --issue: issue time
   bool majmin = false;  // --majmin
   bool queue = false;   // -Q: insert-to-issue time
   uint64_t base_ns = 0;
