@@ -44,7 +44,7 @@ std::vector<OptLine> options_of(const std::vector<std::string>& cmd) {
 
 // The short options of every command: the cli table of docs/cli.md.
 const std::map<std::string, std::string> kShortOptions = {
-    {"record", "DVdhnopq"},  {"top", "CVdhjpqrs"},       {"snoop", "DQVdhjnp"},
+    {"record", "DVdhnopqv"}, {"top", "CVdhjnpqrs"},      {"snoop", "DQVdhjnp"},
     {"convert", "Vdhnopqv"}, {"replay", "DVehjoqt"},     {"validate", "Vdhjq"},
     {"report", "Vhloq"},     {"report --fleet", "Vhoq"}, {"devices", "Vhj"},
     {"dump", "HVhj"},        {"features", "Vhj"},
@@ -117,9 +117,10 @@ TEST(Options, OldSpellingsFailWithAHint) {
       {{"top", "-o"}, "write --disktime"},
       {{"top", "-P"}, "write --by pid"},
       {{"top", "-t", "5"}, "write -r N"},
-      {{"top", "-n", "5"}, "write the count as the second argument"},    // iotop's -n NUM
+      // iotop's -n NUM: -n is the task name, and a number gets the hint
+      {{"top", "-n", "5", "-d", "nosuchdev9"}, "write blkrr top 1 5"},
       {{"top", "-d", "5"}, "the interval is an argument: blkrr top 5"},  // iotop's -d SEC
-      {{"snoop", "-s"}, "write --start"},
+      {{"snoop", "-s"}, "write --issue"},
       {{"report", "-d", "x"}, "write --dynamic"},
       {{"validate", "-F", "a", "b"}, "its long form"},
       {{"devices", "-o", "x"}, "-o is always --output, which this command does not take"},

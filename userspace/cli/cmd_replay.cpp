@@ -173,6 +173,7 @@ Result<int> cmd_replay(int argc, char** argv) {
   if (!pr) return pr.error();
   if (!*pr) return 0;
 
+  if (wrap && o.scale) return Error(ErrorKind::kUsage, "use either --wrap or --scale, once");
   o.load = pos[0];
   o.device = pos.back();
   if (pos.size() > 2) {  // the pieces of one rotated recording (docs/recording.md)
@@ -199,7 +200,6 @@ Result<int> cmd_replay(int argc, char** argv) {
     if (!f) return Error(ErrorKind::kUsage, "unknown input format '" + from + "'");
     o.source.format = *f;
   }
-  if (wrap && o.scale) return Error(ErrorKind::kUsage, "use either --wrap or --scale, once");
   if (o.source.repeat == 0) return Error(ErrorKind::kUsage, "--repeat must be at least 1");
   if (qd == 0 || qd > 65536)
     return Error(ErrorKind::kUsage, "--queue-depth must be between 1 and 65536");
