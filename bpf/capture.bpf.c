@@ -9,7 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bits.bpf.h"
-#include "capture.h"
+#include "capture_events.h"
 #include "capture_config.bpf.h"
 #include "core_fixes.bpf.h"
 #include "counters.bpf.h"
@@ -126,7 +126,7 @@ static __always_inline void emit(const struct blkrr_inflight* c, __u64 complete_
   bpf_ringbuf_submit(ev, wake_flags(count_ret(BLKRR_CNT_EVENTS)));
 }
 
-/* The histogram slot of a latency (capture.h): floor(log2(us)) + 1, without
+/* The histogram slot of a latency (capture_events.h): floor(log2(us)) + 1, without
  * loops for old verifiers. */
 static __always_inline __u32 lat_slot(__u64 lat_ns) {
   __u64 us = lat_ns / 1000;

@@ -6,7 +6,7 @@
 
 #include "vmlinux.h"
 
-#include "capture.h"
+#include "capture_events.h"
 
 const volatile __u8 cfg_filter_dev = 0;
 /* With cfg_filter_dev: the selected disks. Their index is also the slot of

@@ -9,7 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
-#include "capture.h"
+#include "capture_events.h"
 
 /* f3fa33acca9f ("block: remove the ->rq_disk field in struct request"),
  * v5.18: the disk is reached through the queue (d152c682f03c, v5.15, gave
@@ -76,7 +76,7 @@ static __always_inline __u32 rq_part_dev(struct request* rq, __u32 disk) {
       (cmd & (1u << (bpf_core_enum_value(enum req_flag_bits, kbit) & 31)))) \
     f |= (out);
 
-/* The request's operation and flags in blkrr's own encoding (capture.h). */
+/* The request's operation and flags in blkrr's own encoding (capture_events.h). */
 static __always_inline void translate_op(__u32 cmd, __u8* op, __u16* flags) {
   /* REQ_OP_BITS is the first flag bit, so the op mask follows from BTF too. */
   __u32 op_bits = bpf_core_enum_value(enum req_flag_bits, __REQ_FAILFAST_DEV) & 31;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The per-CPU counters user space sums (BLKRR_CNT_* in capture.h). */
+/* The per-CPU counters user space sums (BLKRR_CNT_* in capture_events.h). */
 #pragma once
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "capture.h"
+#include "capture_events.h"
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

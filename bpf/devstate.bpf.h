@@ -9,7 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "capture.h"
+#include "capture_events.h"
 #include "capture_config.bpf.h"
 #include "counters.bpf.h"
 #include "maps.bpf.h"

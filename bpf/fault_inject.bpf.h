@@ -9,7 +9,7 @@
 
 #include "vmlinux.h"
 
-#include "capture.h"
+#include "capture_events.h"
 
 const volatile __u32 cfg_fault_skip_every = 0;
 /* 1: the skipped request's whole completion is lost (block_io_done ignores

@@ -13,7 +13,7 @@
 #include "converters/convert.h"
 #include "converters/source.h"
 #include "converters/test_bad_input.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 #include "core/trace_format.h"
 
 namespace blkrr {

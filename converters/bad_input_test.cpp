@@ -14,7 +14,7 @@
 #include "converters/load_format.h"
 #include "converters/source.h"
 #include "converters/test_bad_input.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 #include "converters/text_io.h"
 
 namespace blkrr {

@@ -9,7 +9,7 @@
 
 #include "converters/derive.h"
 #include "converters/load_format.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -9,7 +9,7 @@
 #include "converters/dataset_lines.h"
 #include "converters/source.h"
 #include "converters/test_bad_input.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -8,7 +8,7 @@
 #include "converters/blktrace.h"
 #include "converters/source.h"
 #include "converters/test_bad_input.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

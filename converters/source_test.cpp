@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "converters/convert.h"
 #include "converters/load_format.h"
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 
 namespace blkrr::replay {
 

@@ -1,7 +1,7 @@
 #include "replay/read_ahead.h"
 #include "core/clock.h"
 
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "replay/buffers.h"
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 #include "replay/conflict.h"
 #include "replay/dependency_gate.h"
 #include "replay/engine.h"

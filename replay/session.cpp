@@ -20,7 +20,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "replay/buffers.h"
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 #include "replay/engine.h"
 #include "replay/process_guard.h"
 #include "replay/planner.h"

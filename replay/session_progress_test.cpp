@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "converters/test_util.h"
+#include "converters/converter_fixtures.h"
 
 namespace blkrr::replay {
 namespace {

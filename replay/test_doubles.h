@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "converters/source.h"
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 #include "replay/engine.h"
 
 namespace blkrr::replay::testing {

@@ -26,7 +26,7 @@
 #include "capture/capture.h"
 #include "tests/integration/test_loop_device.h"
 #include "tests/integration/test_processes.h"
-#include "validate/live.h"
+#include "validate/live_validator.h"
 #include "validate/report_io.h"
 
 namespace blkrr::testing {

@@ -1,4 +1,4 @@
-// The kernel/user shared structures of bpf/capture.h, seen from C++, and
+// The kernel/user shared structures of bpf/capture_events.h, seen from C++, and
 // their translation into blkrr's trace model.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "bpf/capture.h"
+#include "bpf/capture_events.h"
 #include "capture/capture.h"
 #include "core/request.h"
 

@@ -75,7 +75,7 @@ struct AggValue {
   uint64_t disk_time_ns = 0;
   uint64_t latency_ns = 0;  // sum of issue->completion (biotop's measure, for comparison)
   // Requests by latency: [0] under 1 us, [i] in [2^(i-1), 2^i) us, the last
-  // from 2^(kLatencySlots-2) us up (bpf/capture.h BLKRR_LAT_SLOTS).
+  // from 2^(kLatencySlots-2) us up (bpf/capture_events.h BLKRR_LAT_SLOTS).
   static constexpr size_t kLatencySlots = 24;
   std::array<uint64_t, kLatencySlots> latency_hist{};
 };

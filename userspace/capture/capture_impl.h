@@ -27,7 +27,7 @@
 #include <thread>
 
 // The skeleton's read-only data uses the shared structures: declare them first.
-#include "bpf/capture.h"
+#include "bpf/capture_events.h"
 // (keep this order)
 #include "capture.skel.h"
 #include "capture_compat.skel.h"

@@ -31,7 +31,7 @@
 #include "core/progress.h"
 #include "core/signals.h"
 #include "core/units.h"
-#include "live/model.h"
+#include "live/top_model.h"
 #include "core/start_at.h"
 #include "core/trace_format.h"
 #include "core/version.h"

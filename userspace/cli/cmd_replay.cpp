@@ -15,7 +15,7 @@
 #include "core/device.h"
 #include "core/start_at.h"
 #include "replay/session.h"
-#include "validate/live.h"
+#include "validate/live_validator.h"
 #include "validate/replay_adapter.h"
 #include "validate/report_io.h"
 

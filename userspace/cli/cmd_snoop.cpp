@@ -15,7 +15,7 @@
 #include "core/device.h"
 #include "core/request_json.h"
 #include "core/signals.h"
-#include "live/model.h"
+#include "live/top_model.h"
 #include "live/snoop_format.h"
 
 namespace blkrr::cli {

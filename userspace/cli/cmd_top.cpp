@@ -21,7 +21,7 @@
 #include "live/http_server.h"
 #include "live/json_out.h"
 #include "live/keys.h"
-#include "live/model.h"
+#include "live/top_model.h"
 #include "live/procinfo.h"
 #include "live/prometheus.h"
 #include "live/screen.h"

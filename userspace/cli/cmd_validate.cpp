@@ -1,6 +1,6 @@
 // blkrr validate: offline check of a replay result (or a load) against a
 // trace of the device recorded separately. The live check is
-// `blkrr replay --validate` (validate/live.h).
+// `blkrr replay --validate` (validate/live_validator.h).
 #include <cstdio>
 #include <fstream>
 

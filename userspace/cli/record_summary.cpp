@@ -6,7 +6,7 @@
 
 #include "core/device.h"
 #include "core/units.h"
-#include "live/model.h"
+#include "live/top_model.h"
 
 namespace blkrr::cli {
 

@@ -136,8 +136,9 @@ TEST(Args, HelpIsWrappedUnderItsColumn) {
     if (nl == std::string::npos) nl = h.size();
     std::string line = h.substr(from, nl - from);
     EXPECT_LE(line.size(), 80u) << line;
-    if (line.find("sixteen") != std::string::npos)
+    if (line.find("sixteen") != std::string::npos) {
       EXPECT_EQ(line.find_first_not_of(' '), 30u) << line;
+    }
     from = nl + 1;
   }
   EXPECT_NE(h.find("fifteen sixteen"), std::string::npos) << h;

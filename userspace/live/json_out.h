@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "live/model.h"
+#include "live/top_model.h"
 
 namespace blkrr::live {
 

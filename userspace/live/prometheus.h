@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "live/model.h"
+#include "live/top_model.h"
 
 namespace blkrr::live {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "live/model.h"
+#include "live/top_model.h"
 
 namespace blkrr::live {
 

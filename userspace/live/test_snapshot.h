@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "live/model.h"
+#include "live/top_model.h"
 
 namespace blkrr::live::testing {
 

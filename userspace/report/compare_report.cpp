@@ -14,7 +14,7 @@
 #include "report/histogram.h"
 #include "report/static_analysis.h"
 #include "report/timeplot.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

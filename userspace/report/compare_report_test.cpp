@@ -14,7 +14,7 @@
 #include "report/report.h"
 #include "report/static_series.h"
 #include "report/summary.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 namespace blkrr::report {
 namespace {

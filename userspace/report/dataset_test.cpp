@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "converters/load_format.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 namespace blkrr::report {
 namespace {

@@ -1,5 +1,5 @@
 #include "report/fleet.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 #include "core/distribution.h"
 

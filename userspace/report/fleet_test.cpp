@@ -1,5 +1,5 @@
 #include "report/fleet.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 #include <unistd.h>
 

@@ -13,7 +13,7 @@
 #include "report/fidelity.h"
 #include "report/provenance.h"
 #include "report/summary.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

@@ -16,7 +16,7 @@
 #include "core/log_histogram.h"
 #include "core/stats.h"
 #include "report/report.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 namespace blkrr::report {
 namespace {

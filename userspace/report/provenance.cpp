@@ -4,7 +4,7 @@
 
 #include "core/stats.h"
 #include "report/csv.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

@@ -10,7 +10,7 @@
 
 #include "core/trace_format.h"
 #include "report/compare_report.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 namespace blkrr::report {
 namespace {

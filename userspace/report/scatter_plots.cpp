@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "report/timeplot.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

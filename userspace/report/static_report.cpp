@@ -6,7 +6,7 @@
 #include "report/static_analysis.h"
 #include "report/static_series.h"
 #include "report/timeplot.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

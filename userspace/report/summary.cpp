@@ -10,7 +10,7 @@
 #include "report/csv.h"
 #include "report/fidelity.h"
 #include "report/provenance.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

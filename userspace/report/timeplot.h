@@ -8,7 +8,7 @@
 
 #include "report/context.h"
 #include "report/dataset.h"
-#include "report/units.h"
+#include "report/time_axis.h"
 
 namespace blkrr::report {
 

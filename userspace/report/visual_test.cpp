@@ -20,7 +20,7 @@
 #include "core/version.h"
 #include "report/provenance.h"
 #include "report/report.h"
-#include "report/test_util.h"
+#include "report/report_fixtures.h"
 
 namespace blkrr::report {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/request.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 
 namespace blkrr::validate {
 

@@ -8,7 +8,7 @@
 
 #include "core/result.h"
 #include "validate/align.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 #include "validate/pairing.h"
 #include "validate/replay_timing.h"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "replay/record.h"
-#include "validate/live.h"
-#include "validate/model.h"
+#include "validate/live_validator.h"
+#include "validate/validation.h"
 
 namespace blkrr::validate {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "validate/model.h"
+#include "validate/validation.h"
 
 namespace blkrr::validate {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/request.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 #include "validate/name_table.h"
 
 namespace blkrr::validate::detail {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "core/distribution.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 #include "validate/sweep.h"
 
 namespace blkrr::validate::detail {

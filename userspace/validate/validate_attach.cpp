@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/signals.h"
-#include "validate/live.h"
+#include "validate/live_validator.h"
 #include "validate/offline.h"
 #include "validate/report_io.h"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/request.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 #include "validate/sweep.h"
 #include "validate/tally.h"
 

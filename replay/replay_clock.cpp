@@ -1,5 +1,5 @@
 #include "core/clock.h"
-#include "replay/clock.h"
+#include "replay/replay_clock.h"
 
 #include <sys/prctl.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "validate/model.h"
+#include "validate/validation.h"
 
 namespace blkrr::validate {
 

@@ -1,4 +1,4 @@
-#include "validate/live.h"
+#include "validate/live_validator.h"
 
 #include <time.h>
 

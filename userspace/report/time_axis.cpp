@@ -1,4 +1,4 @@
-#include "report/units.h"
+#include "report/time_axis.h"
 
 #include <algorithm>
 #include <cmath>

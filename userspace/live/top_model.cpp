@@ -1,4 +1,4 @@
-#include "live/model.h"
+#include "live/top_model.h"
 
 #include <algorithm>
 #include <set>

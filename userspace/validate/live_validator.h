@@ -22,7 +22,7 @@
 #include "core/device.h"
 #include "core/result.h"
 #include "validate/event_store.h"
-#include "validate/model.h"
+#include "validate/validation.h"
 #include "validate/window_matcher.h"
 
 namespace blkrr::validate {
