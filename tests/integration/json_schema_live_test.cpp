@@ -124,7 +124,8 @@ TEST(LiveJsonAndScreens, RecordShowsProgressOnATerminal) {
   EXPECT_NE(tty.find("\rrecording: "), std::string::npos) << tty;
   EXPECT_NE(tty.find(" requests, "), std::string::npos) << tty;
   EXPECT_NE(tty.find(" lost"), std::string::npos) << tty;
-  auto piped = BlkrrProcess::start({"record", "-d", loop->path(), "-D", "1.2", "-o", out}, "");
+  auto piped = BlkrrProcess::start(
+      {"record", "-d", loop->path(), "-D", "1.2", "-o", out, "--overwrite"}, "");
   ASSERT_TRUE(piped.ok());
   EXPECT_EQ(piped->wait(), 0);
   EXPECT_EQ(piped->output().find("\rrecording: "), std::string::npos) << piped->output();

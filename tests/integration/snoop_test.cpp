@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -108,11 +109,13 @@ TEST(SnoopIntegration, QueueTimeWithMqDeadlineAndNoneWithoutScheduler) {
 }
 
 uint64_t counter_in(const std::string& out, const std::string& name) {
-  uint64_t sum = 0;
-  for (size_t at = out.find(" " + name + "="); at != std::string::npos;
-       at = out.find(" " + name + "=", at + 1))
-    sum += std::stoull(out.substr(at + name.size() + 2));
-  return sum;
+  // The counters object of snoop -j's last line ("name":N); the largest
+  // value seen, as the counters only grow.
+  uint64_t value = 0;
+  const std::string key = "\"" + name + "\":";
+  for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + 1))
+    value = std::max<uint64_t>(value, std::stoull(out.substr(at + key.size())));
+  return value;
 }
 
 // snoop's exit line "blkrr snoop: N requests shown without end and latency".

@@ -264,7 +264,7 @@ TEST(ReportVisual, CompareOriginalAndReplay) {
             std::string::npos);
   std::string html = slurp(tmp.path() + "/index.html");
   EXPECT_NE(html.find("<b>Replay fidelity</b>"), std::string::npos);
-  EXPECT_NE(html.find("rep vs orig: request rate"), std::string::npos);
+  EXPECT_NE(html.find("rep vs orig: replay fidelity (was the load reproduced)"), std::string::npos);
 }
 
 }  // namespace
