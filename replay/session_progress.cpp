@@ -18,7 +18,7 @@ LoadCounter::~LoadCounter() {
   if (thread_.joinable()) thread_.join();
 }
 
-void LoadCounter::run(Opener open, Schedule schedule, bool idle) {
+void LoadCounter::run(const Opener& open, const Schedule& schedule, bool idle) {
   sched_param none{};
   if (idle) (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
   auto src = open();

@@ -42,7 +42,7 @@ class LoadCounter {
   std::optional<LoadSize> wait();
 
  private:
-  void run(Opener open, Schedule schedule, bool idle);
+  void run(const Opener& open, const Schedule& schedule, bool idle);
   std::atomic<bool> stop_{false}, done_{false}, ok_{false};
   LoadSize size_;
   std::thread thread_;
