@@ -65,7 +65,6 @@ Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_s
   Fd backing{mkstemps(tmpl, 4)};
   if (backing.fd < 0) return Error(errstr("creating a backing file in " + dir));
   LoopDevice dev;
-  dev.file_ = tmpl;
   dev.size_ = size_bytes;
   if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0 ||
       (on_disk && !fill(backing.fd, size_bytes))) {
@@ -119,6 +118,10 @@ Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_s
     }
     struct stat st {};
     fstat(fd, &st);
+    // The device holds the file now: its name goes at once, so that a test
+    // killed before its destructor runs leaves nothing in the folder (the
+    // device detaches itself when its last opener closes: autoclear).
+    unlink(tmpl);
     dev.fd_ = fd;
     dev.path_ = path;
     dev.dev_ = make_dev(major(st.st_rdev), minor(st.st_rdev));
@@ -136,12 +139,10 @@ LoopDevice& LoopDevice::operator=(LoopDevice&& o) noexcept {
   if (this != &o) {
     release();
     path_ = std::move(o.path_);
-    file_ = std::move(o.file_);
     fd_ = o.fd_;
     dev_ = o.dev_;
     size_ = o.size_;
     o.fd_ = -1;
-    o.file_.clear();
   }
   return *this;
 }
@@ -155,10 +156,6 @@ void LoopDevice::release() {
     ioctl(fd_, LOOP_CLR_FD, 0);
     close(fd_);
     fd_ = -1;
-  }
-  if (!file_.empty()) {
-    unlink(file_.c_str());
-    file_.clear();
   }
 }
 

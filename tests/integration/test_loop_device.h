@@ -1,7 +1,7 @@
 // RAII scratch loop device backed by a sparse file in /dev/shm, for the
-// root-only integration tests. The device is created with autoclear, so it
-// disappears even if the test process dies; the destructor detaches it and
-// removes the backing file.
+// root-only integration tests. The backing file's name is removed as soon
+// as the device holds it, and the device is created with autoclear: nothing
+// is left behind even if the test process dies; the destructor detaches it.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +35,6 @@ class LoopDevice {
   const std::string& path() const { return path_; }  // /dev/loopN
   std::string name() const;                          // loopN
   DevT dev() const { return dev_; }
-  const std::string& backing_file() const { return file_; }
   uint64_t size_bytes() const { return size_; }
 
  private:
@@ -45,7 +44,7 @@ class LoopDevice {
                                         const std::vector<std::pair<uint32_t, uint32_t>>& parts,
                                         const std::string& dir = "/dev/shm", bool on_disk = false);
 
-  std::string path_, file_;
+  std::string path_;
   int fd_ = -1;  // the loop device, held open for autoclear
   DevT dev_ = 0;
   uint64_t size_ = 0;
