@@ -221,6 +221,10 @@ Result<int> cmd_top(int argc, char** argv) {
     Sample s;
     auto agg = capture.aggregates();
     if (!agg) return agg.error().context("reading the in-kernel counters");
+    // The devices' busy time right after the processes' disk time: both from
+    // (nearly) one instant, so that the processes' shares sum to the busy time.
+    auto busy = capture.device_busy();
+    if (!busy) return busy.error().context("reading the per-device state");
     s.agg = std::move(*agg);
     for (const auto& e : s.agg) procs.touch(e.key.pid);  // new pids, while they live
     // Tasks that exited: remove their entries from the kernel map (so that it
@@ -231,8 +235,6 @@ Result<int> cmd_top(int argc, char** argv) {
       if (!taken) return taken.error().context("removing the counters of exited tasks");
       s.released = fold_taken(s.agg, *taken);
     }
-    auto busy = capture.device_busy();
-    if (!busy) return busy.error().context("reading the per-device state");
     s.mono_ns = mono_ns();
     s.wall_ns = realtime_ns();
     s.busy = std::move(*busy);
