@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Benchmark floor: the three tracepoints blkrr's capture attaches to, with
  * programs that do nothing (or only count). What any tp_btf tracer of these
- * events costs at least on this kernel; scripts/bench-record.sh runs it next
+ * events costs at least on this kernel; tests/bench/record.sh runs it next
  * to blkrr so the cost of blkrr's own work can be told apart. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -1,4 +1,4 @@
-// validate_attach: benchmark helper for scripts/bench-validate.sh. Attaches
+// validate_attach: benchmark helper for tests/bench/validate.sh. Attaches
 // the live validator to DEVICE, prints "ready", waits for SIGINT/SIGTERM,
 // then stops and, given a replay result, validates it against what it
 // captured and prints the report and how long each step took.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis step of scripts/bench-recording.sh (not meant to be run alone).
+"""Analysis step of tests/bench/recording.sh (not meant to be run alone).
 
   SAMPLES D_EVENTS DUMP_JSONL DUMP_STDERR KEEP TRACER_DROPS TRACER_STATE
 

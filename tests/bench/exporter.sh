@@ -6,11 +6,11 @@
 # answered and the size of the answer. With LOAD=1 a fio random-read load
 # runs on a loop device over /dev/shm meanwhile (series for fio and the
 # loop worker), otherwise the machine's own I/O is what is counted.
-# Usage (root): scripts/bench-exporter.sh [BLKRR_BINARY]   env: SECONDS_TOTAL=60 LOAD=0 PORT=9119
+# Usage (root): tests/bench/exporter.sh [BLKRR_BINARY]   env: SECONDS_TOTAL=60 LOAD=0 PORT=9119
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init exporter
 BLKRR=${1:-$PWD/build/userspace/cli/blkrr}
 SECS=${SECONDS_TOTAL:-60}

@@ -19,12 +19,12 @@
 # of its own) during the blkrr runs and names, for the worst late stretch of
 # each, the tasks that held the CPU the replay thread had been running on.
 #
-# usage: scripts/bench-replay.sh [BLKRR_BINARY]   (root)
+# usage: tests/bench/replay.sh [BLKRR_BINARY]   (root)
 #   ROUNDS=3 SECONDS_PER_RUN=3 RATES="1000 10000 50000" RT_PRIO=10 STALLS=0
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 
 BLKRR=$(realpath "${1:-build/userspace/cli/blkrr}")
 ROUNDS=${ROUNDS:-3}
@@ -105,7 +105,7 @@ run() {
   bench_tracer_off "$W/q.txt"
   local sched=()
   [ "$STALLS" = 1 ] && sched=("$W/sched.txt")
-  python3 scripts/bench-replay-analyse.py timing "$rate" "$SECS" "$W/q.txt" "$comm" \
+  python3 tests/bench/replay-analyse.py timing "$rate" "$SECS" "$W/q.txt" "$comm" \
     "$label" "$round" "${sched[@]}" >> "$W/results.jsonl"
 }
 
@@ -127,7 +127,7 @@ for round in $(seq "$ROUNDS"); do
       --direct=1 --output=/dev/null
   done
 done
-python3 scripts/bench-replay-analyse.py table "$W/results.jsonl"
+python3 tests/bench/replay-analyse.py table "$W/results.jsonl"
 
 echo
 echo "## blkrr's own delays (user-space submit time - due time), no tracer, same rates, medians of $ROUNDS"
@@ -138,7 +138,7 @@ for round in $(seq "$ROUNDS"); do
     jq -c --arg r "$R" '{rate: ($r | tonumber), d: (.delay_ns.all | {median: (.p50 / 1000), p99: (.p99 / 1000), "p99.9": (.p999 / 1000), max: (.max / 1000)})}' "$W/own.json" >> "$W/own.jsonl"
   done
 done
-python3 scripts/bench-replay-analyse.py own "$W/own.jsonl"
+python3 tests/bench/replay-analyse.py own "$W/own.jsonl"
 
 echo
 echo "## fullspeed (4 KiB random reads, the ${RATES##* } IOPS load, QD 32)"
@@ -155,6 +155,6 @@ fio --name=nostall --read_iolog="$W/$R/load.iolog" --replay_no_stall=1 --ioengin
   --iodepth=32 --direct=1 --output-format=json --output="$W/fs-fio.json"
 fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
   --direct=1 --time_based --runtime="$SECS" --output-format=json --output="$W/fs-fio-rr.json"
-python3 scripts/bench-replay-analyse.py fullspeed "$W"
+python3 tests/bench/replay-analyse.py fullspeed "$W"
 echo
 echo "# load average after: $(bench_loadavg)"

@@ -12,9 +12,9 @@
 #   or after the oldest kept piece's start must be in the pieces exactly once
 #   (same sector and size, issue time within 1 ms, or within 50 ms for the
 #   few stamped further apart, counted apart), and the tracer's own overrun
-#   and dropped-event counts are printed (bench-recording-check.py).
+#   and dropped-event counts are printed (recording-check.py).
 #
-# Usage (root): scripts/bench-recording.sh [--duration SECONDS] [BLKRR_BINARY]
+# Usage (root): tests/bench/recording.sh [--duration SECONDS] [BLKRR_BINARY]
 #   env: MINUTES=60 IOPS=20000 ROTATE=1m KEEP=10 CHECK=660 SAMPLE=10
 #        QUICK=1: MINUTES=2 ROTATE=8s CHECK=all SAMPLE=5
 #   --duration SECONDS (or DURATION=SECONDS) instead of MINUTES; CI runs
@@ -23,9 +23,9 @@
 # twice, more recorded requests are untraced than the tracer dropped, a gap is
 # reported, or more than KEEP closed pieces were on disk.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init recording
 if [ "${1:-}" = --duration ]; then
   DURATION=${2:?--duration needs SECONDS}
@@ -132,5 +132,5 @@ echo "# blk tracer: $tracer_state (blk 1 = undisturbed), overrun + dropped event
 "$BLKRR" dump -j "$work"/rot/prod.*.blkrr > "$work/dump.jsonl" 2> "$work/dump.err" ||
   bench_die "dump failed: $(head -3 "$work/dump.err")"
 [ -n "${BENCH_SAVE:-}" ] && cp -r "$work"/*.txt "$work"/*.log "$work"/fio.* "$BENCH_SAVE"/
-python3 scripts/bench-recording-check.py "$work/samples.txt" "$work/d.txt" "$work/dump.jsonl" \
+python3 tests/bench/recording-check.py "$work/samples.txt" "$work/d.txt" "$work/dump.jsonl" \
   "$work/dump.err" "$KEEP" "$drops" "$tracer_state"

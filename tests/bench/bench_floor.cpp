@@ -1,4 +1,4 @@
-// bench_floor: benchmark helper for scripts/bench-record.sh (not installed).
+// bench_floor: benchmark helper for tests/bench/record.sh (not installed).
 // Attaches bpf/floor.bpf.c to block_io_start, block_rq_issue and
 // block_rq_complete, prints "ready", and stays attached until SIGINT/SIGTERM;
 // then prints the per-CPU-summed counts (with --count). The IOPS cost of this

@@ -3,7 +3,7 @@
 # `zcat | awk` rewrite of a blkreplay load (blkreplay's own pipe filters are
 # awk programs of this shape), in the same run.
 #
-#   scripts/bench-convert.sh [REQUESTS]          (default 10000000)
+#   tests/bench/convert.sh [REQUESTS]          (default 10000000)
 #
 # Environment: BLKRR   the blkrr binary   (default build/userspace/cli/blkrr)
 #              WORK    scratch directory  (default /dev/shm/blkrr-bench-convert)
@@ -15,7 +15,7 @@
 # command), requests per wall second and per CPU second (= per core).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 BLKRR="${BLKRR:-$here/build/userspace/cli/blkrr}"
 WORK="${WORK:-/dev/shm/blkrr-bench-convert}"
 RUNS="${RUNS:-3}"

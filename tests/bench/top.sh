@@ -6,11 +6,11 @@
 # ROUNDS rounds of SECONDS_PER_RUN seconds each, medians reported. Also:
 # kernel ns per request of top's BPF programs (kernel.bpf_stats_enabled) and
 # the CPU time of the top process itself.
-# Usage (root): scripts/bench-top.sh [BLKRR_BINARY]   env: ROUNDS=5 SECONDS_PER_RUN=5
+# Usage (root): tests/bench/top.sh [BLKRR_BINARY]   env: ROUNDS=5 SECONDS_PER_RUN=5
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init top
 BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
 ROUNDS=${ROUNDS:-5}

@@ -7,7 +7,7 @@
 # stored. Only the replay result that report reads is written (~15 bytes a
 # request, in WORK), and removed after it.
 #
-#   scripts/bench-memory.sh [SIZES...]        (default: 1000000 10000000 100000000)
+#   tests/bench/memory.sh [SIZES...]        (default: 1000000 10000000 100000000)
 #
 # Environment: BLKRR         the blkrr binary (default build/userspace/cli/blkrr)
 #              BASE          an older blkrr binary: every step of sizes up to BASE_MAX
@@ -31,7 +31,7 @@
 # The loop device is a 1 GiB file in /dev/shm (the load wraps around it, so
 # its size does not grow with the load). Steps on it take the machine-wide
 # kernel lock (/run/lock/blkrr-kernel.lock) for their own run only. Needs root
-# (scripts/bench-lib.sh: scratch directory, loop device, cleanup). Everything
+# (tests/bench/lib.sh: scratch directory, loop device, cleanup). Everything
 # runs under nice.
 #
 # Its runs are niced already (nice 10): do not run the script itself under nice,
@@ -42,9 +42,9 @@
 # 100 M convert and replay steps ~15 min.
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=scripts/bench-lib.sh
-. "$here/scripts/bench-lib.sh"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+# shellcheck source=tests/bench/lib.sh
+. "$here/tests/bench/lib.sh"
 BLKRR="${BLKRR:-$here/build/userspace/cli/blkrr}"
 BASE="${BASE:-}"
 BASE_MAX="${BASE_MAX:-1000000}"

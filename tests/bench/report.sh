@@ -2,12 +2,12 @@
 # Measures `blkrr report` on the shipped 80k-request load and on synthetic
 # 270k-request load/replay results, and the peer fio_generate_plots (fio's
 # gnuplot report script) on the same 270k latencies written as a fio log.
-#   scripts/bench-report.sh BUILD_DIR [N_BIG]   (N_BIG e.g. 10000000: memory run)
+#   tests/bench/report.sh BUILD_DIR [N_BIG]   (N_BIG e.g. 10000000: memory run)
 set -eu
-BUILD=${1:?usage: bench-report.sh BUILD_DIR [N_BIG]}
+BUILD=${1:?usage: tests/bench/report.sh BUILD_DIR [N_BIG]}
 BIG=${2:-0}
 B="$BUILD/userspace/cli/blkrr"
-HERE=$(cd "$(dirname "$0")/.." && pwd)
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
 W=$(mktemp -d /tmp/blkrr-bench-report.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis steps of scripts/bench-replay.sh (not meant to be run alone).
+"""Analysis steps of tests/bench/replay.sh (not meant to be run alone).
 
   timing RATE SECS QFILE COMM LABEL ROUND [SCHEDFILE]  one run -> one JSON line
   table RESULTS.jsonl                                   per-round and median tables

@@ -9,11 +9,11 @@
 # 10 ms) (median of REPS replays), with the span's error against the
 # application's median.
 #
-#   sudo scripts/bench-dependency.sh [BLKRR]        REPS=5 IOS=1500 by default
+#   sudo tests/bench/dependency.sh [BLKRR]        REPS=5 IOS=1500 by default
 # shellcheck disable=SC2317  # functions called through bench_on_exit
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-. "$here/scripts/bench-lib.sh"
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/tests/bench/lib.sh"
 BLKRR=$(realpath "${1:-${BLKRR:-$here/build/userspace/cli/blkrr}}")
 REPS=${REPS:-5}
 IOS=${IOS:-1500}

@@ -3,7 +3,7 @@
 # run with no tracing, a bpftrace one-liner on the same two tracepoints and
 # the kernel's own blktrace engine (the `blk` tracer of tracefs).
 #   Also `record --lean` and the floor: empty tp_btf programs on the same three
-#   tracepoints (userspace/capture/bench_floor), the least any such tracer costs.
+#   tracepoints (tests/bench/bench_floor), the least any such tracer costs.
 #   fio 4k random reads, queue depth 32, libaio, modes alternated, ROUNDS
 #   rounds of SECONDS each; medians reported. Then, in separate runs:
 #   kernel ns/request of our BPF programs (kernel.bpf_stats_enabled),
@@ -12,12 +12,12 @@
 #   Kernel ns/request is corrected for other devices' I/O on a shared machine:
 #   a second recorder on an idle loop device measures the early-exit cost of
 #   each program, which is subtracted for the runs that were not ours.
-# Usage (root): scripts/bench-record.sh [BLKRR_BINARY]
+# Usage (root): tests/bench/record.sh [BLKRR_BINARY]
 #   env: ROUNDS=3 SECONDS_PER_RUN=5; PER_REQUEST_ONLY=1 skips the IOPS runs
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init record
 BLKRR=${1:-${BLKRR:-$PWD/build/userspace/cli/blkrr}}
 ROUNDS=${ROUNDS:-3}
@@ -25,7 +25,7 @@ SECS=${SECONDS_PER_RUN:-5}
 bench_need fio bpftrace bpftool jq
 [ -x "$BLKRR" ] || bench_die "no blkrr binary at $BLKRR (build first)"
 # The floor: empty tp_btf programs on io_start/issue/complete (built beside blkrr).
-FLOOR=${FLOOR:-$(dirname "$BLKRR")/../capture/bench_floor}
+FLOOR=${FLOOR:-$(dirname "$BLKRR")/../../tests/bench/bench_floor}
 [ -x "$FLOOR" ] || bench_die "no bench_floor at $FLOOR (build first)"
 
 work=$BENCH_WORK

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Where does a block tracer's cost become lost IOPS? fio 4k random reads,
 # queue depth 32, libaio, on a 1 GiB loop device over /dev/shm, with no
-# tracer, then with the floor programs (userspace/capture/bench_floor) doing
+# tracer, then with the floor programs (tests/bench/bench_floor) doing
 # N clock reads in the issue program, then in the completion program; modes
 # alternated, ROUNDS rounds of 3 s. Then the cost of one such program run
 # (kernel.bpf_stats_enabled).
-# Usage (root): [N=10] [ROUNDS=3] scripts/bench-burn.sh [BUILD_DIR]
+# Usage (root): [N=10] [ROUNDS=3] tests/bench/burn.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-FLOOR=${1:-build}/userspace/capture/bench_floor
+cd "$(dirname "$0")/../.."
+FLOOR=${1:-build}/tests/bench/bench_floor
 N=${N:-10}
 ROUNDS=${ROUNDS:-3}
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init burn
 [ -x "$FLOOR" ] || bench_die "$FLOOR not built"
 bench_need fio jq bpftool

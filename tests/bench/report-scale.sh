@@ -9,7 +9,7 @@
 # same run; medians of RUNS runs of wall time, CPU (user + sys, gnuplot
 # included) and maximum RSS.
 #
-#   scripts/bench-report-scale.sh [SIZES...]     (default: 1000000 10000000)
+#   tests/bench/report-scale.sh [SIZES...]     (default: 1000000 10000000)
 #
 # Environment: BLKRR  the blkrr binary (default build/userspace/cli/blkrr)
 #              BASE   an earlier blkrr binary to compare with (optional)
@@ -19,7 +19,7 @@
 #                     the replay results' dynamic reports)
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 BLKRR="${BLKRR:-$here/build/userspace/cli/blkrr}"
 BASE="${BASE:-}"
 WORK="${WORK:-/var/tmp/blkrr-bench-report}"

@@ -2,7 +2,7 @@
 # scratch directory and loop devices, to clean up whatever happens, to drive
 # the kernel's blk tracer and to take medians.
 #
-#   . "$(dirname "$0")/bench-lib.sh"
+#   . tests/bench/lib.sh   (from the top of the tree)
 #   bench_init replay                 # root check, $BENCH_WORK in /dev/shm, cleanup on exit
 #   bench_need fio jq                 # tools the script needs
 #   bench_loop LOOP 1G zero           # LOOP=/dev/loopN over a 1 GiB file, filled with zeros

@@ -12,17 +12,17 @@
 #      fio io_uring randread qd32 for DURATION s with and without the
 #      validator attached (validate_attach), same run, rounds alternated,
 #      medians. Noisy on a shared machine: the load average is printed.
-# Usage: [RUNS=5] [DURATION=3] [BLKRR_BUILD_DIR=build] scripts/bench-validate.sh [N]
+# Usage: [RUNS=5] [DURATION=3] [BLKRR_BUILD_DIR=build] tests/bench/validate.sh [N]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${BLKRR_BUILD_DIR:-build}
 BLKRR=${BLKRR:-$BUILD/userspace/cli/blkrr}
 ATTACH=${ATTACH:-$BUILD/userspace/validate/validate_attach}
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-3}
 N=${1:-300000}
-# shellcheck source=scripts/bench-lib.sh
-. scripts/bench-lib.sh
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 bench_init validate
 for b in "$BLKRR" "$ATTACH"; do
   [ -x "$b" ] || bench_die "$b not built (ninja -C $BUILD blkrr validate_attach)"
@@ -43,7 +43,7 @@ bench_loop LO 1G none
 python3 - "$N" > "$work/load" <<'PY'
 import random, sys
 n = int(sys.argv[1]); random.seed(6)
-print("synthetic 4k random read load (scripts/bench-validate.sh)")
+print("synthetic 4k random read load (tests/bench/validate.sh)")
 print("start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0")
 for i in range(n):
     print("%.9f ; %d ; 8 ; R ; 0.0 ; 0.0" % (i * 1e-5, random.randrange(0, 2 * 1024 * 1024 // 8) * 8))
