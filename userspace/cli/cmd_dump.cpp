@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/dump_args.h"
 #include "converters/source.h"
-#include "core/args.h"
 #include "core/json_doc.h"
 #include "core/request_json.h"
 #include "core/trace_format.h"
@@ -117,13 +117,17 @@ Result<std::vector<TraceReader>> open_traces(const std::vector<std::string>& pat
     if (!rd) {
       // Another format blkrr reads (a load, blktrace, ...): say so and how to read it.
       auto f = detect_format(p);
-      if (f && *f != InputFormat::kNative)
-        return Error(ErrorKind::kUsage,
-                     p + " is a " + std::string(input_format_name(*f)) +
-                         " input, not a native trace (.blkrr), which is what dump reads: "
-                         "convert it first (blkrr convert " +
-                         p + " -o " + report::label_from_path(p) +
-                         ".blkrr) or read it with `blkrr report`");
+      if (f && *f != InputFormat::kNative) {
+        std::string m = p + " is a ";
+        m += input_format_name(*f);
+        m += " input, not a native trace (.blkrr), which is what dump reads: convert it first "
+             "(blkrr convert ";
+        m += p;
+        m += " -o ";
+        m += report::label_from_path(p);
+        m += ".blkrr) or read it with `blkrr report`";
+        return Error(ErrorKind::kUsage, m);
+      }
       return rd.error();
     }
     out.push_back(std::move(*rd));
@@ -159,45 +163,25 @@ std::string gap_between(const TraceReader& a, const TraceReader& b) {
   return "";
 }
 
-}  // namespace
-
-Result<int> cmd_dump(int argc, char** argv) {
-  bool json = false, no_header = false;
-  std::vector<std::string> pos;
-  ArgParser p(
-      "blkrr dump", "[--json] [--no-header] FILE.blkrr|- [PIECE.blkrr...]",
-      "Print a native trace: the header, one request per line, and the capture counters.\n"
-      "The pieces of one rotated recording (record --rotate) are printed as one trace, in\n"
-      "their order, with a warning for any gap between them.\n"
-      "Times are seconds since the first record's issue (text), or nanoseconds (JSON: start_ns\n"
-      "since the first record's issue, issue_ns and complete_ns on the recording host's\n"
-      "CLOCK_MONOTONIC; the blkrr.requests schema of docs/json.md).");
-  p.common_flag(CommonOpt::kJson, &json,
-                "JSON lines: a header object, one object per request, a counters object");
-  p.flag('H', "no-header", &no_header, "records only (text mode)");
-  p.positionals("FILE", &pos, 1, 1000000);
-  p.examples(
-      "  blkrr dump prod.blkrr | head\n  blkrr dump prod.*.blkrr | tail\n"
-      "  blkrr dump --json prod.blkrr | jq "
-      "'select(.comm==\"mysqld\")'");
-  auto pr = p.parse(argc, argv);
-  if (!pr) return pr.error();
-  if (!*pr) return 0;
-
-  auto traces = open_traces(pos);
-  if (!traces) return traces.error();
-  const TraceHeader& h = traces->front().header();
-  const HeaderNames names(h);
-  if (json || !no_header) print_header(h, json, *traces);
-  Request r;
-  uint64_t t0 = 0, requests = 0;
-  bool first = true;
+// The requests of every piece in order, a warning for each gap between
+// pieces; the counters of their trailers summed into `sum` (false when a
+// piece has none: a recording that did not end cleanly).
+struct DumpTotals {
+  uint64_t requests = 0;
   Counters sum;
   bool all_trailers = true;
-  for (size_t i = 0; i < traces->size(); ++i) {
-    TraceReader& rd = (*traces)[i];
+};
+
+Result<DumpTotals> print_requests(std::vector<TraceReader>& traces, const HeaderNames& names,
+                                  bool json) {
+  DumpTotals t;
+  Request r;
+  uint64_t t0 = 0;
+  bool first = true;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    TraceReader& rd = traces[i];
     if (i > 0) {
-      if (std::string gap = gap_between((*traces)[i - 1], rd); !gap.empty()) {
+      if (std::string gap = gap_between(traces[i - 1], rd); !gap.empty()) {
         print_input_warnings("dump", {"gap in the recording: " + gap});
         if (!json) std::printf("# gap: %s\n", gap.c_str());
       }
@@ -209,28 +193,48 @@ Result<int> cmd_dump(int argc, char** argv) {
       if (first) t0 = r.issue_ns, first = false;
       print_request(r, t0, names, json);
     }
-    requests += rd.records_read();
+    t.requests += rd.records_read();
     if (!rd.warning().empty()) print_input_warnings("dump", {rd.warning()});
-    if (!rd.trailer()) all_trailers = false;
+    if (!rd.trailer()) t.all_trailers = false;
     if (rd.trailer())
       for (const auto& [k, v] : *rd.trailer())
         if (k != "piece_end_ns")
-          sum[k] = traces->size() > 1 && k.rfind("feature_off.", 0) == 0 ? v : sum[k] + v;
+          t.sum[k] = traces.size() > 1 && k.rfind("feature_off.", 0) == 0 ? v : t.sum[k] + v;
   }
-  if (all_trailers) {
-    if (json) {
-      std::printf(
-          "%s\n",
-          json_line({{"type", "counters"}, {"requests", requests}, {"counters", sum}}).c_str());
+  return t;
+}
+
+}  // namespace
+
+Result<int> run_dump(const DumpArgs& a) {
+  auto traces = open_traces(a.files);
+  if (!traces) return traces.error();
+  const TraceHeader& h = traces->front().header();
+  const HeaderNames names(h);
+  if (a.json || !a.no_header) print_header(h, a.json, *traces);
+  auto t = print_requests(*traces, names, a.json);
+  if (!t) return t.error();
+  if (t->all_trailers) {
+    if (a.json) {
+      std::printf("%s\n",
+                  json_line({{"type", "counters"}, {"requests", t->requests}, {"counters", t->sum}})
+                      .c_str());
     } else {
-      std::printf("# %" PRIu64 " requests\n", requests);
-      for (const auto& [k, v] : sum) std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
+      std::printf("# %" PRIu64 " requests\n", t->requests);
+      for (const auto& [k, v] : t->sum) std::printf("# counter %s = %" PRIu64 "\n", k.c_str(), v);
     }
   }
   // Output errors (a full disk, /dev/full, a closed pipe) fail the command.
   if (std::fflush(stdout) != 0 || std::ferror(stdout))
     return Error::system("cannot write the dump to standard output", errno);
   return 0;
+}
+
+Result<int> cmd_dump(int argc, char** argv) {
+  auto a = parse_dump_args(argc, argv);
+  if (!a) return a.error();
+  if (a->help_printed) return 0;
+  return run_dump(*a);
 }
 
 }  // namespace blkrr::cli
