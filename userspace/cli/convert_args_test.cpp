@@ -8,6 +8,8 @@ namespace blkrr::cli {
 namespace {
 
 using testing::Argv;
+using testing::kind_of;
+using testing::parse_printing;
 
 // `convert in.load.gz OPTS...`: the input need not exist (parsing reads none).
 Result<ConvertArgs> parse(std::initializer_list<std::string> opts) {
@@ -15,11 +17,6 @@ Result<ConvertArgs> parse(std::initializer_list<std::string> opts) {
   v.insert(v.end(), opts);
   Argv a(std::move(v));
   return parse_convert_args(a.argc(), a.argv());
-}
-
-ErrorKind kind_of(const Result<ConvertArgs>& r) {
-  EXPECT_FALSE(r.ok());
-  return r.ok() ? ErrorKind::kInternal : r.error().kind;
 }
 
 TEST(ConvertArgs, Defaults) {
@@ -54,10 +51,8 @@ TEST(ConvertArgs, AnInputIsRequired) {
 }
 
 TEST(ConvertArgs, HelpRunsNothing) {
-  Argv help{"convert", "--help"};
-  ::testing::internal::CaptureStdout();
-  auto r = parse_convert_args(help.argc(), help.argv());
-  const std::string out = ::testing::internal::GetCapturedStdout();
+  std::string out;
+  auto r = parse_printing(parse_convert_args, {"convert", "--help"}, out);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("IN... -o OUT"), std::string::npos);

@@ -8,6 +8,8 @@ namespace blkrr::cli {
 namespace {
 
 using testing::Argv;
+using testing::kind_of;
+using testing::parse_printing;
 
 TEST(DumpArgs, OneTraceOrItsPieces) {
   Argv one{"dump", "a.blkrr"};
@@ -25,9 +27,7 @@ TEST(DumpArgs, OneTraceOrItsPieces) {
 
 TEST(DumpArgs, AFileIsRequired) {
   Argv none{"dump", "-j"};
-  auto r = parse_dump_args(none.argc(), none.argv());
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse_dump_args(none.argc(), none.argv())), ErrorKind::kUsage);
 }
 
 TEST(DumpArgs, JsonAndNoHeader) {
@@ -45,16 +45,12 @@ TEST(DumpArgs, JsonAndNoHeader) {
 
 TEST(DumpArgs, UnknownOptionsAreUsageErrors) {
   Argv a{"dump", "--bogus", "a.blkrr"};
-  auto r = parse_dump_args(a.argc(), a.argv());
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse_dump_args(a.argc(), a.argv())), ErrorKind::kUsage);
 }
 
 TEST(DumpArgs, HelpRunsNothing) {
-  Argv help{"dump", "-h"};
-  ::testing::internal::CaptureStdout();
-  auto r = parse_dump_args(help.argc(), help.argv());
-  const std::string out = ::testing::internal::GetCapturedStdout();
+  std::string out;
+  auto r = parse_printing(parse_dump_args, {"dump", "-h"}, out);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("FILE.blkrr|-"), std::string::npos);

@@ -8,6 +8,8 @@ namespace blkrr::cli {
 namespace {
 
 using testing::Argv;
+using testing::kind_of;
+using testing::parse_printing;
 
 // A load that need not exist (parsing opens none) and a DEVICE that does:
 // a path with a slash that exists is taken as it is (core/device.h).
@@ -21,11 +23,6 @@ Result<ReplayArgs> parse(std::initializer_list<std::string> opts) {
   v.push_back(kDev);
   Argv a(std::move(v));
   return parse_replay_args(a.argc(), a.argv());
-}
-
-ErrorKind kind_of(const Result<ReplayArgs>& r) {
-  EXPECT_FALSE(r.ok());
-  return r.ok() ? ErrorKind::kInternal : r.error().kind;
 }
 
 TEST(ReplayArgs, DefaultsAndPositionals) {
@@ -61,10 +58,8 @@ TEST(ReplayArgs, LoadAndDeviceAreRequired) {
 }
 
 TEST(ReplayArgs, HelpRunsNothing) {
-  Argv help{"replay", "--help"};
-  ::testing::internal::CaptureStdout();
-  auto r = parse_replay_args(help.argc(), help.argv());
-  const std::string out = ::testing::internal::GetCapturedStdout();
+  std::string out;
+  auto r = parse_printing(parse_replay_args, {"replay", "--help"}, out);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("Usage: blkrr replay [options] LOAD DEVICE"), std::string::npos);
