@@ -5,7 +5,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <set>
 #include <string>
 
 #include "core/args.h"
@@ -35,15 +34,8 @@ Status select_volume(const DeviceSelection& sel, const std::string& option, Capt
   auto v = map_volume(sel, read_dm_table);
   if (!v) return v.error().context(option);
   if (v->extents.empty()) return Error(ErrorKind::kUsage, option + ": the volume has no sectors");
-  std::set<DevT> disks;
-  for (const auto& e : v->extents) disks.insert(e.dev);
-  DeviceNamer names;
-  for (DevT disk : disks) {
-    for (const auto& [start, end] : filter_ranges(v->extents, disk, kCaptureRangesPerDisk)) {
-      PartitionInfo piece{v->volume, v->name, start, end - start};
-      cfg.devices.push_back(DeviceSelection{disk, names.name(disk), piece, sel.spec});
-    }
-  }
+  for (auto& piece : volume_selections(*v, sel.spec, kCaptureRangesPerDisk))
+    cfg.devices.push_back(std::move(piece));
   volumes.push_back(std::move(*v));
   return {};
 }
@@ -56,7 +48,7 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
     auto sel = resolve_device(d);
     if (!sel) return Error(ErrorKind::kUsage, "-d " + d + ": " + sel.error().message);
     // A dm or md volume is mapped; zram, brd and the like are refused below.
-    if (volumes && !has_request_queue(sel->disk) && stacked_kind(sel->disk) != "bio-based") {
+    if (volumes && is_mapped_volume(sel->disk)) {
       BLKRR_TRY(select_volume(*sel, "-d " + d, cfg, *volumes));
       continue;
     }

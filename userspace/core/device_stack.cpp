@@ -56,6 +56,10 @@ bool has_request_queue(DevT disk, const std::string& sysfs) {
   return dir && dir_has_queue(*dir);
 }
 
+bool is_mapped_volume(DevT disk, const std::string& sysfs) {
+  return !has_request_queue(disk, sysfs) && stacked_kind(disk, sysfs) != "bio-based";
+}
+
 std::string stacked_kind(DevT disk, const std::string& sysfs) {
   auto dir = disk_dir(disk, sysfs);
   if (!dir) return "bio-based";

@@ -19,6 +19,11 @@ namespace blkrr {
 // True when the whole disk `disk` has a blk-mq request queue (sysfs "mq").
 bool has_request_queue(DevT disk, const std::string& sysfs = "/sys");
 
+// True for a device-mapper or md device (no requests of its own, a map onto
+// the devices below: core/volume_stack.h); false for disks and other
+// bio-based devices (zram, brd).
+bool is_mapped_volume(DevT disk, const std::string& sysfs = "/sys");
+
 // What kind of bio-based device `disk` is, for messages:
 // "device-mapper (vg-data)", "md RAID (raid1)", or "bio-based".
 std::string stacked_kind(DevT disk, const std::string& sysfs = "/sys");

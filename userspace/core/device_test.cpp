@@ -367,7 +367,7 @@ TEST_F(FakeSysfs, Raid1MapsToAMirrorOfItsMembers) {
   auto md = map_volume(*resolve_device("/dev/md0", sys()), fake_tables, sys());
   ASSERT_TRUE(md.ok()) << md.error().message;
   EXPECT_EQ(md->extents, (ExtentMap{{0, 1000, make_dev(7, 0), 16, false},
-                                    {0, 1000, make_dev(8, 0), 2164, true}}));
+                                    {0, 1000, make_dev(8, 0), 2164, true, 1}}));
   write("devices/virtual/block/md0/md/dev-loop0/state", "faulty");
   auto degraded = map_volume(*resolve_device("md0", sys()), fake_tables, sys());
   ASSERT_TRUE(degraded.ok());

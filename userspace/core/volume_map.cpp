@@ -53,13 +53,15 @@ ExtentMap map_range(const ExtentMap& map, uint64_t sector, uint64_t n) {
     const uint64_t a = std::max(sector, e.vol_start);
     const uint64_t b = std::min(end, e.vol_start + e.len);
     if (a >= b) continue;
-    out.push_back(Extent{a, b - a, e.dev, e.dev_start + (a - e.vol_start), e.reads_only});
+    out.push_back(Extent{a, b - a, e.dev, e.dev_start + (a - e.vol_start), e.reads_only, e.copy});
   }
   return out;
 }
 
 Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMap& lower) {
   ExtentMap out;
+  // Copies multiply only through a level that is a mirror itself.
+  const bool lower_mirrored = !mirror_copies(lower).empty();
   for (const auto& u : upper) {
     if (u.dev != lower_dev) {
       out.push_back(u);
@@ -70,6 +72,7 @@ Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMa
       if (!piece.reads_only) covered += piece.len;
       piece.vol_start = u.vol_start + (piece.vol_start - u.dev_start);
       piece.reads_only = piece.reads_only || u.reads_only;
+      piece.copy = lower_mirrored ? u.copy * kMirrorCopyBase + piece.copy : u.copy;
       out.push_back(piece);
     }
     if (covered != u.len) {
@@ -94,8 +97,8 @@ ExtentMap coalesce(const ExtentMap& map) {
   for (const auto& e : map) {
     if (!out.empty()) {
       Extent& l = out.back();
-      if (l.dev == e.dev && l.reads_only == e.reads_only && l.vol_start + l.len == e.vol_start &&
-          l.dev_start + l.len == e.dev_start) {
+      if (l.dev == e.dev && l.reads_only == e.reads_only && l.copy == e.copy &&
+          l.vol_start + l.len == e.vol_start && l.dev_start + l.len == e.dev_start) {
         l.len += e.len;
         continue;
       }
@@ -167,6 +170,21 @@ std::vector<Request> requests_on_volume(const Request& r, const ExtentMap& map, 
     out[i].disk_time_ns = std::min(share, left);
     left -= out[i].disk_time_ns;
   }
+  return out;
+}
+
+std::vector<uint32_t> mirror_copies(const ExtentMap& map) {
+  std::vector<uint32_t> out;
+  for (const auto& e : map)
+    if (e.copy != 0) out.push_back(e.copy);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+ExtentMap mirror_view(const ExtentMap& map, uint32_t copy) {
+  ExtentMap out = map;
+  for (auto& e : out) e.reads_only = e.copy != copy;
   return out;
 }
 

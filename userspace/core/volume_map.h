@@ -23,15 +23,21 @@ namespace blkrr {
 // [dev_start, dev_start + len) of device `dev`. A mirror (RAID1) holds each
 // volume sector on every member: the first member's extent is the volume's,
 // the others are `reads_only` (a write reaches every member, a read one:
-// writes are taken from the first member, reads from any).
+// writes are taken from the first member, reads from any). `copy` says which
+// member's copy the extent is: 0 the first member (and every extent outside
+// a mirror), k the k-th other member; through two mirrors, the upper one's
+// copy times kMirrorCopyBase plus the lower one's (a level that is no mirror
+// keeps the copy of the level above).
 struct Extent {
   uint64_t vol_start = 0;
   uint64_t len = 0;
   DevT dev = 0;
   uint64_t dev_start = 0;
   bool reads_only = false;
+  uint32_t copy = 0;
   bool operator==(const Extent&) const = default;
 };
+inline constexpr uint32_t kMirrorCopyBase = 64;
 
 // A map: extents sorted by vol_start; only mirrors' extents overlap.
 using ExtentMap = std::vector<Extent>;
@@ -79,6 +85,15 @@ std::vector<std::pair<uint64_t, uint64_t>> filter_ranges(const ExtentMap& map, D
 // the disk time. Empty when no sector of it lies in the volume. A request
 // of no bytes (a flush) whose sector lies in the volume gives one record.
 std::vector<Request> requests_on_volume(const Request& r, const ExtentMap& map, DevT volume);
+
+// The copies of a mirrored map other than the first (Extent::copy), sorted;
+// empty when nothing in it is mirrored.
+std::vector<uint32_t> mirror_copies(const ExtentMap& map);
+
+// The map as copy `copy` sees it: that copy's extents take the writes, every
+// other copy's extents only reads (copy 0: the map as it is). Following the
+// writes of each copy in turn proves that a write reached every member.
+ExtentMap mirror_view(const ExtentMap& map, uint32_t copy);
 
 // "0+2048>8:0@4096,2048+1024>8:16@0": the map as one line (trace headers).
 std::string format_extents(const ExtentMap& map);

@@ -168,7 +168,7 @@ TEST(VolumeMap, ARequestAcrossExtentsBecomesOneRecordPerPlace) {
 // A mirror: writes through the first member only, reads through any; a
 // volume composed onto a mirror keeps the members' roles.
 TEST(VolumeMap, MirrorTakesWritesFromTheFirstMemberReadsFromAny) {
-  ExtentMap mirror = {{0, 1000, kSda, 2048, false}, {0, 1000, kSdb, 2048, true}};
+  ExtentMap mirror = {{0, 1000, kSda, 2048, false}, {0, 1000, kSdb, 2048, true, 1}};
   Request w = disk_request(kSdb, 2048 + 8, 4096);
   w.op = Op::kWrite;
   EXPECT_TRUE(requests_on_volume(w, mirror, kDm0).empty());
@@ -180,8 +180,66 @@ TEST(VolumeMap, MirrorTakesWritesFromTheFirstMemberReadsFromAny) {
   EXPECT_EQ(requests_on_volume(r, mirror, kDm0)[0].sector, 8u);
   auto up = compose({{0, 100, kDm0, 500}}, kDm0, mirror);
   ASSERT_TRUE(up.ok()) << up.error().message;
-  EXPECT_EQ(*up, (ExtentMap{{0, 100, kSda, 2548, false}, {0, 100, kSdb, 2548, true}}));
+  EXPECT_EQ(*up, (ExtentMap{{0, 100, kSda, 2548, false}, {0, 100, kSdb, 2548, true, 1}}));
   EXPECT_EQ(format_extents(*up), "0+100>8:0@2548,0+100>8:16@2548(reads)");
+}
+
+// Each member of a mirror as the one that takes the writes, in turn: a
+// write on the second member maps back to the volume only in its view.
+TEST(VolumeMap, MirrorViewsGiveEachMemberTheWrites) {
+  ExtentMap mirror = {{0, 1000, kSda, 2048, false}, {0, 1000, kSdb, 16, true, 1}};
+  EXPECT_EQ(mirror_copies(mirror), (std::vector<uint32_t>{1}));
+  EXPECT_TRUE(mirror_copies(two_segments()).empty());
+  EXPECT_EQ(mirror_view(mirror, 0), mirror);
+  ExtentMap second = mirror_view(mirror, 1);
+  EXPECT_EQ(second, (ExtentMap{{0, 1000, kSda, 2048, true}, {0, 1000, kSdb, 16, false, 1}}));
+  Request w = disk_request(kSdb, 16 + 40, 4096);
+  w.op = Op::kWrite;
+  auto v = requests_on_volume(w, second, kDm0);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].sector, 40u);
+  w.dev = kSda;
+  w.sector = 2048 + 40;
+  EXPECT_TRUE(requests_on_volume(w, second, kDm0).empty());
+}
+
+// A linear volume of two segments on a mirror whose second member lies in
+// two pieces: every piece keeps its member's copy, the copies of two
+// mirrors stacked combine.
+TEST(VolumeMap, CopiesFollowTheMembersThroughLevels) {
+  ExtentMap lv = {{0, 100, kDm0, 500}, {100, 100, kDm0, 0}};
+  ExtentMap md = {
+      {0, 1000, kSda, 16, false}, {0, 600, kSdb, 0, true, 1}, {600, 400, kSda2, 0, true, 1}};
+  auto c = compose(lv, kDm0, md);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(*c, (ExtentMap{{0, 100, kSda, 516, false},
+                           {0, 100, kSdb, 500, true, 1},
+                           {100, 100, kSda, 16, false},
+                           {100, 100, kSdb, 0, true, 1}}));
+  ExtentMap across = {{0, 200, kDm0, 500}};  // crosses the second member's pieces
+  auto d = compose(across, kDm0, md);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(*d, (ExtentMap{{0, 200, kSda, 516, false},
+                           {0, 100, kSdb, 500, true, 1},
+                           {100, 100, kSda2, 0, true, 1}}));
+  EXPECT_EQ(mirror_copies(*d), (std::vector<uint32_t>{1}));
+  ExtentMap upper_mirror = {{0, 200, kDm0, 500, false}, {0, 200, kDm0, 500, true, 1}};
+  auto e = compose(upper_mirror, kDm0, md);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(mirror_copies(*e), (std::vector<uint32_t>{1, kMirrorCopyBase, kMirrorCopyBase + 1}));
+}
+
+// A volume's map onto a disk range by range: the offsets of each segment,
+// a range at the end of a segment, and nothing past the volume.
+TEST(VolumeMap, RangesMapThroughEveryOffset) {
+  ExtentMap m = {{0, 64, kSda, 4096}, {64, 64, kSdb, 100}, {128, 32, kSda, 0}};
+  EXPECT_EQ(map_range(m, 60, 72),
+            (ExtentMap{{60, 4, kSda, 4156}, {64, 64, kSdb, 100}, {128, 4, kSda, 0}}));
+  EXPECT_EQ(map_range(m, 159, 8), (ExtentMap{{159, 1, kSda, 31}}));
+  EXPECT_TRUE(map_range(m, 160, 8).empty());
+  EXPECT_EQ(volume_sector_of(m, kSda, 0, 32), 128u);
+  EXPECT_EQ(volume_sector_of(m, kSda, 4096 + 63, 1), 63u);
+  EXPECT_EQ(volume_sector_of(m, kSdb, 164, 8), std::nullopt);  // past the segment
 }
 
 TEST(VolumeMap, FormatsAsOneLine) {

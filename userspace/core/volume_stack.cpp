@@ -74,11 +74,15 @@ Result<ExtentMap> mirror_of(const fs::path& md, uint64_t size) {
   }
   if (members.empty())
     return Error(ErrorKind::kUnsupported, md.filename().string() + " has no member in sync");
+  if (members.size() > kMirrorCopyBase)
+    return Error(ErrorKind::kUnsupported, md.filename().string() + " has more than " +
+                                              std::to_string(kMirrorCopyBase) + " members");
   std::sort(members.begin(), members.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   ExtentMap out;
   for (auto& [slot, e] : members) {
     e.reads_only = !out.empty();
+    e.copy = static_cast<uint32_t>(out.size());
     out.push_back(e);
   }
   return out;
@@ -198,6 +202,19 @@ Result<VolumeMap> map_volume(const DeviceSelection& sel, const DmTableReader& re
   v.nr_sectors = dir ? sysfs::read_u64(*dir / "size") : 0;
   v.extents = std::move(*extents);
   return v;
+}
+
+std::vector<DeviceSelection> volume_selections(const VolumeMap& v, const std::string& spec,
+                                               size_t max_ranges) {
+  std::set<DevT> disks;
+  for (const auto& e : v.extents) disks.insert(e.dev);
+  std::vector<DeviceSelection> out;
+  DeviceNamer names;
+  for (DevT disk : disks)
+    for (const auto& [start, end] : filter_ranges(v.extents, disk, max_ranges))
+      out.push_back(DeviceSelection{disk, names.name(disk),
+                                    PartitionInfo{v.volume, v.name, start, end - start}, spec});
+  return out;
 }
 
 }  // namespace blkrr

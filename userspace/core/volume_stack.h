@@ -41,4 +41,10 @@ struct VolumeMap {
 Result<VolumeMap> map_volume(const DeviceSelection& sel, const DmTableReader& read_table,
                              const std::string& sysfs = "/sys");
 
+// The capture's selections of a volume's pieces: one per sector range of
+// each disk below it (filter_ranges, at most `max_ranges` a disk), each a
+// "partition" named by the volume; `spec` is how the user named it.
+std::vector<DeviceSelection> volume_selections(const VolumeMap& v, const std::string& spec,
+                                               size_t max_ranges);
+
 }  // namespace blkrr
