@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/device_stack.h"
+#include "core/volume_stack.h"
 
 namespace blkrr::validate {
 
@@ -18,14 +19,54 @@ bool device_has_write_cache(const std::string& disk_name, const std::string& sys
   return a == "write" && b == "back";
 }
 
+namespace {
+
+MatchOptions match_options(const LiveOptions& opts, bool flush_reaches_device) {
+  MatchOptions mo = opts.match;
+  mo.flush_reaches_device = flush_reaches_device;
+  mo.window_ns = opts.window_ns;
+  mo.max_held_bytes = opts.max_held_bytes;
+  return mo;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const std::string& device,
                                                             const LiveOptions& opts) {
   auto sel = resolve_device(device);
   if (!sel) return sel.error().context("validator: resolving " + device);
-  // The validator proves completeness from the device's requests: a device
-  // without any (dm, md) would look like a replay that lost everything.
+  // The validator proves completeness from requests: a dm or md volume has
+  // none of its own, so the disks below it are watched through its map
+  // (validate/volume_lens.h); other devices without requests are refused.
+  if (is_mapped_volume(sel->disk)) {
+    auto v = map_volume(*sel, read_dm_table);
+    if (!v) return v.error().context("validator: " + device);
+    return start(*sel, opts, std::move(*v));
+  }
   BLKRR_TRY(require_request_device(*sel, device));
   return start(*sel, opts);
+}
+
+Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
+                                                            const LiveOptions& opts,
+                                                            VolumeMap volume) {
+  if (opts.keep_all)
+    return Error(ErrorKind::kUnsupported,
+                 "validator: keeping every record of a stacked volume is not supported");
+  if (volume.extents.empty())
+    return Error(ErrorKind::kUsage, "validator: " + device.spec + ": the volume has no sectors");
+  std::unique_ptr<LiveValidator> v(new LiveValidator(opts));
+  v->dev_ = device;
+  // A flush on a volume reaches each disk below as a flush of no sector of
+  // the volume: it is not matched (MatchOptions::flush_reaches_device).
+  v->flush_reaches_device_ = false;
+  MatchOptions mo = match_options(opts, false);
+  v->matcher_ = std::make_unique<WindowMatcher>(mo);
+  v->lens_ = std::make_unique<VolumeLens>(volume, mo);
+  CaptureConfig cfg;
+  cfg.devices = volume_selections(volume, device.spec, kCaptureRangesPerDisk);
+  BLKRR_TRY(v->attach(cfg));
+  return v;
 }
 
 Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
@@ -37,24 +78,25 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
   if (opts.keep_all) {
     v->seen_ = std::make_unique<EventStore>();
   } else {
-    MatchOptions mo = opts.match;
-    mo.flush_reaches_device = v->flush_reaches_device_;
-    mo.window_ns = opts.window_ns;
-    mo.max_held_bytes = opts.max_held_bytes;
-    v->matcher_ = std::make_unique<WindowMatcher>(mo);
+    v->matcher_ = std::make_unique<WindowMatcher>(match_options(opts, v->flush_reaches_device_));
   }
   CaptureConfig cfg;
   cfg.devices = {device};
-  cfg.emit_events = true;
-  cfg.ringbuf_mb = opts.ringbuf_mb;
-  cfg.lean = opts.lean;
-  auto cap = Capture::start(cfg);
-  if (!cap) return cap.error().context("validator: capturing " + device.spec);
-  v->cap_ = std::move(*cap);
-  v->thread_ = std::thread([p = v.get()] { p->reader(); });
-  if (opts.settle_ms) std::this_thread::sleep_for(std::chrono::milliseconds(opts.settle_ms));
-  v->baseline_ = v->cap_->counters();
+  BLKRR_TRY(v->attach(cfg));
   return v;
+}
+
+Status LiveValidator::attach(CaptureConfig cfg) {
+  cfg.emit_events = true;
+  cfg.ringbuf_mb = opts_.ringbuf_mb;
+  cfg.lean = opts_.lean;
+  auto cap = Capture::start(cfg);
+  if (!cap) return cap.error().context("validator: capturing " + dev_.spec);
+  cap_ = std::move(*cap);
+  thread_ = std::thread([this] { reader(); });
+  if (opts_.settle_ms) std::this_thread::sleep_for(std::chrono::milliseconds(opts_.settle_ms));
+  baseline_ = cap_->counters();
+  return {};
 }
 
 LiveValidator::LiveValidator(const LiveOptions& opts) : opts_(opts) {}
@@ -68,6 +110,8 @@ void LiveValidator::on_record(const Request& r) {
   ++seen_count_;
   if (seen_)
     seen_->add(r);
+  else if (lens_)
+    lens_->add_block(r, *matcher_);
   else
     matcher_->add_block(r);
 }
@@ -89,6 +133,7 @@ void LiveValidator::take_replayed() {
     if (r.submitted() && r.complete_ns != kNoTime)
       replay_clock_ = std::max(replay_clock_, r.complete_ns);
     if (matcher_) matcher_->add_replayed(r);
+    if (lens_) lens_->add_replayed(r);
   }
   taking_.clear();
 }
@@ -111,8 +156,10 @@ void LiveValidator::reader() {
     if (matcher_) {
       take_replayed();
       const uint64_t clock = std::min(polled_at, replay_clock_);
-      if (opts_.window_ns > 0 && clock > opts_.window_ns)
+      if (opts_.window_ns > 0 && clock > opts_.window_ns) {
         matcher_->advance(clock - opts_.window_ns);
+        if (lens_) lens_->advance(clock - opts_.window_ns);
+      }
     }
     if (opts_.consumer_pause_ms)
       std::this_thread::sleep_for(std::chrono::milliseconds(opts_.consumer_pause_ms));
@@ -188,6 +235,14 @@ Result<Report> LiveValidator::finish() {
   rep.cost.identical_blocks = matcher_->identical_blocks();
   rep.capture_counters = obs->counters;
   rep.capture_features = obs->capture_features;
+  if (lens_) {
+    lens_->finish(rep, losses);
+    rep.cost.match_ns = mono_ns() - t0;
+    rep.notes.push_back("live capture of " + obs->device.spec + " through its stack (" +
+                        rep.stack->stack + "): " + std::to_string(rep.observed) +
+                        " volume records from the disks' requests");
+    return rep;
+  }
   rep.cost.match_ns = mono_ns() - t0;
   rep.notes.push_back("live capture of " + obs->device.spec + " (" + obs->device.disk_name +
                       (obs->device.part

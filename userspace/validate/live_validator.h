@@ -23,6 +23,7 @@
 #include "core/result.h"
 #include "validate/event_store.h"
 #include "validate/validation.h"
+#include "validate/volume_lens.h"
 #include "validate/window_matcher.h"
 
 namespace blkrr::validate {
@@ -80,8 +81,15 @@ class LiveValidator {
   // thread. Needs root and BTF (capture_preflight() says why not).
   static Result<std::unique_ptr<LiveValidator>> start(const std::string& device,
                                                       const LiveOptions& opts = {});
+  // A dm or md device given by name (a volume with no requests of its own)
+  // is mapped onto its disks (core/volume_stack.h) and validated through them.
   static Result<std::unique_ptr<LiveValidator>> start(const DeviceSelection& device,
                                                       const LiveOptions& opts = {});
+  // `device` a stacked volume mapped as `volume`: the capture watches the
+  // volume's pieces on its disks and the matching is in volume sectors
+  // (validate/volume_lens.h); Report::stack says what was seen where.
+  static Result<std::unique_ptr<LiveValidator>> start(const DeviceSelection& device,
+                                                      const LiveOptions& opts, VolumeMap volume);
   ~LiveValidator();
   LiveValidator(const LiveValidator&) = delete;
   LiveValidator& operator=(const LiveValidator&) = delete;
@@ -104,6 +112,7 @@ class LiveValidator {
 
  private:
   explicit LiveValidator(const LiveOptions& opts);
+  Status attach(CaptureConfig cfg);  // starts the capture and the reader thread
   void reader();
   void on_record(const Request& r);
   void take_replayed();  // moves add_replayed()'s requests into the matcher
@@ -117,7 +126,8 @@ class LiveValidator {
   std::unique_ptr<EventStore> seen_;
   // The matcher: used by the reader thread, then by stop()/finish() after the join.
   std::unique_ptr<WindowMatcher> matcher_;
-  uint64_t replay_clock_ = 0;  // latest completion among the replayed requests taken
+  std::unique_ptr<VolumeLens> lens_;  // a stacked volume: its disks' requests in its sectors
+  uint64_t replay_clock_ = 0;         // latest completion among the replayed requests taken
   std::mutex in_mu_;
   std::vector<ReplayedRequest> incoming_, taking_;  // from add_replayed(), for the reader
   uint64_t seen_count_ = 0;                         // block-layer records received

@@ -23,6 +23,45 @@ std::string ref_text(const RequestRef& r) {
                 r.sector, r.sectors);
 }
 
+nlohmann::json stack_json(const StackCheck& c) {
+  using nlohmann::json;
+  json disks = json::array(), mirrors = json::array();
+  for (const auto& d : c.disks) disks.push_back({{"name", d.name}, {"requests", d.requests}});
+  for (const auto& m : c.mirrors) {
+    json miss = json::array();
+    for (const auto& x : m.missing_list) miss.push_back(ref_json(x));
+    mirrors.push_back({{"copy", m.copy},
+                       {"map", m.extents},
+                       {"writes", m.writes},
+                       {"covered", m.covered},
+                       {"missing", m.missing},
+                       {"missing_list", miss}});
+  }
+  return {{"volume", c.volume},
+          {"stack", c.stack},
+          {"map", c.map},
+          {"disks", disks},
+          {"volume_records", c.volume_records},
+          {"outside", c.outside},
+          {"split", c.split},
+          {"mirror_writes", c.mirror_writes},
+          {"mirrors", mirrors}};
+}
+
+std::string stack_text(const StackCheck& c) {
+  std::string s = "  through the stack " + c.stack + ":";
+  for (const auto& d : c.disks)
+    s += strfmt(" %" PRIu64 " requests on %s,", d.requests, d.name.c_str());
+  s += strfmt(" %" PRIu64 " volume records (%" PRIu64 " from split requests), %" PRIu64
+              " outside the volume\n",
+              c.volume_records, c.split, c.outside);
+  for (const auto& m : c.mirrors)
+    s += strfmt("  mirror copy %u (%s): %" PRIu64 " writes, %" PRIu64 " served, %" PRIu64
+                " missing\n",
+                m.copy, m.extents.c_str(), m.writes, m.covered, m.missing);
+  return s;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Report& r) {
@@ -133,6 +172,7 @@ nlohmann::json to_json(const Report& r) {
     j["held_cap"] = {{"max_held_bytes", r.options.max_held_bytes},
                      {"shrinks", r.window_shrinks},
                      {"min_window_ns", r.min_window_ns}};
+  if (r.stack) j["stack"] = stack_json(*r.stack);
   j["notes"] = r.notes;
   if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
   if (!r.capture_features.empty()) j["capture_features"] = r.capture_features;
@@ -167,6 +207,7 @@ std::string format_text(const Report& r, size_t list_lines) {
   s += strfmt("  block layer: %" PRIu64 " requests, %" PRIu64 " foreign (%s), %" PRIu64
               " partly foreign\n",
               r.observed, r.foreign_count, fmt_bytes(r.foreign_bytes).c_str(), r.partly_foreign);
+  if (r.stack) s += stack_text(*r.stack);
   s += strfmt("  splits: %" PRIu64 " requests in %" PRIu64 " pieces; merges: %" PRIu64
               " block requests serving %" PRIu64 " requests\n",
               r.split_requests, r.split_pieces, r.merged_block, r.merged_requests);

@@ -187,6 +187,35 @@ struct ValidatorCost {
 // Slack for rounding when checking that overhead = replay - block latency >= 0.
 constexpr uint64_t kOverheadToleranceNs = 1000;
 
+// A replay onto a stacked volume (dm, md: no requests of its own) validated
+// through its stack: the requests of the disks below, taken back to the
+// volume's sectors (core/volume_map.h), served the replayed requests; a
+// mirror's (RAID1) writes are followed on each member. The report's other
+// counts are in volume sectors.
+struct StackCheck {
+  std::string volume;  // "dm-0 (vg-data)"
+  std::string stack;   // "dm-0 (vg-data) > vdb2 > vdb"
+  std::string map;     // format_extents(): volume sectors -> disk sectors
+  struct Disk {
+    std::string name;       // "vdb"
+    uint64_t requests = 0;  // block-layer requests seen on it in the volume's ranges
+  };
+  std::vector<Disk> disks;
+  uint64_t volume_records = 0;  // volume pieces the disks' requests gave (the report's observed)
+  uint64_t outside = 0;         // disk requests in a range the filter joined, outside the volume
+  uint64_t split = 0;           // disk requests over two pieces of the volume: records added
+  uint64_t mirror_writes = 0;   // writes seen on the members other than the first
+  // One per member after the first (Extent::copy): the replayed writes and
+  // how many of them that member's block layer served.
+  struct Mirror {
+    uint32_t copy = 0;
+    std::string extents;  // where the copy lies: format_extents() of its extents
+    uint64_t writes = 0, covered = 0, missing = 0;
+    std::vector<RequestRef> missing_list;
+  };
+  std::vector<Mirror> mirrors;
+};
+
 enum class Verdict { kComplete, kIncomplete, kUnknown };
 const char* verdict_name(Verdict v);
 
@@ -233,6 +262,7 @@ struct Report {
   ValidatorCost cost;         // live validation only (records == 0 otherwise)
   Counters capture_counters;  // the capture's counters (live), for diagnosis
   std::map<std::string, std::string> capture_features;  // what the capture ran with (live)
+  std::optional<StackCheck> stack;                      // a replay onto a stacked volume (live)
 
   double completeness_pct() const {
     return submitted ? 100.0 * static_cast<double>(covered) / static_cast<double>(submitted)
