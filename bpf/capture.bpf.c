@@ -341,7 +341,12 @@ int BPF_PROG(blkrr_complete, struct request* rq, blk_status_t error, unsigned in
   __u64 key = (__u64)rq;
   struct blkrr_inflight* e = bpf_map_lookup_elem(&inflight, &key);
   if (!e || e->state != BLKRR_RQ_INFLIGHT) {
-    count(BLKRR_CNT_NO_ISSUE);
+    /* Counted only inside the selected sectors: a request outside them can
+     * hide none of the selection's. (A write with a flush before and after
+     * it on a disk without FUA, like md's superblock writes, completes a
+     * second time at the end of its flush sequence: seen outside a
+     * volume's pieces, that is not a lost issue.) */
+    if (in_ranges(idx, rq->__sector)) count(BLKRR_CNT_NO_ISSUE);
     return 0;
   }
   if (nr_bytes < rq->__data_len) {
