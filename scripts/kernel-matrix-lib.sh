@@ -15,7 +15,7 @@ install_tools() {
   local need=() c p
   for c in qemu-system-x86_64:qemu-system-x86 cpio:cpio bpftool:bpftool g++:g++ \
     modinfo:kmod xz:xz-utils strip:binutils dpkg-deb:dpkg dmsetup:dmsetup mdadm:mdadm \
-    sfdisk:fdisk; do
+    sfdisk:fdisk lvm:lvm2; do
     command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
   done
   [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
@@ -25,7 +25,7 @@ install_tools() {
   apt_get install -y --no-install-recommends "${need[@]}" >/dev/null ||
     { apt_get update >/dev/null && apt_get install -y --no-install-recommends "${need[@]}" >/dev/null; } ||
     die "could not install ${need[*]} with apt-get"
-  for p in qemu-system-x86_64 cpio bpftool g++ dmsetup mdadm sfdisk; do command -v $p >/dev/null || die "$p missing after install"; done
+  for p in qemu-system-x86_64 cpio bpftool g++ dmsetup mdadm sfdisk lvm; do command -v $p >/dev/null || die "$p missing after install"; done
 }
 
 # The Debian archive URI this machine's apt sources use (not the security one).
@@ -172,6 +172,7 @@ build_initramfs() {
   copy_with_libs "$(command -v bpftool)" "$st" bpftool
   copy_with_libs "$(command -v dmsetup)" "$st" dmsetup
   copy_with_libs "$(command -v mdadm)" "$st" mdadm
+  copy_with_libs "$(command -v lvm)" "$st" lvm
   cp "$WORK/matrix_io" "$st/usr/local/bin/"
   cp "$ROOT/tests/matrix/checks.sh" "$st/checks.sh"
   cp "$ROOT/tests/matrix/stacks.sh" "$st/stacks.sh"
@@ -228,12 +229,12 @@ boot_guest() {
 
 # stack_disks DIR: the stacks' disks (tests/matrix/stacks.sh): NVMe and SCSI
 # disks of 64 MiB, and a GPT disk whose partitions (sectors) are vdb1
-# 2048+65536, vdb2 67584+65536, vdb3 133120+65536, vdb4 198656+32768 and
-# vdb5 231424+32768.
+# 2048+65536, vdb2 67584+65536, vdb3 133120+65536, vdb4 198656+32768,
+# vdb5 231424+32768, vdb6 264192+16384 and vdb7 280576+16384.
 stack_disks() {
   truncate -s 64M "$1/nvme.img" "$1/scsi.img"
   truncate -s 160M "$1/gpt.img"
-  printf 'label: gpt\n2048,65536\n67584,65536\n133120,65536\n198656,32768\n231424,32768\n' |
+  printf 'label: gpt\n2048,65536\n67584,65536\n133120,65536\n198656,32768\n231424,32768\n264192,16384\n280576,16384\n' |
     sfdisk --quiet "$1/gpt.img" >/dev/null
 }
 

@@ -2,13 +2,17 @@
 # The device stacks of the kernel matrix (scripts/kernel-matrix.sh), in the
 # guest after checks.sh: an NVMe disk, a virtio-scsi disk under mq-deadline
 # and bfq, a GPT partition, a dm-linear volume of two segments, a dm-crypt
-# volume on a second linear volume (three levels to the disk) and an md
-# RAID1 of two partitions, each recorded around the same matrix_io load.
+# volume on a second linear volume (three levels to the disk), an md RAID1
+# of two partitions and an LVM logical volume over two physical volumes
+# (the second a dm-crypt volume),
+# each recorded around the same matrix_io load and replayed onto with
+# --validate (through the stack for dm, md and LVM).
 #   stacks.sh KERNEL BLKRR MATRIX_IO WORKDIR
 # Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
 # vdb, GPT-partitioned on the host: vdb1 (partition), vdb2 (dm-linear),
-# vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1). Modules in /modules/stacks.
+# vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1), vdb6 and vdb7 (LVM). Modules in
+# /modules/stacks.
 K=$1 BLKRR=$2 IO=$3 W=$4
 set -- "$K" /dev/null "$BLKRR" "$IO" "$W"
 export MATRIX_LIB_ONLY=1
@@ -74,10 +78,55 @@ record_stack() {
   fi
 }
 
-# replay_stack STACK DEV: replay --validate of the small load (checks.sh).
+# stack_counts JSON: the `stack` object of a replay --validate summary in
+# words: requests per disk, volume records, and the first mirror member's writes.
+stack_counts() {
+  flat "$1" 2>/dev/null | awk "$JF"' { i = index($0, "\"stack\":"); if (!i) exit; s = substr($0, i)
+      if (match(s, /"disks":\[[^]]*\]/)) { a = substr(s, RSTART, RLENGTH)
+        while ((j = index(a, "\"name\":")) > 0) {
+          a = substr(a, j); out = out jf(a, "requests") " requests on " jf(a, "name") ", "; a = substr(a, 8) } }
+      out = out jf(s, "volume_records") " volume records, " jf(s, "outside") " outside the volume"
+      m = index(s, "\"mirrors\":[{")
+      if (m) { t = substr(s, m)
+        out = out "; mirror copy " jf(t, "copy") ": " jf(t, "covered") " of " jf(t, "writes") " writes seen, " jf(t, "missing") " missing" }
+      print "; through the stack: " out }'
+}
+
+# replay_stack STACK DEV: replay --validate of the small load (checks.sh); on a
+# volume with what the validator saw on the disks below it.
 replay_stack() {
   DEV=$2 # check_replay's device
-  check_replay | sed "s/^MATRIX $K replay-validate /MATRIX $K $1-replay-validate /"
+  check_replay >"$W/$1.rv"
+  awk -v s="$1" -v e="$(stack_counts "$W/replay.json")" '{ sub(/ replay-validate /, " " s "-replay-validate "); print $0 e }' "$W/$1.rv"
+}
+
+# offline_stack STACK DEV: record -d DEV during a replay of the small load
+# onto it (no --validate), then blkrr validate of the replay's result with
+# that trace: both in the volume's sectors, complete.
+offline_stack() {
+  s=$1 dev=$2
+  "$BLKRR" record -d "$dev" -o "$W/$s.off.blkrr" >/dev/null 2>"$W/$s.off.err" &
+  pid=$!
+  if ! wait_for "$W/$s.off.err" "Ctrl-C stops" $pid 120; then
+    stop $pid
+    result "$s-validate" FAIL "record -d $dev did not start (exit $rc): $(tail_of "$W/$s.off.err")"
+    return
+  fi
+  "$BLKRR" replay "$W/small.load.gz" "$dev" --force --quiet -o "$W/$s.off.replay.gz" \
+    >/dev/null 2>"$W/$s.off.rerr"
+  r1=$?
+  sleep 0.5
+  stop $pid
+  "$BLKRR" validate "$W/$s.off.replay.gz" "$W/$s.off.blkrr" --quiet --json-file "$W/$s.off.json" \
+    >/dev/null 2>"$W/$s.off.verr"
+  r2=$?
+  pct=$(awk "$JF"' { v = jf($0, "completeness_pct"); if (v != "") { print v; exit } }' "$W/$s.off.json" 2>/dev/null)
+  verdict=$(awk "$JF"' { v = jf($0, "verdict"); if (v != "") { print v; exit } }' "$W/$s.off.json" 2>/dev/null)
+  detail="blkrr validate of a replay onto $dev with record -d $dev: verdict ${verdict:-none}, completeness ${pct:-none} %, replay exit $r1, record exit $rc, validate exit $r2"
+  case "$r1:$rc:$r2:$verdict:$pct" in
+  0:0:0:complete:100 | 0:0:0:complete:100.0) result "$s-validate" PASS "$detail" ;;
+  *) result "$s-validate" FAIL "$detail: $(tail_of "$W/$s.off.rerr") $(tail_of "$W/$s.off.verr")" ;;
+  esac
 }
 
 # refused STACK CHECK DEV COMMAND...: a command blkrr refuses on a bio-based
@@ -146,8 +195,7 @@ stack_dm_linear() {
   fact "stack:dm-linear-devices" "$(grep stack: "$W/dmlin.dev")"
   record_stack dm-linear /dev/mapper/mtx-linear 0
   refused dm-linear snoop /dev/mapper/mtx-linear "$BLKRR" snoop -d /dev/mapper/mtx-linear
-  refused dm-linear replay-validate /dev/mapper/mtx-linear \
-    "$BLKRR" replay "$W/small.load.gz" /dev/mapper/mtx-linear --force --validate --quiet
+  replay_stack dm-linear /dev/mapper/mtx-linear
 }
 
 # dm-crypt on a linear volume over vdb3 (16 sectors in): crypt > linear >
@@ -171,6 +219,7 @@ stack_dm_crypt() {
   else
     result dm-crypt-key PASS "the key is in neither the trace, its dump nor blkrr's output"
   fi
+  replay_stack dm-crypt /dev/mapper/mtx-crypt
 }
 
 stack_md_raid1() {
@@ -183,6 +232,38 @@ stack_md_raid1() {
   "$BLKRR" devices md0 >"$W/md.dev" 2>&1
   fact "stack:md-raid1-devices" "$(grep stack: "$W/md.dev")"
   record_stack md-raid1 /dev/md0 0
+  replay_stack md-raid1 /dev/md0
+}
+
+# LVM without udev (the guest has none): no udev sync, nodes by dmsetup mknodes.
+LVM_CONFIG='devices { obtain_device_list_from_udev=0 use_devicesfile=0 } activation { udev_sync=0 udev_rules=0 monitoring=0 } global { use_lvmpolld=0 }'
+lvm_do() { lvm "$@" --config "$LVM_CONFIG" >>"$W/lvm.out" 2>&1; }
+
+# An LVM linear volume in two segments, the second through dm-crypt (LVM on
+# LUKS): physical volumes vdb6 and mtx-pv2, a crypt volume over vdb7 (the test
+# key); vg/data takes 3 extents of vdb6, vg/other the next one, then vg/data
+# grows by 3 extents on mtx-pv2 (1 MiB extents).
+stack_lvm() {
+  command -v lvm >/dev/null || { result lvm-record FAIL "no lvm in the guest"; return; }
+  mkdir -p /run/lock/lvm /run/lvm /etc/lvm
+  echo "0 $(sectors /dev/vdb7) crypt aes-xts-plain64 $KEY 0 $(majmin /dev/vdb7) 0" |
+    dmsetup create --noudevsync mtx-pv2 2>"$W/lvm.out" ||
+    { result lvm-record FAIL "dmsetup create mtx-pv2: $(tail_of "$W/lvm.out")"; return; }
+  dmsetup mknodes 2>/dev/null
+  { lvm_do pvcreate -ff -y /dev/vdb6 /dev/mapper/mtx-pv2 &&
+    lvm_do vgcreate -s 1m vg /dev/vdb6 /dev/mapper/mtx-pv2 &&
+    lvm_do lvcreate -y -Zn -n data -l 3 vg /dev/vdb6 && lvm_do lvcreate -y -Zn -n other -l 1 vg /dev/vdb6 &&
+    lvm_do lvextend -l +3 vg/data /dev/mapper/mtx-pv2; } ||
+    { result lvm-record FAIL "LVM setup: $(tail_of "$W/lvm.out")"; return; }
+  dmsetup mknodes 2>/dev/null
+  lvm vgmknodes --config "$LVM_CONFIG" >/dev/null 2>&1
+  wait_dev /dev/vg/data || { result lvm-record FAIL "no /dev/vg/data: $(tail_of "$W/lvm.out")"; return; }
+  fact "stack:lvm" "$(dmsetup table vg-data | tr '\n' ';')"
+  "$BLKRR" devices /dev/vg/data >"$W/lvm.dev" 2>&1
+  fact "stack:lvm-devices" "$(grep stack: "$W/lvm.dev")"
+  record_stack lvm /dev/vg/data 0
+  replay_stack lvm /dev/vg/data
+  offline_stack lvm /dev/vg/data
 }
 
 load_stack_modules
@@ -193,4 +274,5 @@ timed partition stack_partition
 timed dm-linear stack_dm_linear
 timed dm-crypt stack_dm_crypt
 timed md-raid1 stack_md_raid1
+timed lvm stack_lvm
 echo "MATRIX-STACKS-END $K"
