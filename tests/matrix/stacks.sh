@@ -240,9 +240,9 @@ LVM_CONFIG='devices { obtain_device_list_from_udev=0 use_devicesfile=0 } activat
 lvm_do() { lvm "$@" --config "$LVM_CONFIG" >>"$W/lvm.out" 2>&1; }
 
 # An LVM linear volume in two segments, the second through dm-crypt (LVM on
-# LUKS): physical volumes vdb6 and mtx-pv2, a crypt volume over vdb7 (the test
-# key); vg/data takes 3 extents of vdb6, vg/other the next one, then vg/data
-# grows by 3 extents on mtx-pv2 (1 MiB extents).
+# LUKS): volume group vg (1 MiB extents) of vdb6 and mtx-pv2, a crypt volume
+# over vdb7 (the test key); vg/data is extents 1-3 of vdb6, then extents 0-2
+# of mtx-pv2 (one lvcreate: each LVM command scans the disks, slowly under TCG).
 stack_lvm() {
   command -v lvm >/dev/null || { result lvm-record FAIL "no lvm in the guest"; return; }
   mkdir -p /run/lock/lvm /run/lvm /etc/lvm
@@ -250,10 +250,8 @@ stack_lvm() {
     dmsetup create --noudevsync mtx-pv2 2>"$W/lvm.out" ||
     { result lvm-record FAIL "dmsetup create mtx-pv2: $(tail_of "$W/lvm.out")"; return; }
   dmsetup mknodes 2>/dev/null
-  { lvm_do pvcreate -ff -y /dev/vdb6 /dev/mapper/mtx-pv2 &&
-    lvm_do vgcreate -s 1m vg /dev/vdb6 /dev/mapper/mtx-pv2 &&
-    lvm_do lvcreate -y -Zn -n data -l 3 vg /dev/vdb6 && lvm_do lvcreate -y -Zn -n other -l 1 vg /dev/vdb6 &&
-    lvm_do lvextend -l +3 vg/data /dev/mapper/mtx-pv2; } ||
+  { lvm_do vgcreate -y -s 1m vg /dev/vdb6 /dev/mapper/mtx-pv2 &&
+    lvm_do lvcreate -y -Zn -n data -l 6 vg /dev/vdb6:1-3 /dev/mapper/mtx-pv2:0-2; } ||
     { result lvm-record FAIL "LVM setup: $(tail_of "$W/lvm.out")"; return; }
   dmsetup mknodes 2>/dev/null
   lvm vgmknodes --config "$LVM_CONFIG" >/dev/null 2>&1

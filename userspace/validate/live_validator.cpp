@@ -62,9 +62,9 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
   v->flush_reaches_device_ = false;
   MatchOptions mo = match_options(opts, false);
   v->matcher_ = std::make_unique<WindowMatcher>(mo);
-  v->lens_ = std::make_unique<VolumeLens>(volume, mo);
   CaptureConfig cfg;
   cfg.devices = volume_selections(volume, device.spec, kCaptureRangesPerDisk);
+  v->lens_ = std::make_unique<VolumeLens>(std::move(volume), mo);
   BLKRR_TRY(v->attach(cfg));
   return v;
 }
