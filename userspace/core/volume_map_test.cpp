@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/volume_stack.h"
+
 namespace blkrr {
 namespace {
 
@@ -240,6 +242,32 @@ TEST(VolumeMap, RangesMapThroughEveryOffset) {
   EXPECT_EQ(volume_sector_of(m, kSda, 0, 32), 128u);
   EXPECT_EQ(volume_sector_of(m, kSda, 4096 + 63, 1), 63u);
   EXPECT_EQ(volume_sector_of(m, kSdb, 164, 8), std::nullopt);  // past the segment
+}
+
+// The capture's selections of a volume: per disk below it, its pieces as
+// sector ranges named by the volume (a mirror's members each on their disk).
+TEST(VolumeMap, SelectionsArePerDiskRangesNamedByTheVolume) {
+  VolumeMap v;
+  v.volume = kDm0;
+  v.name = "dm-0";
+  v.extents = {{0, 100, kSda, 1000}, {100, 50, kSdb, 0}, {150, 10, kSda, 5000}};
+  auto sel = volume_selections(v, "vg/data", 8);
+  ASSERT_EQ(sel.size(), 3u);
+  EXPECT_EQ(sel[0].disk, kSda);
+  ASSERT_TRUE(sel[0].part);
+  EXPECT_EQ(sel[0].part->dev, kDm0);
+  EXPECT_EQ(sel[0].part->name, "dm-0");
+  EXPECT_EQ(sel[0].part->start_sector, 1000u);
+  EXPECT_EQ(sel[0].part->nr_sectors, 100u);
+  EXPECT_EQ(sel[1].disk, kSda);
+  EXPECT_EQ(sel[1].part->start_sector, 5000u);
+  EXPECT_EQ(sel[2].disk, kSdb);
+  EXPECT_EQ(sel[2].part->nr_sectors, 50u);
+  EXPECT_EQ(sel[2].spec, "vg/data");
+  auto one = volume_selections(v, "vg/data", 1);  // the gap on sda closed
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].part->start_sector, 1000u);
+  EXPECT_EQ(one[0].part->nr_sectors, 4010u);
 }
 
 TEST(VolumeMap, FormatsAsOneLine) {
