@@ -62,35 +62,10 @@ std::string stack_text(const StackCheck& c) {
   return s;
 }
 
-}  // namespace
-
-nlohmann::json to_json(const Report& r) {
+// The lists of the JSON report: missing, expected missing, altered, foreign
+// requests and processes, the replayer's probe.
+void add_lists(nlohmann::json& j, const Report& r) {
   using nlohmann::json;
-  json j;
-  j["schema"] = schema_tag(kSchemaValidate);
-  j["verdict"] = verdict_name(r.verdict);
-  j["verdict_reason"] = r.verdict_reason;
-  j["completeness_pct"] = r.completeness_pct();
-  j["requests"] = {{"replayed", r.replayed},
-                   {"submitted", r.submitted},
-                   {"done", r.done},
-                   {"failed", r.failed},
-                   {"dropped", r.dropped},
-                   {"not_started", r.not_started},
-                   {"covered", r.covered},
-                   {"missing", r.missing_count},
-                   {"altered", r.altered_count},
-                   {"expected_missing", r.expected_missing_count},
-                   {"flushes_absorbed", r.flushes_absorbed},
-                   {"late", r.late_requests}};
-  j["block_requests"] = {{"observed", r.observed},
-                         {"matched", r.matched_block},
-                         {"foreign", r.foreign_count},
-                         {"foreign_bytes", r.foreign_bytes},
-                         {"partly_foreign", r.partly_foreign},
-                         {"late", r.late_blocks}};
-  j["splits"] = {{"requests", r.split_requests}, {"pieces", r.split_pieces}};
-  j["merges"] = {{"block_requests", r.merged_block}, {"requests", r.merged_requests}};
   json miss = json::array(), exp = json::array(), alt = json::array(), fo = json::array(),
        fp = json::array();
   for (const auto& m : r.missing) miss.push_back(ref_json(m));
@@ -132,6 +107,89 @@ nlohmann::json to_json(const Report& r) {
                    {"first_issue_ns", p.first_ns},
                    {"last_issue_ns", p.last_ns}});
   j["replayer_probe"] = own;
+}
+
+void add_cost(nlohmann::json& j, const ValidatorCost& c) {
+  j["validator_cost"] = {{"records", c.records},
+                         {"reader_cpu_ns", c.reader_cpu_ns},
+                         {"reader_cpu_ns_per_record", c.reader_cpu_ns / c.records},
+                         {"stop_cpu_ns", c.stop_cpu_ns},
+                         {"match_ns", c.match_ns},
+                         {"max_held_requests", c.max_held_requests},
+                         {"max_held_block_requests", c.max_held_blocks},
+                         {"max_held_bytes", c.max_held_bytes},
+                         {"identical_requests", c.identical_requests},
+                         {"identical_block_requests", c.identical_blocks}};
+}
+
+// The lists of the text report, at most `list_lines` lines each.
+std::string lists_text(const Report& r, size_t list_lines) {
+  std::string s;
+  auto list = [&](const char* title, size_t total, auto&& each) {
+    if (total == 0) return;
+    s += strfmt("  %s (%zu):\n", title, total);
+    each();
+  };
+  const char* missing_title = "missing";
+  if (r.verdict == Verdict::kUnknown)
+    missing_title = r.losses.hides_requests() ? "not seen (the capture lost events: maybe served)"
+                                              : "not seen (records came late: maybe served)";
+  list(missing_title, r.missing_count, [&] {
+    for (size_t i = 0; i < r.missing.size() && i < list_lines; i++)
+      s += "    " + ref_text(r.missing[i]) + "\n";
+  });
+  list("altered", r.altered_count, [&] {
+    for (size_t i = 0; i < r.altered.size() && i < list_lines; i++) {
+      const auto& a = r.altered[i];
+      s += strfmt("    %s: %s, seen %s sector %" PRIu64 " +%u\n", ref_text(a.req).c_str(),
+                  alter_name(a.kind), std::string(op_name(a.seen_op)).c_str(), a.seen_sector,
+                  a.seen_sectors);
+    }
+  });
+  list("dropped by the replay, expected missing", r.expected_missing_count, [&] {
+    for (size_t i = 0; i < r.expected_missing.size() && i < list_lines; i++)
+      s += "    " + ref_text(r.expected_missing[i]) + "\n";
+  });
+  list("foreign I/O by process", r.foreign_by_process.size(), [&] {
+    for (size_t i = 0; i < r.foreign_by_process.size() && i < list_lines; i++) {
+      const auto& p = r.foreign_by_process[i];
+      s += strfmt("    %s[%u]: %" PRIu64 " requests, %s\n", p.comm.c_str(), p.pid, p.requests,
+                  fmt_bytes(p.bytes).c_str());
+    }
+  });
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r) {
+  using nlohmann::json;
+  json j;
+  j["schema"] = schema_tag(kSchemaValidate);
+  j["verdict"] = verdict_name(r.verdict);
+  j["verdict_reason"] = r.verdict_reason;
+  j["completeness_pct"] = r.completeness_pct();
+  j["requests"] = {{"replayed", r.replayed},
+                   {"submitted", r.submitted},
+                   {"done", r.done},
+                   {"failed", r.failed},
+                   {"dropped", r.dropped},
+                   {"not_started", r.not_started},
+                   {"covered", r.covered},
+                   {"missing", r.missing_count},
+                   {"altered", r.altered_count},
+                   {"expected_missing", r.expected_missing_count},
+                   {"flushes_absorbed", r.flushes_absorbed},
+                   {"late", r.late_requests}};
+  j["block_requests"] = {{"observed", r.observed},
+                         {"matched", r.matched_block},
+                         {"foreign", r.foreign_count},
+                         {"foreign_bytes", r.foreign_bytes},
+                         {"partly_foreign", r.partly_foreign},
+                         {"late", r.late_blocks}};
+  j["splits"] = {{"requests", r.split_requests}, {"pieces", r.split_pieces}};
+  j["merges"] = {{"block_requests", r.merged_block}, {"requests", r.merged_requests}};
+  add_lists(j, r);
   j["latency_known"] = r.latency_known;
   if (r.latency_known) {
     j["latency_ns"] = {{"replay", blkrr::to_json_ns(r.replay_latency_us, 1000)},
@@ -176,19 +234,7 @@ nlohmann::json to_json(const Report& r) {
   j["notes"] = r.notes;
   if (!r.capture_counters.empty()) j["capture_counters"] = r.capture_counters;
   if (!r.capture_features.empty()) j["capture_features"] = r.capture_features;
-  if (r.cost.records) {
-    const ValidatorCost& c = r.cost;
-    j["validator_cost"] = {{"records", c.records},
-                           {"reader_cpu_ns", c.reader_cpu_ns},
-                           {"reader_cpu_ns_per_record", c.reader_cpu_ns / c.records},
-                           {"stop_cpu_ns", c.stop_cpu_ns},
-                           {"match_ns", c.match_ns},
-                           {"max_held_requests", c.max_held_requests},
-                           {"max_held_block_requests", c.max_held_blocks},
-                           {"max_held_bytes", c.max_held_bytes},
-                           {"identical_requests", c.identical_requests},
-                           {"identical_block_requests", c.identical_blocks}};
-  }
+  if (r.cost.records) add_cost(j, r.cost);
   return j;
 }
 
@@ -260,38 +306,7 @@ std::string format_text(const Report& r, size_t list_lines) {
     s += strfmt("  programs skipped by the kernel: %" PRIu64 " (%" PRIu64
                 " left no trace: a request may be missing from the capture)\n",
                 l.programs_skipped, l.skips_unexplained());
-  auto list = [&](const char* title, size_t total, auto&& each) {
-    if (total == 0) return;
-    s += strfmt("  %s (%zu):\n", title, total);
-    each();
-  };
-  const char* missing_title = "missing";
-  if (r.verdict == Verdict::kUnknown)
-    missing_title = r.losses.hides_requests() ? "not seen (the capture lost events: maybe served)"
-                                              : "not seen (records came late: maybe served)";
-  list(missing_title, r.missing_count, [&] {
-    for (size_t i = 0; i < r.missing.size() && i < list_lines; i++)
-      s += "    " + ref_text(r.missing[i]) + "\n";
-  });
-  list("altered", r.altered_count, [&] {
-    for (size_t i = 0; i < r.altered.size() && i < list_lines; i++) {
-      const auto& a = r.altered[i];
-      s += strfmt("    %s: %s, seen %s sector %" PRIu64 " +%u\n", ref_text(a.req).c_str(),
-                  alter_name(a.kind), std::string(op_name(a.seen_op)).c_str(), a.seen_sector,
-                  a.seen_sectors);
-    }
-  });
-  list("dropped by the replay, expected missing", r.expected_missing_count, [&] {
-    for (size_t i = 0; i < r.expected_missing.size() && i < list_lines; i++)
-      s += "    " + ref_text(r.expected_missing[i]) + "\n";
-  });
-  list("foreign I/O by process", r.foreign_by_process.size(), [&] {
-    for (size_t i = 0; i < r.foreign_by_process.size() && i < list_lines; i++) {
-      const auto& p = r.foreign_by_process[i];
-      s += strfmt("    %s[%u]: %" PRIu64 " requests, %s\n", p.comm.c_str(), p.pid, p.requests,
-                  fmt_bytes(p.bytes).c_str());
-    }
-  });
+  s += lists_text(r, list_lines);
   for (const auto& n : r.notes) s += "  note: " + n + "\n";
   return s;
 }
