@@ -13,6 +13,11 @@ Planner::Planner(RequestSource& src, const Schedule& sched, DeviceMap& map,
   if (sched.options().mode == TimingMode::kDependency) deps_.emplace(sched.options().deps);
 }
 
+Result<Dependency> Planner::dependency_of(const Request& q, uint64_t seq) {
+  if (graph_) return graph_->next(q, seq);
+  return deps_ ? deps_->add(q, seq) : Dependency{};
+}
+
 Result<bool> Planner::next(PlannedRequest& out) {
   for (;;) {
     Request q;
@@ -20,10 +25,14 @@ Result<bool> Planner::next(PlannedRequest& out) {
     c_.read = order_.read();
     c_.out_of_order = order_.out_of_order();
     if (!r) return r.error();
-    if (!*r) return false;
+    if (!*r) {
+      if (graph_) BLKRR_TRY(graph_->finish());
+      return false;
+    }
     const uint64_t seq = seq_++;
     // Every request read is a possible parent, inside the window or not.
-    const Dependency dep = deps_ ? deps_->add(q, seq) : Dependency{};
+    auto dep = dependency_of(q, seq);
+    if (!dep) return dep.error();
     if (!have_base_) {
       have_base_ = true;
       base_ = absolute_ ? q.issue_ns : 0;
@@ -47,9 +56,9 @@ Result<bool> Planner::next(PlannedRequest& out) {
     p.orig_sectors = (q.bytes + 511) / 512;
     p.op = q.op;
     p.pid = q.pid;
-    p.nparents = dep.nparents;
-    p.parents = dep.parents;
-    p.think_ns = sched_.scaled_ns(dep.think_ns);
+    p.nparents = dep->nparents;
+    p.parents = dep->parents;
+    p.think_ns = sched_.scaled_ns(dep->think_ns);
     if (q.op == Op::kFlush) {
       ++c_.planned_flushes;
     } else if (q.op == Op::kRead || q.op == Op::kWrite) {

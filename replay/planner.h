@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "converters/source.h"
+#include "converters/dependency_graph.h"
 #include "converters/device_map.h"
 #include "converters/issue_order.h"
 #include "replay/record.h"
@@ -50,12 +51,20 @@ class Planner final : public PlannedSource {
   // Load time of a request as the planner sees it (for the first request: 0
   // when the input uses absolute clock readings).
   uint64_t base_ns() const { return base_; }
-  // --timing dependency: what the inference found in the requests read so far.
+  // --timing dependency with --dependencies FILE: the stored graph gives each
+  // request's parents instead of the inference (its lines are checked
+  // against the requests read). `g` must outlive the planner.
+  void use_graph(DependencyGraphReader& g) { graph_ = &g; }
+  // --timing dependency: what the inference (or the stored graph) gave the
+  // requests read so far.
   const DependencyCounters* dependency_counters() const {
+    if (graph_) return &graph_->counters();
     return deps_ ? &deps_->counters() : nullptr;
   }
 
  private:
+  Result<Dependency> dependency_of(const Request& q, uint64_t seq);
+
   const Schedule& sched_;
   DeviceMap& map_;
   IssueOrder order_;
@@ -65,6 +74,7 @@ class Planner final : public PlannedSource {
   uint64_t seq_ = 0;
   PlanCounters c_;
   std::optional<DependencyInferrer> deps_;  // with --timing dependency
+  DependencyGraphReader* graph_ = nullptr;  // with --dependencies FILE
 };
 
 }  // namespace blkrr::replay

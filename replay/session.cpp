@@ -127,6 +127,33 @@ Result<std::unique_ptr<RequestSource>> open_load(const SessionOptions& o) {
   return src;
 }
 
+// --dependencies FILE: the stored graph, for a dependency replay of one pass.
+Result<std::optional<DependencyGraphReader>> open_graph(const SessionOptions& o) {
+  if (o.dependency_graph.empty()) return std::optional<DependencyGraphReader>();
+  if (o.schedule.mode != TimingMode::kDependency)
+    return Error(ErrorKind::kUsage, "--dependencies " + o.dependency_graph +
+                                        " gives the parents of --timing dependency; add it");
+  if (o.source.repeat > 1)
+    return Error(ErrorKind::kUsage, "--dependencies describes one pass of the load, not --repeat " +
+                                        std::to_string(o.source.repeat) +
+                                        " (leave out --dependencies to infer "
+                                        "the graph of every pass)");
+  auto g = DependencyGraphReader::open(o.dependency_graph);
+  if (!g) return g.error();
+  return std::optional<DependencyGraphReader>(std::move(*g));
+}
+
+// The summary's dependency block: the windows of the stored graph or of the
+// inference, and the graph's file.
+nlohmann::json dependency_block(const SessionOptions& o,
+                                const std::optional<DependencyGraphReader>& graph,
+                                const ReplayResult& res, const Planner& planner) {
+  nlohmann::json j = dependency_summary(graph ? graph->options() : o.schedule.deps,
+                                        o.compensate_reaction, res, planner.dependency_counters());
+  j["graph"] = graph ? nlohmann::json(o.dependency_graph) : nlohmann::json();
+  return j;
+}
+
 // How the load's positions land on the target (--scale or wrap, --align).
 Result<DeviceMap> device_map_for(const SessionOptions& o, const Target& tgt) {
   MapOptions mo;
@@ -360,6 +387,8 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   SessionOptions o = requested;
   auto src = open_load(o);
   if (!src) return src.error();
+  auto graph = open_graph(o);
+  if (!graph) return graph.error();
   auto tgt = open_target(o.device, {o.allow_file, o.force, o.direct, o.dry_run});
   if (!tgt) return tgt.error();
   o.queue_depth = fit_queue_depth(o.queue_depth, *tgt);
@@ -367,6 +396,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   if (!dm) return dm.error();
   Schedule sched(o.schedule);
   Planner planner(**src, sched, *dm);
+  if (*graph) planner.use_graph(**graph);
   // The load is parsed (and decompressed) ahead on its own thread; the
   // replay thread only schedules and submits.
   ReadAhead reader(planner);
@@ -426,9 +456,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   for (const auto& w : oc.input_warnings) oc.summary["warnings"].push_back(w);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
-  if (cfg.dependency)
-    oc.summary["dependency"] = dependency_summary(o.schedule.deps, o.compensate_reaction, res,
-                                                  planner.dependency_counters());
+  if (cfg.dependency) oc.summary["dependency"] = dependency_block(o, *graph, res, planner);
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);
   if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));

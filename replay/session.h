@@ -51,6 +51,9 @@ struct SessionOptions {
   uint64_t spin_ns = 100'000;
   bool adaptive_spin = true;        // spin longer when timer wake-ups come late
   bool compensate_reaction = true;  // --timing dependency: take the reaction time off think times
+  // --timing dependency --dependencies FILE: the stored graph (convert
+  // --dependencies) instead of inferring one ("" = infer).
+  std::string dependency_graph;
   int rt_priority = 0;    // --realtime N: SCHED_FIFO priority of the replay threads (0 = off)
   std::string output;     // -o *.replay.gz ("" = none)
   std::string json_path;  // --json ("" = none)

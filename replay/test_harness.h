@@ -31,6 +31,7 @@ struct Harness {
   MapOptions map{MapMode::kWrap, AlignMode::kRound, 1u << 20, 512, 0};
   ReplayResult res;
   bool read_ahead = false;  // plan through a ReadAhead (tiny batches) as the session does
+  DependencyGraphReader* graph = nullptr;  // --dependencies FILE: the stored graph
 
   Harness() {
     cfg.lead_ns = kMs;
@@ -45,6 +46,7 @@ struct Harness {
     auto pool = BufferPool::create(cfg.vmode != VerifyMode::kNone, 64 * 1024);
     ASSERT_TRUE(pool.ok());
     Planner planner(src, s, *dm);
+    if (graph) planner.use_graph(*graph);
     std::optional<ReadAhead> ahead;
     if (read_ahead) ahead.emplace(planner, ReadAheadOptions{2, 2, true});
     PlannedSource& from =

@@ -43,6 +43,10 @@ void add_timing_options(ArgParser& p, replay::SessionOptions& o, RawReplayArgs& 
            "completion times)",
            set_with(&o.schedule.mode, replay::parse_timing));
   add_dependency_options(p, o.schedule.deps);
+  p.opt_string(0, "dependencies", "FILE",
+               "dependency: the graph `blkrr convert LOAD --dependencies FILE` wrote (maybe "
+               "edited) instead of inferring one; its windows are the graph's",
+               &o.dependency_graph);
   p.flag(0, "no-compensation", &raw.no_compensation,
          "dependency: do not take the replayer's measured reaction time off think times");
   p.opt_double(0, "speedup", "F", "replay F times faster (0.5 = half speed); default 1",
