@@ -16,6 +16,7 @@
 #include "converters/source.h"
 #include "converters/text_io.h"
 #include "core/args.h"
+#include "core/stats.h"
 #include "core/trace_format.h"
 #include "core/rotation.h"
 #include "report/provenance.h"
@@ -153,6 +154,9 @@ void replay_summary_markers(const nlohmann::json& j, Dataset& d) {
       if (r != f->end() && r->is_string()) d.stop_reason = r->get<std::string>();
     }
   }
+  auto a = j.find("achieved");
+  if (a != j.end() && a->is_object() && jnum(*a, "span_s", 0) > 0)
+    d.achieved_span_s = jnum(*a, "span_s", 0);
   auto v = j.find("validation");
   if (v == j.end() || !v->is_object()) return;
   auto verdict = v->find("verdict");
@@ -162,6 +166,21 @@ void replay_summary_markers(const nlohmann::json& j, Dataset& d) {
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   d.block_latency = block_latency_of(*v);
+}
+
+// A replay's timing from its settings: the mode, then what changes it.
+std::string timing_of(const nlohmann::json& settings) {
+  auto str = [&settings](const char* key) {
+    auto it = settings.find(key);
+    return it != settings.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string t = str("timing");
+  if (t.empty()) return t;
+  const std::string order = str("order");
+  if (!order.empty() && order != "none") t += " --order " + order;
+  const double speedup = jnum(settings, "speedup", 1.0);
+  if (speedup != 1.0) t += " --speedup " + fmt_significant(speedup, 6);
+  return t;
 }
 
 }  // namespace
@@ -185,6 +204,7 @@ void apply_info_markers(Dataset& d) {
       if (j.is_object() &&
           (jbool(j, "dry_run", false) || jbool(j, "fake_io", false) || !jbool(j, "direct", true)))
         d.fake = true;
+      if (j.is_object()) d.timing = timing_of(j);
       continue;
     }
     if (starts_with(l, "INFO: command")) continue;  // file names are no markers

@@ -62,6 +62,15 @@ struct Dataset {
   std::string stop_reason;
   std::optional<uint64_t> planned;
   std::string validation_verdict;  // "COMPLETE", "INCOMPLETE", ...; empty: not validated
+  // blkrr replay results: the timing they were replayed with, as the spread
+  // of repeated replays groups them ("dependency", "timestamp --order
+  // per-process", "timestamp --speedup 2"); empty when the input does not say.
+  std::string timing;
+  // blkrr replay results: the span (first submission to last completion) the
+  // replay measured (SUMMARY achieved.span_s). The result lines give each
+  // request's set point and lateness, which for a dependency replay do not add
+  // up to its submission time (docs/replay.md), so the span is the replay's own.
+  std::optional<double> achieved_span_s;
   std::optional<BlockLatency> block_latency;
 
   // The layer of the per-request latencies in `samples`.

@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "report/fidelity.h"
 #include "report/provenance.h"
+#include "report/repeat_report.h"
 #include "report/summary.h"
 #include "report/time_axis.h"
 
@@ -186,6 +187,12 @@ Result<std::string> executive_summary(const Context& ctx, const std::vector<cons
         item(x);
         js["fidelity"].push_back(x.text);
       }
+    const std::vector<const Dataset*> replays(inputs.begin() + 1, inputs.end());
+    const std::string best = best_timing_sentence(replay_spreads(ctx, *inputs[0], replays));
+    if (!best.empty()) {
+      item({false, best});
+      js["best_timing"] = best;
+    }
     h += "</ul>\n<p><b>How the devices answered</b> (latency, like with like: no fidelity "
          "criterion)</p><ul>\n";
     for (size_t i = 1; i < facts.size(); ++i) {
