@@ -9,7 +9,14 @@
 # 10 ms) (median of REPS replays), with the span's error against the
 # application's median.
 #
+# The goal column: dependency replay within 5 % of the application's span and
+# IOPS, or within twice the application's run-to-run spread (sample standard
+# deviation over its REPS runs, relative to their mean) where that is larger.
+#
 #   sudo tests/bench/dependency.sh [BLKRR]        REPS=5 IOS=1500 by default
+#   ONLY="psync-think libaio-qd4"  DIRS=fast-slow   a subset of jobs and directions
+#   DEP_EXTRA="--dep-window 10ms"  the last column's dependency options (default
+#                                  this; empty: leave the column out)
 # shellcheck disable=SC2317  # functions called through bench_on_exit
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,7 +49,10 @@ declare -A JOBS=(
   [mixed-rw]="--ioengine=psync --iodepth=1 --rw=randrw --rwmixread=70 --bs=8k --numjobs=1"
   [open-rate]="--ioengine=libaio --iodepth=8 --rw=randread --bs=4k --rate_iops=400 --numjobs=1"
 )
-ORDER=(psync-think libaio-qd4 mixed-rw open-rate)
+read -r -a ORDER <<< "${ONLY:-psync-think libaio-qd4 mixed-rw open-rate}"
+read -r -a DIRECTIONS <<< "${DIRS:-fast-slow slow-fast}"
+DEP_EXTRA=${DEP_EXTRA-"--dep-window 10ms"}
+for job in "${ORDER[@]}"; do [ -n "${JOBS[$job]:-}" ] || bench_die "no job $job"; done
 
 # run_fio DEV JOB -> "span_s iops": the job's own wall time (longest thread) and IOPS.
 run_fio() {
@@ -80,41 +90,66 @@ replay() {
   jq -r '"\(.achieved.span_s) \(.achieved.iops)"' "$BENCH_WORK/r.json"
 }
 
-# stats: "span iops" lines -> "median_span min-max median_iops"
+# stats: "span iops" lines -> "median_span min max median_iops span_sd_rel iops_sd_rel"
+# (sd_rel: sample standard deviation over the mean; 0 for one line).
 stats() {
-  awk '{ print }' > "$BENCH_WORK/s.txt"
+  cat > "$BENCH_WORK/s.txt"
   local ms mi lo hi
   ms=$(cut -d' ' -f1 "$BENCH_WORK/s.txt" | bench_median)
   mi=$(cut -d' ' -f2 "$BENCH_WORK/s.txt" | bench_median)
   lo=$(cut -d' ' -f1 "$BENCH_WORK/s.txt" | sort -g | head -1)
   hi=$(cut -d' ' -f1 "$BENCH_WORK/s.txt" | sort -g | tail -1)
-  echo "$ms $lo $hi $mi"
+  echo "$ms $lo $hi $mi $(awk '{ n++; s += $1; ss += $1 * $1; i += $2; ii += $2 * $2 }
+    END { if (n < 2) { print 0, 0; exit }
+          sd = sqrt((ss - s * s / n) / (n - 1)); si = sqrt((ii - i * i / n) / (n - 1));
+          printf "%.4f %.4f\n", sd / (s / n), si / (i / n) }' "$BENCH_WORK/s.txt")"
 }
 
 err() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a - b) / b * 100 }'; }
+# worst ERR_SPAN ERR_IOPS ("+1.2%"): the larger magnitude, as a fraction.
+worst() {
+  awk -v s="${1%\%}" -v i="${2%\%}" 'BEGIN {
+    if (s < 0) s = -s; if (i < 0) i = -i; printf "%.4f\n", (s > i ? s : i) / 100 }'
+}
 
+MODES=("--timing timestamp" "--timing fullspeed" "--order per-process" "--timing dependency")
+[ -n "$DEP_EXTRA" ] && MODES+=("--timing dependency $DEP_EXTRA")
 echo "# blkrr $("$BLKRR" --version 2>&1 | head -1); $(date -u +%F); fio $(fio --version)"
 echo "# FAST=$FAST (loop over /dev/shm), SLOW=$SLOW (loop, direct I/O over $slow_img)"
 echo "# $IOS requests per job thread, $REPS runs/replays each (median; app span min-max); load $(bench_loadavg)"
-printf '%-12s %-10s %-22s %-18s %-18s %-18s %-18s %-18s\n' job direction "app span s (min-max)" \
-  timestamp fullspeed per-process dependency "dependency 10ms"
+echo "# each replay: span s and its error against the application, then the IOPS error;"
+echo "# goal: dependency within tol = max(5 %, 2 x the application's span/IOPS spread);"
+echo "# open-rate (open loop): within tol or no worse than timestamp"
+printf '%-12s %-10s %-22s %-7s' job direction "app span s (min-max)" tol
+for mode in "${MODES[@]}"; do printf ' %-26s' "${mode#--timing }"; done
+printf ' %s\n' "goal"
 for job in "${ORDER[@]}"; do
-  for dir in fast-slow slow-fast; do
+  for dir in "${DIRECTIONS[@]}"; do
     if [ "$dir" = fast-slow ]; then src=$FAST dst=$SLOW; else src=$SLOW dst=$FAST; fi
     record "$src" "$job" "$BENCH_WORK/job.blkrr"
     app=$(for _ in $(seq "$REPS"); do run_fio "$dst" "$job"; done | stats)
-    read -r app_span app_lo app_hi app_iops <<< "$app"
-    line=$(printf '%-12s %-10s %-22s' "$job" "$dir" \
-      "$(printf '%.3f (%.3f-%.3f)' "$app_span" "$app_lo" "$app_hi")")
-    for mode in "--timing timestamp" "--timing fullspeed" "--order per-process" \
-      "--timing dependency" "--timing dependency --dep-window 10ms"; do
+    read -r app_span app_lo app_hi app_iops app_sd app_isd <<< "$app"
+    tol=$(awk -v a="$app_sd" -v b="$app_isd" 'BEGIN { t = 2 * (a > b ? a : b); print (t > 0.05 ? t : 0.05) }')
+    line=$(printf '%-12s %-10s %-22s %-7s' "$job" "$dir" \
+      "$(printf '%.3f (%.3f-%.3f)' "$app_span" "$app_lo" "$app_hi")" \
+      "$(awk -v t="$tol" 'BEGIN { printf "%.0f%%", t * 100 }')")
+    goal='' ts_worst=''
+    for mode in "${MODES[@]}"; do
       # shellcheck disable=SC2086  # the mode's words
       r=$(for _ in $(seq "$REPS"); do replay "$BENCH_WORK/job.blkrr" "$dst" $mode; done | stats)
-      read -r span _ _ iops <<< "$r"
-      line+=$(printf ' %-18s' "$(printf '%.3f %s' "$span" "$(err "$span" "$app_span")")")
-      echo "$job $dir $mode span=$span iops=$iops app_span=$app_span app_iops=$app_iops" >> "$BENCH_WORK/detail.txt"
+      read -r span _ _ iops _ _ <<< "$r"
+      es=$(err "$span" "$app_span") ei=$(err "$iops" "$app_iops")
+      line+=$(printf ' %-26s' "$(printf '%.3f %s %s' "$span" "$es" "$ei")")
+      [ "$mode" = "--timing timestamp" ] && ts_worst=$(worst "$es" "$ei")
+      if [ "$mode" = "--timing dependency" ]; then
+        bound=$tol
+        [ "$job" = open-rate ] && bound=$(awk -v a="$tol" -v b="$ts_worst" 'BEGIN { print (a > b ? a : b) }')
+        goal=$(awk -v w="$(worst "$es" "$ei")" -v b="$bound" 'BEGIN { print (w <= b ? "met" : "missed") }')
+      fi
+      echo "$job $dir $mode span=$span iops=$iops app_span=$app_span app_iops=$app_iops" \
+        "app_span_sd_rel=$app_sd app_iops_sd_rel=$app_isd" >> "$BENCH_WORK/detail.txt"
     done
-    echo "$line"
+    echo "$line $goal"
   done
 done
 echo
