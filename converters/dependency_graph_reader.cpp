@@ -158,21 +158,7 @@ Result<Dependency> DependencyGraphReader::next(const Request& r, uint64_t seq) {
                                            "trace");
   Dependency d;
   BLKRR_TRY(parse(line, r, seq, d));
-  ++counters_.requests;
-  switch (d.kind) {
-    case DepKind::kIndependent:
-      ++counters_.independent;
-      break;
-    case DepKind::kThread:
-      ++counters_.thread;
-      break;
-    case DepKind::kCross:
-      ++counters_.cross;
-      break;
-    case DepKind::kSibling:
-      ++counters_.sibling;
-      break;
-  }
+  count_kind(counters_, d.kind);
   if (!r.completed()) ++counters_.no_completion;
   return d;
 }

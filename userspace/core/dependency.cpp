@@ -144,22 +144,26 @@ void DependencyInferrer::remember(const Request& r, uint64_t seq, uint64_t issue
   thread_done_[r.pid].emplace(c, seq);
 }
 
-void DependencyInferrer::count(const Dependency& d) {
-  ++c_.requests;
-  switch (d.kind) {
+void count_kind(DependencyCounters& c, DepKind k) {
+  ++c.requests;
+  switch (k) {
     case DepKind::kIndependent:
-      ++c_.independent;
+      ++c.independent;
       break;
     case DepKind::kThread:
-      ++c_.thread;
+      ++c.thread;
       break;
     case DepKind::kCross:
-      ++c_.cross;
+      ++c.cross;
       break;
     case DepKind::kSibling:
-      ++c_.sibling;
+      ++c.sibling;
       break;
   }
+}
+
+void DependencyInferrer::count(const Dependency& d) {
+  count_kind(c_, d.kind);
 }
 
 Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {

@@ -69,6 +69,9 @@ struct DependencyCounters {
   uint64_t no_completion = 0;       // requests without a completion time (never parents)
 };
 
+// Adds one request of kind `k` to `c` (requests and the kind's count).
+void count_kind(DependencyCounters& c, DepKind k);
+
 class DependencyInferrer {
  public:
   explicit DependencyInferrer(const DependencyOptions& o = {});
