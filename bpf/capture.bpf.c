@@ -16,6 +16,7 @@
 #include "devstate.bpf.h"
 #include "fault_inject.bpf.h"
 #include "maps.bpf.h"
+#include "stack_attr.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -47,6 +48,8 @@ static __always_inline void fill_task(struct blkrr_task* t) {
   bpf_get_current_comm(t->comm, sizeof(t->comm));
   t->uid = BLKRR_NO_UID;
   t->ppid = 0;
+  t->kthread = cfg_nsegs ? current_is_kthread() : 0;
+  t->pad = 0;
   if (cfg_aggregate) {
     /* top's UID and PPID columns, kept with the entry so that a process
      * which exited before the read is still shown right. */
@@ -140,9 +143,11 @@ static __always_inline void aggregate(const struct blkrr_inflight* c, __u64 dt, 
   k.cgroup_id = c->task.cgroup_id;
   k.tgid = c->task.tgid;
   k.pid = c->task.pid;
-  k.part = c->part;
+  /* I/O of a stacked volume is shown on the volume. */
+  k.part = c->vol ? c->vol : c->part;
   k.disk = c->disk;
   k.op = c->op;
+  k.via = c->rec_flags & (BLKRR_R_TASK_FROM_BIO | BLKRR_R_KERNEL_VIA_STACK);
   __builtin_memcpy(k.comm, c->task.comm, BLKRR_COMM_LEN);
   struct blkrr_agg_val* v = bpf_map_lookup_elem(&agg, &k);
   if (!v) {
@@ -256,6 +261,20 @@ static __always_inline void attribute_at_issue(struct blkrr_inflight* e) {
   count(BLKRR_CNT_TASK_FROM_ISSUE);
 }
 
+/* A request below a stacked volume: charged to the submitter of the
+ * volume's bio (bpf/stack_attr.bpf.h); the task filters then apply to it. */
+static __always_inline void through_stack(struct blkrr_inflight* e, __u32 disk, __u64 sector,
+                                          __u64 now) {
+  __u32 vol = 0;
+  __u8 rf = attribute_through_stack(&e->task, &vol, disk, sector, now);
+  if (rf & BLKRR_R_TASK_FROM_BIO) {
+    e->match = task_matches(&e->task);
+    e->rec_flags &= ~BLKRR_R_TASK_FROM_ISSUE;
+  }
+  e->rec_flags |= rf;
+  e->vol = vol;
+}
+
 static __always_inline int on_issue(struct request* rq) {
   __u32 idx;
   __u32 disk = rq_disk_dev(rq);
@@ -289,9 +308,36 @@ static __always_inline int on_issue(struct request* rq) {
     e->insert_ns = 0;
   }
   /* Created at block_io_start (or requeued): fill in the issue in place. */
+  if (cfg_nsegs) through_stack(e, disk, sector, now);
   if (DEVSTATE_ON) now = add_pending(disk, idx, now);
   mark_issued(e, now, sector, bytes, disk, idx, part, op, flags);
   return 0;
+}
+
+/* A bio on a stacked volume (loaded only when the loader gave volumes):
+ * its submitter, noted under the disk sectors it maps to. */
+static __always_inline int on_bio_queue(struct bio* bio) {
+  __u32 dev = bio_dev(bio);
+  if (!volume_selected(dev)) return 0;
+  __u32 bytes = bio->bi_iter.bi_size;
+  if (!bytes) return 0; /* a flush: no sector of its own */
+  struct blkrr_owner o = {};
+  fill_task(&o.task);
+  o.ns = bpf_ktime_get_ns();
+  o.vol = dev;
+  if (note_bio(dev, bio->bi_iter.bi_sector, bytes >> 9, &o)) count(BLKRR_CNT_STACK_BIOS);
+  return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(blkrr_bio_queue, struct bio* bio) {
+  return on_bio_queue(bio);
+}
+
+/* Kernels before 5.11 pass the request_queue first. */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(blkrr_bio_queue_q, struct request_queue* q, struct bio* bio) {
+  return on_bio_queue(bio);
 }
 
 /* Kernels since 5.11: the request is the only argument. */

@@ -35,3 +35,8 @@ const volatile __u8 cfg_attr_insert = 0;
  * every record). Counted with the per-CPU record counter, so no ring-buffer
  * query per record; the consumer drains the rest on its poll timeout. */
 const volatile __u64 cfg_wake_every = 0;
+/* Attribution through stacked volumes (bpf/stack_attr.bpf.h): their pieces
+ * on the disks below, and how long a noted submitter stays valid. */
+const volatile __u32 cfg_nsegs = 0;
+const volatile struct blkrr_seg cfg_segs[BLKRR_MAX_SEGS] = {};
+const volatile __u64 cfg_owner_ttl_ns = 5000000000ull;

@@ -10,6 +10,10 @@
 #define BLKRR_MAX_DISKS 64 /* selected disks (-d) */
 #define BLKRR_INFLIGHT_MAX 65536
 #define BLKRR_AGG_MAX 16384
+/* Pieces of stacked volumes (dm, md) whose bios are followed to the disks
+ * below for attribution (bpf/stack_attr.bpf.h), and the submitters held. */
+#define BLKRR_MAX_SEGS 64
+#define BLKRR_OWNERS_MAX 16384
 /* Latency histogram of an aggregation entry: slot 0 counts latencies under
  * 1 us, slot i (1..BLKRR_LAT_SLOTS-2) those in [2^(i-1), 2^i) us, the last
  * slot everything from 2^(BLKRR_LAT_SLOTS-2) us (4.2 s) up. */
@@ -35,6 +39,9 @@ enum blkrr_counter {
   BLKRR_CNT_NOT_SEEN_CHECKED, /* rq found no longer in flight by the checker: given up */
   BLKRR_CNT_CHECK_SUSPECTS,   /* entries the checker marked (rq not in flight once) */
   BLKRR_CNT_DONE_FALLBACK,    /* completed at block_io_done: block_rq_complete not seen */
+  BLKRR_CNT_STACK_BIOS,       /* bios of a stacked volume whose submitter was noted */
+  BLKRR_CNT_STACK_MATCHED,    /* disk requests charged to the submitter of a volume's bio */
+  BLKRR_CNT_STACK_UNMATCHED,  /* disk requests in a volume with no submitter found */
   BLKRR_CNT_NR,
 };
 
@@ -68,6 +75,8 @@ enum blkrr_rec_flag {
   BLKRR_R_PARTIAL = 1 << 2,
   BLKRR_R_REQUEUED = 1 << 3,
   BLKRR_R_TASK_FROM_ISSUE = 1 << 4,
+  BLKRR_R_TASK_FROM_BIO = 1 << 5,    /* submitter of the stacked volume's bio */
+  BLKRR_R_KERNEL_VIA_STACK = 1 << 6, /* in a volume, from a kernel thread */
 };
 
 /* Who created a request (block_io_start, submitter context). */
@@ -76,8 +85,10 @@ struct blkrr_task {
   __u32 pid;
   __u32 tgid;
   char comm[BLKRR_COMM_LEN];
-  __u32 uid;  /* real uid; only with aggregation (BLKRR_NO_UID otherwise) */
-  __u32 ppid; /* tgid of the parent; only with aggregation (0 otherwise) */
+  __u32 uid;     /* real uid; only with aggregation (BLKRR_NO_UID otherwise) */
+  __u32 ppid;    /* tgid of the parent; only with aggregation (0 otherwise) */
+  __u32 kthread; /* a kernel thread; only with stacked volumes (0 otherwise) */
+  __u32 pad;
 };
 #define BLKRR_NO_UID 0xffffffffu
 
@@ -110,6 +121,9 @@ struct blkrr_inflight {
   __u8 match; /* the creator passes the task filters */
   __u8 didx;  /* index of the disk in the selection (device state slot) */
   __u8 fault; /* fault injection: its block_rq_complete was skipped on purpose */
+  /* The stacked volume (dm, md) the request carries I/O of, 0 if none. */
+  __u32 vol;
+  __u32 pad2;
   /* Checker pass (check_gen) that first found the kernel's request no
    * longer in flight; 0 when it was in flight at the last pass. */
   __u64 suspect_gen;
@@ -148,6 +162,30 @@ struct blkrr_dev_sel {
   struct blkrr_range ranges[BLKRR_MAX_RANGES];
 };
 
+/* Volume sectors [vol_start, vol_start + len) of stacked device `vol` are
+ * sectors [disk_start, ...) of whole disk `disk` (a mirror: one piece per
+ * member). */
+struct blkrr_seg {
+  __u64 vol_start;
+  __u64 len;
+  __u64 disk_start;
+  __u32 vol;
+  __u32 disk;
+};
+
+/* The submitter of a volume's bio, by the disk sector it maps to. */
+struct blkrr_owner_key {
+  __u32 disk;
+  __u32 granule; /* 0: the bio's first sector; 1: a 1 MiB granule it covers */
+  __u64 sector;
+};
+struct blkrr_owner {
+  struct blkrr_task task;
+  __u64 ns;
+  __u32 vol;
+  __u32 pad;
+};
+
 /* Adaptive disk time state of one whole disk; the lock field is the kernel's
  * struct bpf_spin_lock (4 bytes) on the BPF side. */
 struct blkrr_devstate_pub {
@@ -173,7 +211,8 @@ struct blkrr_agg_key {
   __u32 part;
   __u32 disk;
   __u8 op;
-  __u8 pad[7];
+  __u8 via; /* BLKRR_R_TASK_FROM_BIO, BLKRR_R_KERNEL_VIA_STACK bits */
+  __u8 pad[6];
   char comm[BLKRR_COMM_LEN];
 };
 struct blkrr_agg_val {

@@ -122,3 +122,32 @@ static __always_inline __u32 current_ppid(void) {
   struct task_struct* cur = (struct task_struct*)bpf_get_current_task();
   return BPF_CORE_READ(cur, real_parent, tgid);
 }
+
+/* 309dca309fc3 ("block: store a block_device pointer in struct bio"),
+ * v5.12: before it a bio names its disk and partition number. */
+struct bio___old {
+  struct gendisk* bi_disk;
+  __u8 bi_partno;
+} __attribute__((preserve_access_index));
+
+/* The device a bio was submitted to (tp_btf argument: plain loads). */
+static __always_inline __u32 bio_dev(struct bio* bio) {
+  if (bpf_core_field_exists(struct bio___old, bi_disk)) {
+    struct bio___old* b = (struct bio___old*)bio;
+    struct gendisk* d = b->bi_disk;
+    if (!d) return 0;
+    return mkdev(d->major, d->first_minor + b->bi_partno);
+  }
+  struct block_device* bdev = bio->bi_bdev;
+  return bdev ? bdev->bd_dev : 0;
+}
+
+/* The current task is a kernel thread (PF_KTHREAD, the same value in every
+ * kernel blkrr supports): writeback workers, kcryptd, md's threads. */
+#define BLKRR_PF_KTHREAD 0x00200000
+static __always_inline __u32 current_is_kthread(void) {
+  if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+    return (bpf_get_current_task_btf()->flags & BLKRR_PF_KTHREAD) ? 1 : 0;
+  struct task_struct* cur = (struct task_struct*)bpf_get_current_task();
+  return (BPF_CORE_READ(cur, flags) & BLKRR_PF_KTHREAD) ? 1 : 0;
+}

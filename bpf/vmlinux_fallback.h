@@ -60,6 +60,7 @@ struct request_queue {
 };
 
 struct task_struct {
+  unsigned int flags;
   int tgid;
   struct task_struct* real_parent;
 };
@@ -77,6 +78,17 @@ struct request {
   sector_t __sector;
   struct block_device* part;
   enum mq_rq_state state;
+};
+
+struct bvec_iter {
+  sector_t bi_sector;
+  unsigned int bi_size;
+};
+
+struct bio {
+  struct block_device* bi_bdev;
+  blk_opf_t bi_opf;
+  struct bvec_iter bi_iter;
 };
 
 /* Context of a map-element iterator program (iter/bpf_map_elem). */

@@ -64,8 +64,6 @@ Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_s
   char* tmpl = tmpl_buf.data();
   Fd backing{mkstemps(tmpl, 4)};
   if (backing.fd < 0) return Error(errstr("creating a backing file in " + dir));
-  LoopDevice dev;
-  dev.size_ = size_bytes;
   if (ftruncate(backing.fd, static_cast<off_t>(size_bytes)) != 0 ||
       (on_disk && !fill(backing.fd, size_bytes))) {
     unlink(tmpl);
@@ -89,11 +87,20 @@ Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_s
       return Error(errstr(std::string("writing a partition table to ") + tmpl));
     }
   }
+  const uint32_t flags =
+      (parts.empty() ? 0 : LO_FLAGS_PARTSCAN) | (on_disk ? LO_FLAGS_DIRECT_IO : 0);
+  auto attached = attach_free(backing.fd, block_size, flags, size_bytes);
+  // The device holds the file now (or failed to): its name goes at once, so
+  // that a test killed before its destructor runs leaves nothing in the
+  // folder (the device detaches itself when its last opener closes: autoclear).
+  unlink(tmpl);
+  return attached;
+}
+
+Result<LoopDevice> LoopDevice::attach_free(int backing_fd, uint32_t block_size, uint32_t flags,
+                                           uint64_t size_bytes) {
   Fd ctl{open("/dev/loop-control", O_RDWR | O_CLOEXEC)};
-  if (ctl.fd < 0) {
-    unlink(tmpl);
-    return Error(errstr("opening /dev/loop-control"));
-  }
+  if (ctl.fd < 0) return Error(errstr("opening /dev/loop-control"));
   // Other processes may grab the same free device between GET_FREE and
   // CONFIGURE: retry.
   for (int attempt = 0; attempt < 50; attempt++) {
@@ -103,32 +110,33 @@ Result<LoopDevice> LoopDevice::create_impl(uint64_t size_bytes, uint32_t block_s
     int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) continue;
     loop_config cfg{};
-    cfg.fd = static_cast<__u32>(backing.fd);
+    cfg.fd = static_cast<__u32>(backing_fd);
     cfg.block_size = block_size;
-    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (parts.empty() ? 0 : LO_FLAGS_PARTSCAN) |
-                        (on_disk ? LO_FLAGS_DIRECT_IO : 0);
+    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | flags;
     if (ioctl(fd, LOOP_CONFIGURE, &cfg) != 0) {
       close(fd);
       if (errno == EBUSY) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         continue;
       }
-      unlink(tmpl);
       return Error(errstr("LOOP_CONFIGURE on " + path));
     }
     struct stat st {};
     fstat(fd, &st);
-    // The device holds the file now: its name goes at once, so that a test
-    // killed before its destructor runs leaves nothing in the folder (the
-    // device detaches itself when its last opener closes: autoclear).
-    unlink(tmpl);
+    LoopDevice dev;
+    dev.size_ = size_bytes;
     dev.fd_ = fd;
     dev.path_ = path;
     dev.dev_ = make_dev(major(st.st_rdev), minor(st.st_rdev));
     return dev;
   }
-  unlink(tmpl);
   return Error(errstr("no free loop device"));
+}
+
+Result<LoopDevice> LoopDevice::create_over(const LoopDevice& lower) {
+  Fd backing{open(lower.path().c_str(), O_RDWR | O_CLOEXEC)};
+  if (backing.fd < 0) return Error(errstr("opening " + lower.path()));
+  return attach_free(backing.fd, 0, LO_FLAGS_DIRECT_IO, lower.size_bytes());
 }
 
 LoopDevice::LoopDevice(LoopDevice&& o) noexcept {

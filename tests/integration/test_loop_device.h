@@ -26,6 +26,10 @@ class LoopDevice {
   // I/O: every request reaches the disk, so the device is slower than one
   // over /dev/shm.
   static Result<LoopDevice> create_on_disk(uint64_t size_bytes, const std::string& dir);
+  // Over another loop device, with direct I/O: its requests become bios on
+  // `lower` that the loop driver's worker thread submits (a stacking driver
+  // on a machine without device-mapper or md).
+  static Result<LoopDevice> create_over(const LoopDevice& lower);
   LoopDevice(LoopDevice&& o) noexcept;
   LoopDevice& operator=(LoopDevice&& o) noexcept;
   LoopDevice(const LoopDevice&) = delete;
@@ -40,6 +44,8 @@ class LoopDevice {
  private:
   LoopDevice() = default;
   void release();
+  static Result<LoopDevice> attach_free(int backing_fd, uint32_t block_size, uint32_t flags,
+                                        uint64_t size_bytes);
   static Result<LoopDevice> create_impl(uint64_t size_bytes, uint32_t block_size,
                                         const std::vector<std::pair<uint32_t, uint32_t>>& parts,
                                         const std::string& dir = "/dev/shm", bool on_disk = false);

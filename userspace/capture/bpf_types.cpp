@@ -11,6 +11,8 @@ static_assert(static_cast<int>(Op::kOther) == BLKRR_OP_OTHER);
 static_assert(static_cast<int>(kFlagPrio) == static_cast<int>(BLKRR_F_PRIO));
 static_assert(static_cast<int>(kFlagReadahead) == static_cast<int>(BLKRR_F_READAHEAD));
 static_assert(static_cast<int>(kRecTaskFromIssue) == static_cast<int>(BLKRR_R_TASK_FROM_ISSUE));
+static_assert(static_cast<int>(kRecTaskFromBio) == static_cast<int>(BLKRR_R_TASK_FROM_BIO));
+static_assert(static_cast<int>(kRecKernelViaStack) == static_cast<int>(BLKRR_R_KERNEL_VIA_STACK));
 static_assert(static_cast<int>(kRecCompletionNotSeen) ==
               static_cast<int>(BLKRR_R_COMPLETION_NOT_SEEN));
 
@@ -120,6 +122,7 @@ AggEntry agg_entry(const blkrr_agg_key& k, const blkrr_agg_val& v) {
   e.key.disk = k.disk;
   e.key.dev = k.part ? k.part : k.disk;
   e.key.dir = to_op(k.op);
+  e.key.via = k.via;
   for (size_t i = 0; i < e.key.comm.size() && i < BLKRR_COMM_LEN; i++) e.key.comm[i] = k.comm[i];
   e.value.requests = v.requests;
   e.value.bytes = v.bytes;
@@ -140,6 +143,7 @@ std::vector<blkrr_agg_key> agg_kernel_keys(const AggKey& a) {
   k.part = a.dev;
   k.disk = a.disk;
   k.op = static_cast<__u8>(a.dir);
+  k.via = a.via;
   for (size_t i = 0; i < a.comm.size() && i < BLKRR_COMM_LEN; i++) k.comm[i] = a.comm[i];
   std::vector<blkrr_agg_key> out{k};
   if (a.dev == a.disk) {
@@ -187,6 +191,12 @@ const char* counter_name(int index) {
       return "checker_suspects";
     case BLKRR_CNT_DONE_FALLBACK:
       return "completion_from_io_done";
+    case BLKRR_CNT_STACK_BIOS:
+      return "volume_bios_noted";
+    case BLKRR_CNT_STACK_MATCHED:
+      return "volume_submitter_found";
+    case BLKRR_CNT_STACK_UNMATCHED:
+      return "volume_submitter_unknown";
     default:
       return "unknown";
   }

@@ -141,7 +141,8 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
 // the required ones only. A load that can be retried keeps libbpf's messages
 // until it is known whether the retry is needed and succeeds.
 Status CaptureImpl::load_programs() {
-  plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback);
+  plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback,
+                                 !cfg_.stack_pieces.empty());
   hold_libbpf_log(plan_.has_optional(), false);
   Status loaded = open_and_load();
   if (!loaded && plan_.has_optional()) {
@@ -182,6 +183,7 @@ Status CaptureImpl::configure() {
   ro->cfg_fault_skip_every = cfg.fault_skip_completion_every;
   ro->cfg_fault_whole = cfg.fault_whole ? 1 : 0;
   BLKRR_TRY(select_devices());
+  BLKRR_TRY(select_stack_pieces());
   // Only one of the two device state maps is used.
   bpf_map__set_max_entries(cfg.devices.empty() ? skel_->maps.devstate_sel : skel_->maps.devstate,
                            1);
@@ -198,6 +200,27 @@ Status CaptureImpl::configure() {
 }
 
 static_assert(kCaptureRangesPerDisk == BLKRR_MAX_RANGES, "one filter size");
+static_assert(kCaptureStackPieces == BLKRR_MAX_SEGS, "one table size");
+
+// The stacked volumes' pieces (read-only data, like the device filter).
+Status CaptureImpl::select_stack_pieces() {
+  auto* ro = skel_->rodata;
+  if (cfg_.stack_pieces.size() > BLKRR_MAX_SEGS)
+    return Error("too many pieces of stacked volumes (" + std::to_string(cfg_.stack_pieces.size()) +
+                 ", at most " + std::to_string(BLKRR_MAX_SEGS) + ")");
+  uint32_t n = 0;
+  for (const auto& p : cfg_.stack_pieces) {
+    blkrr_seg s{};
+    s.vol_start = p.extent.vol_start;
+    s.len = p.extent.len;
+    s.disk_start = p.extent.dev_start;
+    s.vol = p.volume;
+    s.disk = p.extent.dev;
+    const_cast<blkrr_seg&>(ro->cfg_segs[n++]) = s;
+  }
+  ro->cfg_nsegs = n;
+  return {};
+}
 
 // Selected disks, with the sector ranges of selected partitions (read-only
 // data: the programs compare without a map lookup).

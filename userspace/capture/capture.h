@@ -15,6 +15,7 @@
 #include "core/request.h"
 #include "core/result.h"
 #include "core/trace_format.h"
+#include "core/volume_map.h"
 
 namespace blkrr {
 
@@ -57,7 +58,12 @@ struct CaptureConfig {
   // cannot run (environment BLKRR_IO_DONE=1). Off by default: it did not
   // fire for the completions the kernel lost (docs/capture.md).
   bool io_done_fallback = false;
+  // Pieces of stacked volumes (dm, md) on their disks: the disk requests
+  // their bios become are charged to the bios' submitters (block_bio_queue;
+  // docs/capture.md). At most kCaptureStackPieces.
+  std::vector<VolumePiece> stack_pieces;
 };
+constexpr size_t kCaptureStackPieces = 64;
 
 // Cumulative in-kernel counters for one {pid, comm, cgroup, device, direction}.
 struct AggKey {
@@ -68,6 +74,9 @@ struct AggKey {
   DevT disk = 0;
   Op dir = Op::kRead;  // read, write, or other ops grouped as their op
   std::array<char, 16> comm{};
+  // kRecTaskFromBio / kRecKernelViaStack: I/O of a stacked volume (`dev` is
+  // the volume then), charged to its bio's submitter / a kernel thread.
+  uint8_t via = 0;
 };
 struct AggValue {
   uint64_t requests = 0;

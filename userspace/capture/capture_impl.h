@@ -88,6 +88,7 @@ class CaptureImpl final : public Capture {
   Status load_programs();
   Status configure();
   Status select_devices();
+  Status select_stack_pieces();
   Status set_autoload();
   Status open_and_load();
   Status init_device_slots();

@@ -71,6 +71,9 @@ void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
       "the programs built without them load (no compare-and-swap and, as tracing programs "
       "there have no spin lock either, an unlocked device state: two CPUs working on one disk "
       "at the same instant can mis-charge disk time)"));
+  rows->push_back({"block_bio_queue", false, k.has_bio_queue(), tracepoint_detail(k.bio_queue_args),
+                   "no attribution through stacked volumes: the disk requests of dm and md "
+                   "volumes stay with the thread that issued them (kcryptd, md*_raid1...)"});
   rows->push_back({"task_btf_helper", false, k.task_btf_helper.ok,
                    k.task_btf_helper.ok ? "available" : k.task_btf_helper.why,
                    "top reads the parent pid through bpf_get_current_task"});

@@ -15,6 +15,7 @@ KernelFeatures full_kernel() {
   k.insert_args = 1;
   k.io_start_args = 1;
   k.io_done_args = 1;
+  k.bio_queue_args = 1;
   k.tp_btf = k.raw_tp = k.ringbuf = k.map_iter = k.atomics = {true, ""};
   k.cgroup_id_helper = k.task_btf_helper = {true, ""};
   k.lockdown = "none";

@@ -181,6 +181,7 @@ KernelFeatures probe_kernel() {
   f.insert_args = tracepoint_args(b, "block_rq_insert");
   f.io_start_args = tracepoint_args(b, "block_io_start");
   f.io_done_args = tracepoint_args(b, "block_io_done");
+  f.bio_queue_args = tracepoint_args(b, "block_bio_queue");
   f.cgroup_id_helper = helper_in_btf(b, "BPF_FUNC_get_current_cgroup_id");
   f.task_btf_helper = helper_in_btf(b, "BPF_FUNC_get_current_task_btf");
   if (!has_bpf_capabilities(f)) {

@@ -11,7 +11,8 @@ std::string line_for(const FeatureSet& f, const std::string& name) {
 
 }  // namespace
 
-ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted) {
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted,
+                          bool stack_wanted) {
   ProgramPlan p;
   p.queue_arg = f.queue_arg();
   p.compat = f.compat_object();
@@ -24,6 +25,9 @@ ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_d
   // Without block_io_start the insert program also attributes requests to
   // the task that queued them (block_rq_insert runs in its context).
   p.insert = f.rq_insert() && (queue_time_wanted || !p.io_start);
+  p.bio_queue = stack_wanted && f.kernel.has_bio_queue();
+  p.bio_queue_arg = f.kernel.bio_queue_args == 2;
+  if (stack_wanted && !p.bio_queue) p.notes.push_back(line_for(f, "block_bio_queue"));
   if (!p.check) p.notes.push_back(line_for(f, "map_iter"));
   if (!p.io_start) p.notes.push_back(line_for(f, "block_io_start"));
   if (io_done_wanted && !p.check && !p.io_done) p.notes.push_back(line_for(f, "block_io_done"));
@@ -43,12 +47,15 @@ std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p)
           {"blkrr_insert_q", p.insert && q},
           {"blkrr_io_start", p.io_start},
           {"blkrr_io_done", p.io_done},
+          {"blkrr_bio_queue", p.bio_queue && !p.bio_queue_arg},
+          {"blkrr_bio_queue_q", p.bio_queue && p.bio_queue_arg},
           {"blkrr_check", p.check}};
 }
 
 ProgramPlan ProgramPlan::minimal() const {
   ProgramPlan p;
   p.queue_arg = queue_arg;
+  p.bio_queue_arg = bio_queue_arg;
   p.compat = compat;
   p.denied = denied;
   p.idle_check = true;
@@ -73,6 +80,7 @@ std::map<std::string, std::string> ProgramPlan::describe() const {
     d["lost_completions"] = "sysfs idle check";
   d["tracepoint_args"] = queue_arg ? "request_queue, request (before 5.11)" : "request";
   d["bpf_object"] = compat ? "without fetching atomics or spin locks (before 5.12)" : "standard";
+  if (bio_queue) d["stack_attribution"] = "block_bio_queue (submitters of stacked volumes' bios)";
   if (retried) d["optional_programs"] = "off after a failed load";
   if (!denied.empty()) d["denied"] = denied;
   return d;

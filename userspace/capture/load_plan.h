@@ -18,6 +18,8 @@ struct ProgramPlan {
   bool insert = false;             // blkrr_insert: queue time
   bool check = false;              // blkrr_check: the map-iterator checker
   bool io_done = false;            // blkrr_io_done: second completion source
+  bool bio_queue = false;          // blkrr_bio_queue: attribution through stacked volumes
+  bool bio_queue_arg = false;      // block_bio_queue takes the request_queue first
   bool idle_check = false;         // user-space sysfs idle check (no checker)
   bool queue_arg = false;          // tracepoints take the request_queue first
   bool compat = false;             // the object without fetching atomics (before 5.12)
@@ -25,7 +27,7 @@ struct ProgramPlan {
   std::string denied;              // BLKRR_DENY in force (comma list), for the record
   std::vector<std::string> notes;  // one stderr line per feature gone without
 
-  bool has_optional() const { return io_start || insert || check || io_done; }
+  bool has_optional() const { return io_start || insert || check || io_done || bio_queue; }
   // The same plan with every optional program off (the retry after a
   // failed load); lost completions are then found by the idle check.
   ProgramPlan minimal() const;
@@ -36,7 +38,10 @@ struct ProgramPlan {
 // io_done_wanted: load block_io_done where the checker cannot run (off by
 // default: measured, it does not fire for the requests whose
 // block_rq_complete the kernel skips; see docs/capture.md).
-ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted = false);
+// stack_wanted: the loader has pieces of stacked volumes to follow
+// (block_bio_queue, when the kernel has it).
+ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted = false,
+                          bool stack_wanted = false);
 
 // Every program of bpf/capture.bpf.c with whether the plan loads it.
 std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p);

@@ -104,9 +104,9 @@ TEST(LoadPlan, MinimalIsTheRetryAfterAFailedLoad) {
 TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
   auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, true, true);
   auto a = program_autoload(p);
-  ASSERT_EQ(a.size(), 10u);
+  ASSERT_EQ(a.size(), 12u);
   std::map<std::string, bool> m(a.begin(), a.end());
-  EXPECT_EQ(m.size(), 10u);
+  EXPECT_EQ(m.size(), 12u);
   EXPECT_TRUE(m["blkrr_issue"] && !m["blkrr_issue_q"]);
   EXPECT_TRUE(m["blkrr_insert"] && !m["blkrr_insert_q"]);
   EXPECT_TRUE(m["blkrr_io_done"] && !m["blkrr_check"]);
@@ -114,6 +114,30 @@ TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
   std::map<std::string, bool> o(old.begin(), old.end());
   EXPECT_TRUE(!o["blkrr_issue"] && o["blkrr_issue_q"] && o["blkrr_requeue_q"]);
   EXPECT_TRUE(o["blkrr_check"] && !o["blkrr_io_start"] && o["blkrr_insert_q"]);
+  EXPECT_TRUE(!m["blkrr_bio_queue"] && !m["blkrr_bio_queue_q"]);  // no volumes given
+}
+
+TEST(LoadPlan, StackedVolumesLoadTheBioQueueVariantOfTheKernel) {
+  KernelFeatures k = kernel(true, true, false);
+  k.bio_queue_args = 1;
+  auto p = plan_programs(FeatureSet{k, {}}, false, false, true);
+  std::map<std::string, bool> m;
+  for (const auto& [name, on] : program_autoload(p)) m[name] = on;
+  EXPECT_TRUE(m["blkrr_bio_queue"] && !m["blkrr_bio_queue_q"]);
+  EXPECT_EQ(p.describe().count("stack_attribution"), 1u);
+  EXPECT_TRUE(p.notes.empty());
+  EXPECT_FALSE(p.minimal().bio_queue);  // optional: off in the retry
+  k.bio_queue_args = 2;                 // before 5.11
+  m.clear();
+  for (const auto& [name, on] :
+       program_autoload(plan_programs(FeatureSet{k, {}}, false, false, true)))
+    m[name] = on;
+  EXPECT_TRUE(!m["blkrr_bio_queue"] && m["blkrr_bio_queue_q"]);
+  k.bio_queue_args = -1;
+  auto none = plan_programs(FeatureSet{k, {}}, false, false, true);
+  EXPECT_FALSE(none.bio_queue);
+  ASSERT_EQ(none.notes.size(), 1u);
+  EXPECT_NE(none.notes[0].find("block_bio_queue"), std::string::npos) << none.notes[0];
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
 #include "core/args.h"
@@ -56,6 +57,24 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
     cfg.devices.push_back(*sel);
   }
   return {};
+}
+
+void add_stack_attribution(CaptureConfig& cfg, const std::vector<VolumeMap>& selected,
+                           const char* command) {
+  std::vector<std::pair<DevT, ExtentMap>> maps;
+  for (const auto& v : selected)
+    if (!has_request_queue(v.volume)) maps.emplace_back(v.volume, v.extents);
+  for (auto& v : map_top_volumes(read_dm_table)) maps.emplace_back(v.volume, std::move(v.extents));
+  std::vector<DevT> left_out;
+  cfg.stack_pieces = attribution_pieces(maps, kCaptureStackPieces, &left_out);
+  if (left_out.empty()) return;
+  DeviceNamer names;
+  std::string list;
+  for (DevT d : left_out) list += (list.empty() ? "" : ", ") + names.name(d);
+  std::fprintf(stderr,
+               "blkrr %s: the I/O of %s stays with the threads that issue it: the capture "
+               "follows at most %zu pieces of stacked volumes\n",
+               command, list.c_str(), kCaptureStackPieces);
 }
 
 Status check_comm(const std::string& comm) {

@@ -28,6 +28,14 @@ Status require_process(uint32_t pid);
 Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
                       std::vector<VolumeMap>* volumes = nullptr);
 
+// Attribution through stacked volumes (docs/capture.md): the pieces of the
+// volumes in `selected` (-d) and of every linear dm or md volume at the top
+// of its stack into cfg.stack_pieces, so that the disk requests their bios
+// become are charged to the bios' submitters. Volumes beyond the capture's
+// table are named on stderr, once, and left to the thread that issues them.
+void add_stack_attribution(CaptureConfig& cfg, const std::vector<VolumeMap>& selected,
+                           const char* command);
+
 // -n COMM: at most the 15 characters the kernel keeps of a task name.
 Status check_comm(const std::string& comm);
 

@@ -113,6 +113,7 @@ Result<CaptureConfig> capture_config(RecordArgs& a, std::vector<VolumeMap>& volu
   cfg.lean = a.lean;
   cfg.user_disk_time = true;  // the kernel takes no device lock where it can (docs/capture.md)
   BLKRR_TRY(select_devices(a.devs, cfg, &volumes));
+  add_stack_attribution(cfg, volumes, "record");
   for (const auto& d : cfg.devices) BLKRR_TRY(require_nonempty_device(d, "-d " + d.spec));
   if (a.have_pid) {
     BLKRR_TRY(require_process(a.pid));

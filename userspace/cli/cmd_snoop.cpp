@@ -11,6 +11,7 @@
 #include "capture/capture.h"
 #include "cli/capture_options.h"
 #include "cli/commands.h"
+#include "cli/record_volumes.h"
 #include "core/args.h"
 #include "core/device.h"
 #include "core/request_json.h"
@@ -116,7 +117,9 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!pr) return pr.error();
   if (!*pr) return 0;
   CaptureConfig cfg;
-  BLKRR_TRY(select_devices(a.devices, cfg));
+  std::vector<VolumeMap> volume_maps;
+  BLKRR_TRY(select_devices(a.devices, cfg, &volume_maps));
+  add_stack_attribution(cfg, volume_maps, "snoop");
   if (a.has_pid) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;
@@ -138,7 +141,9 @@ Result<int> cmd_snoop(int argc, char** argv) {
   uint64_t lost = 0, running_at_exit = 0, shown = 0;
   bool out_ok = true;
   int out_errno = 0;  // the failed write's
-  Capture::EventFn print = [&](const Request& r) {
+  // A volume's requests are shown as the volume saw them (cli/record_volumes.h).
+  VolumeRecords volumes(std::move(volume_maps), cfg);
+  const std::function<void(const Request&)> show = [&](const Request& r) {
     if (!out_ok) return;  // standard output failed: nothing more reaches it
     if (!r.completed()) {
       // Its completion never reached the program (the kernel skipped it): the
@@ -172,6 +177,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
     }
     ++shown;
   };
+  Capture::EventFn print = [&](const Request& r) { volumes.translate(r, show); };
   if (!a.json)
     std::printf("%s\n", snoop_header(opt).c_str());
   else {  // like `dump -j`: a header object first (what the capture runs with)

@@ -171,7 +171,9 @@ Result<int> cmd_top(int argc, char** argv) {
     listen = *l;
   }
   CaptureConfig cfg;
-  BLKRR_TRY(select_devices(a.devices, cfg));
+  std::vector<VolumeMap> volume_maps;
+  BLKRR_TRY(select_devices(a.devices, cfg, &volume_maps));
+  add_stack_attribution(cfg, volume_maps, "top");
   if (a.has_pid) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;

@@ -374,6 +374,38 @@ TEST_F(FakeSysfs, Raid1MapsToAMirrorOfItsMembers) {
   EXPECT_EQ(degraded->extents, (ExtentMap{{0, 1000, make_dev(8, 0), 2164, false}}));
 }
 
+// Attribution through the stack maps every volume at the top of its stack:
+// here md0 (a mirror of dm-0 and loop0) and dm-1 (crypt on dm-0); dm-0 is held
+// by both, zram0 is no dm or md device. A RAID5 at the top is left out.
+TEST_F(FakeSysfs, TopVolumesAreTheLinearOnesNothingHolds) {
+  stack();
+  write("devices/virtual/block/md0/size", "1000");
+  for (const char* m : {"dm-0", "loop0"}) {
+    std::string d = std::string("devices/virtual/block/md0/md/dev-") + m;
+    write(d + "/state", "in_sync");
+    write(d + "/slot", m[0] == 'd' ? "1" : "0");
+    write(d + "/offset", "16");
+    link(d + "/block", std::string("../../../") + m);
+  }
+  disk("devices/virtual/block/dm-1", "253:1", 3984);
+  write("devices/virtual/block/dm-1/dm/name", "secret");
+  link("devices/virtual/block/dm-1/slaves/dm-0", "../../dm-0");
+  link("class/block/dm-1", "../../devices/virtual/block/dm-1");
+  link("dev/block/253:1", "../../devices/virtual/block/dm-1");
+  link("devices/virtual/block/dm-0/holders/dm-1", "../../dm-1");
+  auto top = map_top_volumes(fake_tables, sys());
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].name, "md0");
+  EXPECT_EQ(top[0].extents.size(), 2u);
+  EXPECT_EQ(top[1].name, "dm-1");
+  EXPECT_EQ(top[1].extents,
+            (ExtentMap{{0, 2984, make_dev(8, 0), 2164}, {2984, 1000, make_dev(7, 0), 0}}));
+  write("devices/virtual/block/md0/md/level", "raid5");
+  top = map_top_volumes(fake_tables, sys());
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].name, "dm-1");
+}
+
 // Other md levels and targets that are not linear are refused, naming the
 // level and the request devices to record instead.
 TEST_F(FakeSysfs, NonLinearStacksAreRefusedWithTheMembers) {

@@ -127,6 +127,8 @@ std::string rec_flags_to_string(uint8_t rf) {
   add(kRecPartial, "partial");
   add(kRecRequeued, "requeued");
   add(kRecTaskFromIssue, "task-at-issue");
+  add(kRecTaskFromBio, "task-from-volume-bio");
+  add(kRecKernelViaStack, "kernel-via-volume");
   return out;
 }
 

@@ -42,6 +42,12 @@ enum RecordFlag : uint8_t {
   kRecPartial = 1u << 2,            // completed in several partial completions
   kRecRequeued = 1u << 3,           // requeued at least once before completing
   kRecTaskFromIssue = 1u << 4,      // attributed at issue (no block_io_start seen)
+  // Below a stacked volume (dm, md): charged to the task that submitted the
+  // volume's bio, not to the stacking driver's thread that issued it.
+  kRecTaskFromBio = 1u << 5,
+  // Below a stacked volume, from a kernel thread (writeback, md's own I/O,
+  // or a driver thread whose submitter was not found).
+  kRecKernelViaStack = 1u << 6,
 };
 
 // Device numbers are kept in the kernel's internal encoding (major << 20 | minor).

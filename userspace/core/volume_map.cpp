@@ -198,4 +198,21 @@ std::string format_extents(const ExtentMap& map) {
   return s;
 }
 
+std::vector<VolumePiece> attribution_pieces(const std::vector<std::pair<DevT, ExtentMap>>& volumes,
+                                            size_t max, std::vector<DevT>* left_out) {
+  std::vector<VolumePiece> out;
+  std::vector<DevT> seen;
+  for (const auto& [volume, map] : volumes) {
+    if (std::find(seen.begin(), seen.end(), volume) != seen.end()) continue;
+    seen.push_back(volume);
+    ExtentMap pieces = coalesce(map);
+    if (out.size() + pieces.size() > max) {
+      if (left_out) left_out->push_back(volume);
+      continue;
+    }
+    for (const auto& e : pieces) out.push_back({volume, e});
+  }
+  return out;
+}
+
 }  // namespace blkrr

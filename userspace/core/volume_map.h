@@ -95,6 +95,21 @@ std::vector<uint32_t> mirror_copies(const ExtentMap& map);
 // writes of each copy in turn proves that a write reached every member.
 ExtentMap mirror_view(const ExtentMap& map, uint32_t copy);
 
+// One piece of a stacked volume on a disk, for attribution through the
+// stack: the volume's bios in `extent` reach `extent.dev` at its sectors.
+struct VolumePiece {
+  DevT volume = 0;
+  Extent extent;
+  bool operator==(const VolumePiece&) const = default;
+};
+
+// The pieces of `volumes` (each volume's map, coalesced; every member of a
+// mirror, since a write reaches them all), volume by volume, at most `max`:
+// a volume whose pieces do not all fit is left out whole and appended to
+// `left_out`; a volume given twice is taken once.
+std::vector<VolumePiece> attribution_pieces(const std::vector<std::pair<DevT, ExtentMap>>& volumes,
+                                            size_t max, std::vector<DevT>* left_out);
+
 // "0+2048>8:0@4096,2048+1024>8:16@0": the map as one line (trace headers).
 std::string format_extents(const ExtentMap& map);
 

@@ -275,5 +275,28 @@ TEST(VolumeMap, FormatsAsOneLine) {
   EXPECT_EQ(format_extents({}), "");
 }
 
+// Attribution through the stack: every piece of each volume (a mirror's
+// members all, since a write reaches each), joined where it continues on the
+// disk; a volume given twice once; one that does not fit left out whole.
+TEST(VolumeMap, AttributionPiecesKeepMirrorsAndLeaveOutWholeVolumes) {
+  const DevT kMd0 = make_dev(9, 0), kDm1 = make_dev(253, 1);
+  ExtentMap linear = {{0, 100, kSda, 1000}, {100, 50, kSda, 1100}, {150, 10, kSdb, 0}};
+  ExtentMap mirror = {{0, 500, kSda, 2048}, {0, 500, kSdb, 2048, true}};
+  ExtentMap big = {{0, 1, kSda, 0}, {1, 1, kSdb, 0}, {2, 1, kSda, 9}};
+  std::vector<DevT> left;
+  auto p =
+      attribution_pieces({{kDm0, linear}, {kMd0, mirror}, {kDm0, linear}, {kDm1, big}}, 5, &left);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0], (VolumePiece{kDm0, {0, 150, kSda, 1000}}));  // joined
+  EXPECT_EQ(p[1], (VolumePiece{kDm0, {150, 10, kSdb, 0}}));
+  EXPECT_EQ(p[2], (VolumePiece{kMd0, {0, 500, kSda, 2048}}));
+  EXPECT_EQ(p[3], (VolumePiece{kMd0, {0, 500, kSdb, 2048, true}}));  // the other member
+  EXPECT_EQ(left, std::vector<DevT>{kDm1});  // 3 more pieces do not fit in 5
+  left.clear();
+  EXPECT_EQ(attribution_pieces({{kDm1, big}}, 3, &left).size(), 3u);
+  EXPECT_TRUE(left.empty());
+  EXPECT_TRUE(attribution_pieces({}, 64, nullptr).empty());
+}
+
 }  // namespace
 }  // namespace blkrr

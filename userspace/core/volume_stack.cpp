@@ -217,4 +217,25 @@ std::vector<DeviceSelection> volume_selections(const VolumeMap& v, const std::st
   return out;
 }
 
+std::vector<VolumeMap> map_top_volumes(const DmTableReader& read_table, const std::string& sysfs) {
+  std::vector<VolumeMap> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(sysfs) / "class" / "block", ec)) {
+    const fs::path dir = entry.path();
+    const std::string name = dir.filename().string();
+    if (name.rfind("dm-", 0) != 0 && name.rfind("md", 0) != 0) continue;
+    if (fs::exists(dir / "mq") || fs::exists(dir / "partition")) continue;
+    std::error_code hec;
+    if (fs::exists(dir / "holders") && !fs::is_empty(dir / "holders", hec)) continue;
+    auto dev = parse_majmin(sysfs::read_line(dir / "dev"));
+    if (!dev) continue;
+    DeviceSelection sel{*dev, name, std::nullopt, name};
+    auto v = map_volume(sel, read_table, sysfs);
+    if (v && !v->extents.empty()) out.push_back(std::move(*v));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const VolumeMap& a, const VolumeMap& b) { return a.volume < b.volume; });
+  return out;
+}
+
 }  // namespace blkrr

@@ -47,4 +47,11 @@ Result<VolumeMap> map_volume(const DeviceSelection& sel, const DmTableReader& re
 std::vector<DeviceSelection> volume_selections(const VolumeMap& v, const std::string& spec,
                                                size_t max_ranges);
 
+// Every stacked volume at the top of its stack (a dm or md device that no
+// other device holds) whose every level maps linearly, mapped onto its
+// disks; the others (striped, RAID5, thin...) are left out. For attribution
+// through the stack in every capture, whatever -d names.
+std::vector<VolumeMap> map_top_volumes(const DmTableReader& read_table,
+                                       const std::string& sysfs = "/sys");
+
 }  // namespace blkrr

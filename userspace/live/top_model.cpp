@@ -129,6 +129,11 @@ std::vector<Row> group_rows(const std::vector<AggEntry>& deltas, GroupBy by, con
   for (const auto& e : deltas) {
     const AggKey& k = e.key;
     std::string comm = comm_string(k.comm);
+    // A kernel thread's I/O below a stacked volume (writeback, md's own
+    // I/O, a driver thread whose submitter is unknown): said so.
+    if (k.via & kRecKernelViaStack)
+      comm +=
+          " [kernel via " + (lk.device_name ? lk.device_name(k.dev) : dev_to_string(k.dev)) + "]";
     Key key;
     switch (by) {
       case GroupBy::kPid:
