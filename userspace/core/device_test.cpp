@@ -59,6 +59,18 @@ class FakeSysfs : public ::testing::Test {
     link("devices/virtual/block/dm-0/holders/md0", "../../md0");
     link("devices/virtual/block/loop0/holders/md0", "../../md0");
   }
+  // md0 of stack() as a RAID1 of 1000 sectors: loop0 in slot 0, dm-0 in
+  // slot 1, data 16 sectors into each.
+  void raid1_members() {
+    write("devices/virtual/block/md0/size", "1000");
+    for (const char* m : {"dm-0", "loop0"}) {
+      std::string d = std::string("devices/virtual/block/md0/md/dev-") + m;
+      write(d + "/state", "in_sync");
+      write(d + "/slot", m[0] == 'd' ? "1" : "0");
+      write(d + "/offset", "16");
+      link(d + "/block", std::string("../../../") + m);
+    }
+  }
   void TearDown() override { fs::remove_all(root_); }
   void write(const std::string& rel, const std::string& content) {
     fs::create_directories((root_ / rel).parent_path());
@@ -356,14 +368,7 @@ TEST_F(FakeSysfs, LinearStacksMapThroughEveryLevel) {
 // member its reads; each member's data starts at its md offset.
 TEST_F(FakeSysfs, Raid1MapsToAMirrorOfItsMembers) {
   stack();
-  write("devices/virtual/block/md0/size", "1000");
-  for (const char* m : {"dm-0", "loop0"}) {
-    std::string d = std::string("devices/virtual/block/md0/md/dev-") + m;
-    write(d + "/state", "in_sync");
-    write(d + "/slot", m[0] == 'd' ? "1" : "0");
-    write(d + "/offset", "16");
-    link(d + "/block", std::string("../../../") + m);
-  }
+  raid1_members();
   auto md = map_volume(*resolve_device("/dev/md0", sys()), fake_tables, sys());
   ASSERT_TRUE(md.ok()) << md.error().message;
   EXPECT_EQ(md->extents, (ExtentMap{{0, 1000, make_dev(7, 0), 16, false},
@@ -379,14 +384,7 @@ TEST_F(FakeSysfs, Raid1MapsToAMirrorOfItsMembers) {
 // by both, zram0 is no dm or md device. A RAID5 at the top is left out.
 TEST_F(FakeSysfs, TopVolumesAreTheLinearOnesNothingHolds) {
   stack();
-  write("devices/virtual/block/md0/size", "1000");
-  for (const char* m : {"dm-0", "loop0"}) {
-    std::string d = std::string("devices/virtual/block/md0/md/dev-") + m;
-    write(d + "/state", "in_sync");
-    write(d + "/slot", m[0] == 'd' ? "1" : "0");
-    write(d + "/offset", "16");
-    link(d + "/block", std::string("../../../") + m);
-  }
+  raid1_members();
   disk("devices/virtual/block/dm-1", "253:1", 3984);
   write("devices/virtual/block/dm-1/dm/name", "secret");
   link("devices/virtual/block/dm-1/slaves/dm-0", "../../dm-0");
