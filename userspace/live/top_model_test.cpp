@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "live/test_snapshot.h"
 
 namespace blkrr::live {
@@ -34,6 +36,24 @@ TEST(TopModel, RowsPerProcessDeviceAndDirection) {
   EXPECT_EQ(s.rows[2].pid, 4242u);
   EXPECT_FALSE(s.rows[2].proc.has_value());
   EXPECT_EQ(s.rows[2].v.bytes, 4096u);
+}
+
+// Below a stacked volume: a process charged through it is a plain row on
+// the volume; a kernel thread's own I/O there says so.
+TEST(TopModel, KernelIoViaAVolumeIsLabelled) {
+  const DevT dm2 = make_dev(253, 2);
+  AggEntry user = agg(100, 100, "postgres", dm2, Op::kWrite, 10, 40960, 1000);
+  user.key.via = kRecTaskFromBio;
+  AggEntry kernel = agg(7, 7, "dmcrypt_write/2", dm2, Op::kWrite, 2, 8192, 100);
+  kernel.key.via = kRecKernelViaStack;
+  AggEntry plain = agg(7, 7, "dmcrypt_write/2", make_dev(8, 0), Op::kWrite, 1, 4096, 10);
+  auto rows = group_rows({user, kernel, plain}, GroupBy::kPid, fake_lookups());
+  ASSERT_EQ(rows.size(), 3u);
+  std::vector<std::string> comms;
+  for (const auto& r : rows) comms.push_back(r.comm + " on " + r.device);
+  std::sort(comms.begin(), comms.end());
+  EXPECT_EQ(comms, (std::vector<std::string>{"dmcrypt_write/2 [kernel via 253:2] on 253:2",
+                                             "dmcrypt_write/2 on sda", "postgres on 253:2"}));
 }
 
 TEST(TopModel, TotalsDevicesAndLost) {
