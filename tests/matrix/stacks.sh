@@ -6,7 +6,9 @@
 # of two partitions and an LVM logical volume over two physical volumes
 # (the second a dm-crypt volume),
 # each recorded around the same matrix_io load and replayed onto with
-# --validate (through the stack for dm, md and LVM).
+# --validate (through the stack for dm, md and LVM); then top and snoop on
+# every stack at once, and two writers in a ratio of 3:1 through dm-crypt
+# and md RAID1 (attribution through the stack).
 #   stacks.sh KERNEL BLKRR MATRIX_IO WORKDIR
 # Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
@@ -129,19 +131,6 @@ offline_stack() {
   esac
 }
 
-# refused STACK CHECK DEV COMMAND...: a command blkrr refuses on a bio-based
-# device: SKIP with its message (not built), FAIL if it is not refused.
-refused() {
-  s=$1 c=$2 dev=$3
-  shift 3
-  timeout 20 "$@" >"$W/$s-$c.refused" 2>&1 </dev/null
-  if grep -q "no requests of its own" "$W/$s-$c.refused"; then
-    result "$s-$c" SKIP "not built for a stacked device: blkrr refuses -d $dev ($(grep -o "is a [^(]*" "$W/$s-$c.refused" | head -n 1)with no requests of its own)"
-  else
-    result "$s-$c" FAIL "-d $dev was not refused: $(tail_of "$W/$s-$c.refused")"
-  fi
-}
-
 stack_nvme() {
   wait_dev /dev/nvme0n1 || { result nvme-record FAIL "no /dev/nvme0n1"; return; }
   fact "stack:nvme" "nvme0n1: $(cat /sys/block/nvme0n1/mq/*/nr_tags 2>/dev/null | wc -l) hardware queues, scheduler $(cat /sys/block/nvme0n1/queue/scheduler)"
@@ -194,7 +183,6 @@ stack_dm_linear() {
   "$BLKRR" devices /dev/mapper/mtx-linear >"$W/dmlin.dev" 2>&1
   fact "stack:dm-linear-devices" "$(grep stack: "$W/dmlin.dev")"
   record_stack dm-linear /dev/mapper/mtx-linear 0
-  refused dm-linear snoop /dev/mapper/mtx-linear "$BLKRR" snoop -d /dev/mapper/mtx-linear
   replay_stack dm-linear /dev/mapper/mtx-linear
 }
 
@@ -264,6 +252,181 @@ stack_lvm() {
   offline_stack lvm /dev/vg/data
 }
 
+# Attribution on every stack at once (three captures in all, to keep the
+# matrix short): one top over every stack's device and two snoops (the
+# request devices, the volumes), the load of each stack under its own name
+# (stack_io), then two writers in a ratio of 3:1 through dm-crypt and md
+# RAID1 (share_check), then each stack's rows and lines (attrib_check).
+ATTRIB_STACKS="nvme:/dev/nvme0n1 scsi-mq-deadline:SCSI scsi-bfq:SCSI partition:/dev/vdb1 dm-linear:/dev/mapper/mtx-linear dm-crypt:/dev/mapper/mtx-crypt md-raid1:/dev/md0"
+
+# snoop_start OUT DEV...: snoop --json on DEVs in the background (pid in $spid).
+snoop_start() {
+  out=$1
+  shift
+  # shellcheck disable=SC2046  # one -d per device
+  set -- $(for d in "$@"; do [ -b "$d" ] && printf -- '-d %s ' "$d"; done)
+  "$BLKRR" snoop --json "$@" >"$out" 2>"$out.err" &
+  spid=$!
+}
+
+# stack_io STACK DEV: the stack's load, under the name mt-STACK (15 characters at most).
+stack_io() {
+  tag=$(printf 'mt-%s' "$1" | cut -c1-15)
+  "$IO" "$2" "$tag" "$N" 2048 >"$W/at-$1.io" 2>"$W/at-$1.ioerr" || echo "$1" >>"$W/at-failed"
+}
+
+# attrib_check STACK DEV SNOOP_OUT SHIFT COPIES: the load's pid in top (every
+# request and byte, writes COPIES times: a mirror's members) and its name in
+# snoop (the exact requests, at SHIFT + the load's sectors).
+attrib_check() {
+  s=$1 dev=$2 sout=$3 shift=$4 copies=$5
+  tag=$(printf 'mt-%s' "$s" | cut -c1-15)
+  if grep -qx "$s" "$W/at-failed" 2>/dev/null || [ ! -s "$W/at-$s.io" ]; then
+    result "$s-top" FAIL "matrix_io on $dev: $(tail_of "$W/at-$s.ioerr")"
+    result "$s-snoop" FAIL "matrix_io on $dev: $(tail_of "$W/at-$s.ioerr")"
+    return
+  fi
+  iopid=$(awk '$1 == "pid" { print $2 }' "$W/at-$s.io")
+  got=$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++)
+      if (jf(o[i], "pid") == p) { req += jf(o[i], "requests"); t += jf(o[i], "disk_time_ns")
+        b += jf(o[i], "bytes"); if (!(jf(o[i], "device") in d)) { d[jf(o[i], "device")]; ds = ds jf(o[i], "device") " " } } }
+      END { printf "%d %d %d %s\n", req, b, t, ds }' p="$iopid" "$W/at-top.out")
+  want=$(awk -v c="$copies" '$1 == "W" { n += c; b += c * $3 } $1 == "R" { n++; b += $3 }
+      END { printf "%d %d\n", n, b }' "$W/at-$s.io")
+  # shellcheck disable=SC2086  # requests, bytes, disk time, devices
+  set -- $got
+  detail="-d $dev: pid $iopid ($tag) charged $1 requests, $2 bytes, disk time $3 ns on $4 (issued: $want$([ "$copies" = 1 ] || echo ", writes on both members"))"
+  if [ "$1 $2" = "$want" ] && [ "${3:-0}" -gt 0 ]; then result "$s-top" PASS "$detail"; else
+    result "$s-top" FAIL "$detail; top: $(tail_of "$W/at-top.out.err")"
+  fi
+  awk -v d="$shift" -v c="$tag" '$1 != "pid" { print $1, $2 + d, $3, p, c } $1 == "pid" { p = $2 }' \
+    "$W/at-$s.io" >"$W/at-$s.want"
+  awk "$JF"' jf($0, "comm") == c {
+      print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes"), jf($0, "pid"), jf($0, "comm") }' \
+    c="$tag" "$sout" >"$W/at-$s.got"
+  if sum=$(compare "$W/at-$s.want" "$W/at-$s.got"); then
+    result "$s-snoop" PASS "-d $dev: $sum (op, sector, bytes, pid, comm)"
+  else
+    result "$s-snoop" FAIL "-d $dev: $sum; snoop: $(tail_of "$sout.err")"
+  fi
+}
+
+# writer CGROUP EVERY FIRST: in cgroup CGROUP, 12 steps a quarter of a
+# second apart; on every EVERY-th step one dd of 3 O_DIRECT writes of 64 KiB
+# (from block FIRST on, then the next three...).
+writer() {
+  echo 0 >"/sys/fs/cgroup/$1/cgroup.procs" || exit 1 # 0: this (sub)shell
+  i=0 at=$3
+  while [ $i -lt 12 ]; do
+    if [ $((i % $2)) = 0 ]; then
+      dd if=/dev/zero of="$dev" bs=64k count=3 seek="$at" oflag=direct 2>/dev/null || exit 1
+      at=$((at + 3))
+    fi
+    sleep 0.25
+    i=$((i + 1))
+  done
+}
+
+# share_check STACK DEV: two writers at once over the same 3 s, one writing
+# 3 times as much as the other (the same dd of 3 writes, on every step
+# against every third), each in its own cgroup (every dd is a new process);
+# the disk time top saw in that window must all go to the two (at most 2 %
+# to anything else); their shares against 75 and 25 % are reported.
+# Nothing else writes meanwhile.
+share_check() {
+  s=$1 dev=$2
+  [ -e /sys/fs/cgroup/cgroup.controllers ] && mkdir -p /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
+  ca=$(stat -c %i /sys/fs/cgroup/mt-a 2>/dev/null) cb=$(stat -c %i /sys/fs/cgroup/mt-b 2>/dev/null)
+  if [ -z "$ca" ] || [ -z "$cb" ] || [ ! -e /sys/fs/cgroup/mt-a/cgroup.procs ]; then
+    result "$s-share" SKIP "no cgroup v2 directories for the two writers"
+    return
+  fi
+  l0=$(wc -l <"$W/at-top.out")
+  (writer mt-a 1 0) &
+  pa=$!
+  (writer mt-b 3 36) &
+  pb=$!
+  wait $pa
+  ra=$?
+  wait $pb
+  rb=$?
+  sleep 1.2 # two more intervals of top
+  l1=$(wc -l <"$W/at-top.out")
+  r=$(sed -n "$((l0 + 1)),${l1}p" "$W/at-top.out" | awk "$JF"' { n = split($0, o, "{");
+      for (i = 1; i <= n; i++) { c = jf(o[i], "cgroup_id"); t = jf(o[i], "disk_time_ns"); if (c == "" || t == "") continue
+        if (c == a) ta += t; else if (c == b) tb += t; else { to += t; if (t > 0) w[jf(o[i], "comm") " " jf(o[i], "device")] += t } } }
+      END { all = ta + tb + to; if (all == 0) { print "0 0 0 0"; exit }
+        for (k in w) ws = ws sprintf("%s %.1f%%; ", k, 100 * w[k] / all)
+        printf "%.1f %.1f %.1f %d %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, ws }' a="$ca" b="$cb")
+  # shellcheck disable=SC2086  # shares of the two writers and the rest, total, who the rest was
+  set -- $r
+  sa=$1 sb=$2 so=$3 all=$4
+  shift 4
+  detail="-d $dev: writer A (cgroup mt-a, 36 x 64 KiB) $sa % and writer B (mt-b, 12 x 64 KiB) $sb % of $all ns of disk time (want 75 and 25 +-5); others $so %${1:+: $*}"
+  # The check: all of the window's disk time went to the two writers (none
+  # to dm-crypt's or md's threads); whether the split is 3:1 within 5 points
+  # is a measure of the disk time's split between concurrent requests,
+  # reported as a fact (docs/kernels.md).
+  within=outside
+  awk -v a="$sa" -v b="$sb" 'BEGIN { exit !(a >= 70 && a <= 80 && b >= 20 && b <= 30) }' && within=within
+  fact "$s-share-3to1" "$within 5 points: A $sa %, B $sb %"
+  if [ "$ra $rb" != "0 0" ]; then
+    result "$s-share" FAIL "a writer failed (exit $ra, $rb); $detail"
+  elif awk -v o="$so" -v a="$sa" -v b="$sb" 'BEGIN { exit !(o <= 2 && a > 0 && b > 0) }'; then
+    result "$s-share" PASS "$detail; 3:1 $within 5 points"
+  else
+    result "$s-share" FAIL "$detail"
+  fi
+}
+
+attrib_stacks() {
+  sd=$(scsi_disk)
+  devs=""
+  for e in $ATTRIB_STACKS; do d=${e#*:}; [ "$d" = SCSI ] && d=/dev/$sd; devs="$devs $d"; done
+  # shellcheck disable=SC2046  # one -d per device
+  "$BLKRR" top --json $(for d in $devs; do [ -b "$d" ] && printf -- '-d %s ' "$d"; done) 0.5 \
+    >"$W/at-top.out" 2>"$W/at-top.out.err" &
+  tpid=$!
+  snoop_start "$W/at-snoop1.out" /dev/nvme0n1 "/dev/$sd" /dev/vdb1
+  s1=$spid
+  snoop_start "$W/at-snoop2.out" /dev/mapper/mtx-linear /dev/mapper/mtx-crypt /dev/md0
+  s2=$spid
+  wait_for "$W/at-top.out" '"seq":1' "$tpid" 120 || echo "top: $(tail_of "$W/at-top.out.err")" >>"$W/at-start"
+  wait_for "$W/at-snoop1.out" origin_ns "$s1" 120 || echo "snoop: $(tail_of "$W/at-snoop1.out.err")" >>"$W/at-start"
+  wait_for "$W/at-snoop2.out" origin_ns "$s2" 120 || echo "snoop: $(tail_of "$W/at-snoop2.out.err")" >>"$W/at-start"
+  : >"$W/at-failed"
+  for e in $ATTRIB_STACKS; do
+    s=${e%%:*} d=${e#*:}
+    case $s in
+    scsi-*) echo "${s#scsi-}" >"/sys/block/$sd/queue/scheduler" 2>/dev/null; d=/dev/$sd ;;
+    esac
+    [ -b "$d" ] && stack_io "$s" "$d"
+  done
+  sleep 0.6
+  [ -b /dev/mapper/mtx-crypt ] && share_check dm-crypt /dev/mapper/mtx-crypt >"$W/at-share"
+  [ -b /dev/md0 ] && share_check md-raid1 /dev/md0 >>"$W/at-share"
+  rmdir /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
+  sleep 0.5
+  stop "$s1"
+  stop "$s2"
+  stop "$tpid"
+  for e in $ATTRIB_STACKS; do
+    s=${e%%:*} d=${e#*:}
+    [ "$d" = SCSI ] && d=/dev/$sd
+    if [ ! -b "$d" ]; then result "$s-top" SKIP "no $d"; result "$s-snoop" SKIP "no $d"; continue; fi
+    case $s in
+    nvme | scsi-*) attrib_check "$s" "$d" "$W/at-snoop1.out" 0 1 ;;
+    partition) attrib_check "$s" "$d" "$W/at-snoop1.out" "$(cat /sys/class/block/vdb1/start)" 1 ;;
+    md-raid1) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 2 ;;
+    *) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 1 ;;
+    esac
+  done
+  cat "$W/at-share" 2>/dev/null
+  [ -s "$W/at-start" ] && fact attribution-start "$(cat "$W/at-start")"
+  fact "attribution-kernel-rows" "$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++) if (index(o[i], "[kernel via")) { k = jf(o[i], "comm") " " jf(o[i], "device"); r[k] += jf(o[i], "requests") } }
+      END { for (k in r) printf "%s: %d requests; ", k, r[k] }' "$W/at-top.out")"
+}
+
 load_stack_modules
 make_load "$W/small.load.gz"
 timed nvme stack_nvme
@@ -273,4 +436,5 @@ timed dm-linear stack_dm_linear
 timed dm-crypt stack_dm_crypt
 timed md-raid1 stack_md_raid1
 timed lvm stack_lvm
+timed attribution attrib_stacks
 echo "MATRIX-STACKS-END $K"
