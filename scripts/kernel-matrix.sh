@@ -20,7 +20,7 @@ KERNELS=5.10,6.1,6.12,host
 BLKRR=$ROOT/build/userspace/cli/blkrr
 CACHE=${BLKRR_MATRIX_CACHE:-/var/cache/blkrr-kernel-matrix}
 KEEP=0
-GUEST_TIMEOUT=${BLKRR_MATRIX_TIMEOUT:-300}
+GUEST_TIMEOUT=${BLKRR_MATRIX_TIMEOUT:-600}
 START=$(date +%s)
 
 usage() {

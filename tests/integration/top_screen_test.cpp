@@ -147,7 +147,9 @@ TEST(TopScreen, QuietPrintsNothing) {
   char buf[512];
   for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   EXPECT_EQ(WEXITSTATUS(pclose(p)), 0) << out;
-  if (out.find("not counted") == std::string::npos) EXPECT_EQ(out, "");
+  if (out.find("not counted") == std::string::npos) {
+    EXPECT_EQ(out, "");
+  }
 }
 
 }  // namespace
