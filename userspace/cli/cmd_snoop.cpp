@@ -12,7 +12,7 @@
 #include "cli/capture_options.h"
 #include "cli/commands.h"
 #include "cli/record_volumes.h"
-#include "core/args.h"
+#include "cli/snoop_args.h"
 #include "core/device.h"
 #include "core/request_json.h"
 #include "core/signals.h"
@@ -23,67 +23,6 @@ namespace blkrr::cli {
 namespace {
 
 using namespace blkrr::live;
-
-struct SnoopArgs {
-  std::vector<std::string> devices;
-  uint32_t pid = 0;
-  bool has_pid = false;
-  std::string comm;
-  bool issue = false, old_start = false, majmin = false, queue = false, json = false;
-  uint64_t duration_ns = 0;  // 0: until a signal
-};
-
-Result<bool> parse_args(int argc, char** argv, SnoopArgs& a) {
-  ArgParser p(argv[0],
-              "[-d DEV]... [-p PID] [-n COMM] [--issue] [--majmin] [-Q] [-j] [-D TIME | duration]",
-              "One line per completed block request: who created it, where, how big, its\n"
-              "latency (issue to completion) and its adaptive disk time (DTIME: the part of\n"
-              "the device's busy time charged to it; summed over requests it is the busy\n"
-              "time). Runs for `duration` (e.g. 10, 1.5s, 2m) or until Ctrl-C. Needs root.");
-  p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
-  p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
-           [&a](std::string_view v) -> Status {
-             auto r = parse_pid(v);
-             if (!r) return r.error();
-             a.pid = *r;
-             a.has_pid = true;
-             return {};
-           });
-  p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
-  p.flag(0, "issue", &a.issue, "add ISSUE(s), the issue time (s since snoop started)");
-  p.flag(0, "start", &a.old_start,
-         "the old spelling of --issue (deprecated: --start TIME is where replay begins)");
-  p.flag(0, "majmin", &a.majmin, "add MAJ and MIN of the device");
-  p.flag('Q', "queue", &a.queue, "add QUE(ms), I/O scheduler insert to issue (- if not queued)");
-  p.common_flag(CommonOpt::kJson, &a.json,
-                "JSON lines: a header object, then one object per request (docs/json.md)");
-  p.common(CommonOpt::kDuration, "stop after this time (e.g. 10, 1.5s, 1m30s; or as `duration`)",
-           [&a](std::string_view v) -> Status {
-             auto d = parse_run_duration("-D", v);
-             if (!d) return d.error();
-             a.duration_ns = *d;
-             return {};
-           });
-  p.removed('s', "--issue (the issue time column)");
-  p.removed('t', "nothing: TIME(s), the completion time, is always shown");
-  p.removed('N', "--majmin");
-  std::vector<std::string> pos;
-  p.positionals("[duration]", &pos, 0, 1);
-  p.examples(
-      "  blkrr snoop                      every request on every disk\n"
-      "  blkrr snoop -d sda2 --issue 10   partition sda2 with issue times, for 10 s\n"
-      "  blkrr snoop -n postgres -j       one JSON line per request of postgres\n"
-      "  blkrr snoop -Q -d sda            with the time spent in sda's I/O scheduler\n");
-  auto r = p.parse(argc, argv);
-  if (!r || !*r) return r;
-  BLKRR_TRY(take_positional_duration(pos, a.duration_ns));
-  if (a.old_start) {
-    std::fprintf(stderr, "blkrr snoop: --start is now --issue (the ISSUE(s) column)\n");
-    a.issue = true;
-  }
-  BLKRR_TRY(check_comm(a.comm));
-  return true;
-}
 
 // Reports loss counters that grew since the last call, on stderr.
 class LossReporter {
@@ -109,17 +48,13 @@ class LossReporter {
   CounterDelta delta_;
 };
 
-}  // namespace
-
-Result<int> cmd_snoop(int argc, char** argv) {
-  SnoopArgs a;
-  auto pr = parse_args(argc, argv, a);
-  if (!pr) return pr.error();
-  if (!*pr) return 0;
+// The filters of the command line; opens the devices (the maps of the
+// volumes among them in *volume_maps) and looks the process up.
+Result<CaptureConfig> snoop_capture_config(const SnoopArgs& a,
+                                           std::vector<VolumeMap>* volume_maps) {
   CaptureConfig cfg;
-  std::vector<VolumeMap> volume_maps;
-  BLKRR_TRY(select_devices(a.devices, cfg, &volume_maps));
-  add_stack_attribution(cfg, volume_maps, "snoop");
+  BLKRR_TRY(select_devices(a.devices, cfg, volume_maps));
+  add_stack_attribution(cfg, *volume_maps, "snoop");
   if (a.has_pid) {
     BLKRR_TRY(require_process(a.pid));
     cfg.tgid = a.pid;
@@ -127,71 +62,82 @@ Result<int> cmd_snoop(int argc, char** argv) {
   if (!a.comm.empty()) cfg.comm = a.comm;
   cfg.emit_events = true;
   cfg.queue_time = a.queue;
+  return cfg;
+}
 
-  // Before the capture starts its thread.
-  StopSignals signals({.mode = StopSignals::Mode::kBlock, .hangup = true});
-  auto cap = Capture::start(cfg);
-  if (!cap) return cap.error();
-  Capture& capture = **cap;
-  // Without queue time the capture said why (one line); QUE shows "-".
-  SnoopOptions opt{a.issue, a.majmin, a.queue, mono_ns()};
-  uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
+// One line (or JSON object) per request on standard output, and the counts
+// said at exit.
+class RequestPrinter {
+ public:
+  RequestPrinter(const Capture& capture, const SnoopArgs& a, const SnoopOptions& opt)
+      : capture_(capture), a_(a), opt_(opt) {}
 
-  DeviceNamer namer;
-  uint64_t lost = 0, running_at_exit = 0, shown = 0;
-  bool out_ok = true;
-  int out_errno = 0;  // the failed write's
-  // A volume's requests are shown as the volume saw them (cli/record_volumes.h).
-  VolumeRecords volumes(std::move(volume_maps), cfg);
-  const std::function<void(const Request&)> show = [&](const Request& r) {
+  // The column titles, or with --json a header object first (like `dump -j`:
+  // what the capture runs with).
+  void header() const {
+    if (!a_.json) {
+      std::printf("%s\n", snoop_header(opt_).c_str());
+      return;
+    }
+    nlohmann::json h = requests_header("blkrr snoop");
+    h["origin_ns"] = opt_.base_ns;
+    h["capture_features"] = capture_.features();
+    std::printf("%s\n", json_line(h).c_str());
+  }
+
+  void print(const Request& r) {
     if (!out_ok) return;  // standard output failed: nothing more reaches it
     if (!r.completed()) {
       // Its completion never reached the program (the kernel skipped it): the
       // request happened and is shown with "-" for end and latency. Requests
       // that may still be on the device when we stop are not shown.
-      RequestExtra x = capture.current_extra();
+      RequestExtra x = capture_.current_extra();
       if (x.at_stop && !x.disk_idle_at_stop) {
         ++running_at_exit;
         return;
       }
       ++lost;
     }
-    const std::string& dev = namer.name(r.part ? r.part : r.dev);
+    std::string line = format(r) + '\n';
+    if (std::fputs(line.c_str(), stdout) < 0) failed(errno);
+    ++shown;
+  }
+
+  void failed(int err) {
+    out_ok = false;
+    out_errno = err;
+  }
+
+  uint64_t lost = 0, running_at_exit = 0, shown = 0;
+  bool out_ok = true;
+  int out_errno = 0;  // the failed write's
+
+ private:
+  std::string format(const Request& r) {
+    const std::string& dev = namer_.name(r.part ? r.part : r.dev);
     std::optional<uint64_t> queue_ns;
-    uint64_t insert_ns = a.queue ? capture.current_extra().insert_ns : kNoTime;
+    uint64_t insert_ns = a_.queue ? capture_.current_extra().insert_ns : kNoTime;
     bool issued = !(r.rec_flags & kRecIssueNotSeen);
     if (insert_ns != kNoTime && issued && insert_ns <= r.issue_ns)
       queue_ns = r.issue_ns - insert_ns;
-    std::string line;
-    if (a.json) {
-      nlohmann::json j = snoop_json(r, dev, opt, queue_ns);
-      if (insert_ns != kNoTime) j["insert_ns"] = insert_ns;
-      line = json_line(j);
-    } else {
-      line = snoop_line(r, dev, opt, queue_ns);
-    }
-    line += '\n';
-    if (std::fputs(line.c_str(), stdout) < 0) {
-      out_ok = false;
-      out_errno = errno;
-    }
-    ++shown;
-  };
-  Capture::EventFn print = [&](const Request& r) { volumes.translate(r, show); };
-  if (!a.json)
-    std::printf("%s\n", snoop_header(opt).c_str());
-  else {  // like `dump -j`: a header object first (what the capture runs with)
-    nlohmann::json h = requests_header("blkrr snoop");
-    h["origin_ns"] = opt.base_ns;
-    h["capture_features"] = capture.features();
-    std::printf("%s\n", json_line(h).c_str());
+    if (!a_.json) return snoop_line(r, dev, opt_, queue_ns);
+    nlohmann::json j = snoop_json(r, dev, opt_, queue_ns);
+    if (insert_ns != kNoTime) j["insert_ns"] = insert_ns;
+    return json_line(j);
   }
 
-  std::vector<std::string> watched;
-  for (const auto& d : cfg.devices) watched.push_back(d.part ? d.part->name : d.disk_name);
-  LossReporter losses(watched);
-  uint64_t last_report = opt.base_ns;
-  while (out_ok) {
+  const Capture& capture_;
+  const SnoopArgs& a_;
+  const SnoopOptions& opt_;
+  DeviceNamer namer_;
+};
+
+// Polls the capture from `start` until the deadline (0: none), a stop signal
+// or a failed write, saying the losses once a second.
+Status poll_until_stop(Capture& capture, StopSignals& signals, uint64_t start, uint64_t deadline,
+                       const Capture::EventFn& print, RequestPrinter& out, LossReporter& losses) {
+  uint64_t last_report = start;
+  while (out.out_ok) {
     uint64_t now = mono_ns();
     if (deadline && now >= deadline) break;
     int timeout_ms = 100;
@@ -200,8 +146,7 @@ Result<int> cmd_snoop(int argc, char** argv) {
     auto n = capture.poll(timeout_ms, print);
     if (!n) return n.error();
     if (std::fflush(stdout) != 0) {  // reader went away, or a full disk
-      out_ok = false;
-      out_errno = errno;
+      out.failed(errno);
       break;
     }
     if (signals.pending()) break;
@@ -210,29 +155,70 @@ Result<int> cmd_snoop(int argc, char** argv) {
       last_report = mono_ns();
     }
   }
+  return {};
+}
+
+// The requests not shown whole, on stderr.
+void print_exit_counts(const RequestPrinter& out) {
+  if (out.lost)
+    std::fprintf(stderr,
+                 "blkrr snoop: %" PRIu64
+                 " requests shown without end and latency: the kernel did not run the "
+                 "completion program for them (record flag completion-not-seen)\n",
+                 out.lost);
+  if (out.running_at_exit)
+    std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests still in flight at exit not shown\n",
+                 out.running_at_exit);
+}
+
+Result<int> run_snoop(const SnoopArgs& a) {
+  std::vector<VolumeMap> volume_maps;
+  auto cfg = snoop_capture_config(a, &volume_maps);
+  if (!cfg) return cfg.error();
+  // Before the capture starts its thread.
+  StopSignals signals({.mode = StopSignals::Mode::kBlock, .hangup = true});
+  auto cap = Capture::start(*cfg);
+  if (!cap) return cap.error();
+  Capture& capture = **cap;
+  // Without queue time the capture said why (one line); QUE shows "-".
+  SnoopOptions opt{a.issue, a.majmin, a.queue, mono_ns()};
+  uint64_t deadline = a.duration_ns ? opt.base_ns + a.duration_ns : 0;
+  RequestPrinter out(capture, a, opt);
+  out.header();
+  // A volume's requests are shown as the volume saw them (cli/record_volumes.h).
+  VolumeRecords volumes(std::move(volume_maps), *cfg);
+  const std::function<void(const Request&)> show = [&out](const Request& r) { out.print(r); };
+  Capture::EventFn print = [&](const Request& r) { volumes.translate(r, show); };
+
+  std::vector<std::string> watched;
+  for (const auto& d : cfg->devices) watched.push_back(d.part ? d.part->name : d.disk_name);
+  LossReporter losses(watched);
+  BLKRR_TRY(poll_until_stop(capture, signals, opt.base_ns, deadline, print, out, losses));
   auto st = capture.stop(print);
   std::fflush(stdout);
   if (!st) return st.error();
   Counters c = capture.counters();
   losses.report(c, true);
   if (a.json)  // ... and a counters object last
-    std::printf("%s\n",
-                json_line({{"type", "counters"}, {"requests", shown}, {"counters", c}}).c_str());
-  if (lost)
-    std::fprintf(stderr,
-                 "blkrr snoop: %" PRIu64
-                 " requests shown without end and latency: the kernel did not run the "
-                 "completion program for them (record flag completion-not-seen)\n",
-                 lost);
-  if (running_at_exit)
-    std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests still in flight at exit not shown\n",
-                 running_at_exit);
-  if (out_errno)
-    return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno) +
-                 "; stopped after " + std::to_string(shown) +
+    std::printf(
+        "%s\n",
+        json_line({{"type", "counters"}, {"requests", out.shown}, {"counters", c}}).c_str());
+  print_exit_counts(out);
+  if (out.out_errno)
+    return Error(std::string("cannot write to standard output: ") + std::strerror(out.out_errno) +
+                 "; stopped after " + std::to_string(out.shown) +
                  " requests (the last ones, still buffered, may not have arrived)");
-  std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", shown);
+  std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", out.shown);
   return 0;
+}
+
+}  // namespace
+
+Result<int> cmd_snoop(int argc, char** argv) {
+  auto a = parse_snoop_args(argc, argv);
+  if (!a) return a.error();
+  if (a->help_shown) return 0;
+  return run_snoop(*a);
 }
 
 }  // namespace blkrr::cli
