@@ -44,6 +44,10 @@ uint32_t get32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
+std::string at_offset(uint64_t off) {
+  return " at offset " + std::to_string(off);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- writer
@@ -297,19 +301,79 @@ bool TraceReader::at_end() {
   return false;
 }
 
+Result<bool> TraceReader::cut_off(const std::string& what, uint64_t off) {
+  warning_ = "'" + path_ + "' ends inside " + what + at_offset(off) +
+             " (recording cut off?): read " + std::to_string(records_) +
+             " records; counters unavailable";
+  done_ = true;
+  return false;
+}
+
+Result<bool> TraceReader::read_trailer(uint64_t off, const uint8_t* h) {
+  uint32_t len = get32(h + 4);
+  if (len > kMaxHeader)
+    return Error("'" + path_ + "': corrupt trailer" + at_offset(off) + " (length " +
+                 std::to_string(len) + ")");
+  if (off + 12 + len > file_size_) return cut_off("the trailer", off);
+  std::string js(len, '\0');
+  if (std::fread(js.data(), 1, len, f_.get()) != len) return cut_off("the trailer", off);
+  if (crc(js.data(), len) != get32(h + 8))
+    return Error("'" + path_ + "': corrupt trailer" + at_offset(off) + " (checksum mismatch)");
+  if (json_nesting_depth(js) > kMaxJsonDepth)
+    return Error("'" + path_ + "': trailer" + at_offset(off) + " is nested too deeply");
+  if (file_size_ == kUnknownSize ? !at_end() : off + 12 + len != file_size_)
+    return Error("'" + path_ + "': " +
+                 (file_size_ == kUnknownSize
+                      ? std::string("unknown data")
+                      : std::to_string(file_size_ - off - 12 - len) + " bytes of unknown data") +
+                 " after the trailer" + at_offset(off) + " (two files joined? corrupt)");
+  auto c = trailer_counters(js);
+  if (!c) return Error("'" + path_ + "': trailer" + at_offset(off) + ": " + c.error().message);
+  trailer_ = std::move(*c);
+  done_ = true;
+  return false;
+}
+
+Result<bool> TraceReader::read_block(uint64_t off, uint8_t* h, bool cols) {
+  if (std::fread(h + 12, 1, 8, f_.get()) != 8) return cut_off("a block header", off);
+  uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12),
+           want = get32(h + 16);
+  const uint64_t full = uint64_t{nrec} * kRecordSize;
+  if (nrec > kMaxBlockRecords || (!cols && raw_len != full) ||
+      (cols && (raw_len < kColumnMaskBytes || raw_len > kColumnMaskBytes + full + kRecordSize)))
+    return Error("'" + path_ + "': corrupt block header" + at_offset(off) + " (" +
+                 std::to_string(nrec) + " records, " + std::to_string(raw_len) + " bytes)");
+  // Deflate never grows data by an eighth: a longer block is corrupt (and a
+  // stream, whose size is unknown, must not make us allocate 4 GiB).
+  if (comp_len > raw_len + raw_len / 8 + 4096)
+    return Error("'" + path_ + "': corrupt block header" + at_offset(off) + " (" +
+                 std::to_string(comp_len) + " compressed bytes for " + std::to_string(raw_len) +
+                 ")");
+  if (off + 20 + comp_len > file_size_) return cut_off("a block", off);
+  comp_.resize(comp_len);
+  if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return cut_off("a block", off);
+  if (crc(comp_.data(), comp_len) != want)
+    return Error("'" + path_ + "': corrupt block" + at_offset(off) + " (checksum mismatch)");
+  std::vector<uint8_t>& inflated = cols ? payload_ : raw_;
+  inflated.resize(raw_len);
+  if (!dec_) dec_.reset(libdeflate_alloc_decompressor());
+  auto* dec = static_cast<libdeflate_decompressor*>(dec_.get());
+  if (!dec || libdeflate_zlib_decompress(dec, comp_.data(), comp_len, inflated.data(), raw_len,
+                                         nullptr) != LIBDEFLATE_SUCCESS)
+    return Error("'" + path_ + "': corrupt block" + at_offset(off) + " (does not decompress)");
+  if (cols && !unpack_columns(payload_.data(), payload_.size(), nrec, raw_))
+    return Error("'" + path_ + "': corrupt block" + at_offset(off) +
+                 " (column layout does not match its record count)");
+  decode_records(raw_, nrec, block_);
+  return true;
+}
+
 Result<bool> TraceReader::load_block() {
   block_.clear();
   pos_ = 0;
   while (block_.empty()) {
     if (done_) return false;
     auto off = static_cast<uint64_t>(std::ftell(f_.get()));
-    auto at = [&] { return " at offset " + std::to_string(off); };
-    auto truncated = [&](const std::string& what) -> Result<bool> {
-      warning_ = "'" + path_ + "' ends inside " + what + at() + " (recording cut off?): read " +
-                 std::to_string(records_) + " records; counters unavailable";
-      done_ = true;
-      return false;
-    };
     if (off == file_size_ || at_end()) {
       warning_ = "'" + path_ + "' has no trailer (recording did not end cleanly): read " +
                  std::to_string(records_) + " records; counters unavailable";
@@ -318,66 +382,14 @@ Result<bool> TraceReader::load_block() {
     }
     uint8_t h[20];
     size_t got = std::fread(h, 1, 12, f_.get());
-    if (got < 12) return truncated("a chunk header");
+    if (got < 12) return cut_off("a chunk header", off);
     uint32_t magic = get32(h);
-    if (magic == kTrailerMagic) {
-      uint32_t len = get32(h + 4);
-      if (len > kMaxHeader)
-        return Error("'" + path_ + "': corrupt trailer" + at() + " (length " + std::to_string(len) +
-                     ")");
-      if (off + 12 + len > file_size_) return truncated("the trailer");
-      std::string js(len, '\0');
-      if (std::fread(js.data(), 1, len, f_.get()) != len) return truncated("the trailer");
-      if (crc(js.data(), len) != get32(h + 8))
-        return Error("'" + path_ + "': corrupt trailer" + at() + " (checksum mismatch)");
-      if (json_nesting_depth(js) > kMaxJsonDepth)
-        return Error("'" + path_ + "': trailer" + at() + " is nested too deeply");
-      if (file_size_ == kUnknownSize ? !at_end() : off + 12 + len != file_size_)
-        return Error("'" + path_ + "': " +
-                     (file_size_ == kUnknownSize ? std::string("unknown data")
-                                                 : std::to_string(file_size_ - off - 12 - len) +
-                                                       " bytes of unknown data") +
-                     " after the trailer" + at() + " (two files joined? corrupt)");
-      auto c = trailer_counters(js);
-      if (!c) return Error("'" + path_ + "': trailer" + at() + ": " + c.error().message);
-      trailer_ = std::move(*c);
-      done_ = true;
-      return false;
-    }
+    if (magic == kTrailerMagic) return read_trailer(off, h);
     if (magic != kBlockMagic && magic != kColBlockMagic)
-      return Error("'" + path_ + "': corrupt data" + at() +
+      return Error("'" + path_ + "': corrupt data" + at_offset(off) +
                    " (unknown chunk; not a block or trailer)");
-    const bool cols = magic == kColBlockMagic;
-    if (std::fread(h + 12, 1, 8, f_.get()) != 8) return truncated("a block header");
-    uint32_t nrec = get32(h + 4), raw_len = get32(h + 8), comp_len = get32(h + 12),
-             want = get32(h + 16);
-    const uint64_t full = uint64_t{nrec} * kRecordSize;
-    if (nrec > kMaxBlockRecords || (!cols && raw_len != full) ||
-        (cols && (raw_len < kColumnMaskBytes || raw_len > kColumnMaskBytes + full + kRecordSize)))
-      return Error("'" + path_ + "': corrupt block header" + at() + " (" + std::to_string(nrec) +
-                   " records, " + std::to_string(raw_len) + " bytes)");
-    // Deflate never grows data by an eighth: a longer block is corrupt (and a
-    // stream, whose size is unknown, must not make us allocate 4 GiB).
-    if (comp_len > raw_len + raw_len / 8 + 4096)
-      return Error("'" + path_ + "': corrupt block header" + at() + " (" +
-                   std::to_string(comp_len) + " compressed bytes for " + std::to_string(raw_len) +
-                   ")");
-    if (off + 20 + comp_len > file_size_) return truncated("a block");
-    comp_.resize(comp_len);
-    if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return truncated("a block");
-    if (crc(comp_.data(), comp_len) != want)
-      return Error("'" + path_ + "': corrupt block" + at() + " (checksum mismatch)");
-    std::vector<uint8_t>& inflated = cols ? payload_ : raw_;
-    inflated.resize(raw_len);
-    if (!dec_) dec_.reset(libdeflate_alloc_decompressor());
-    auto* dec = static_cast<libdeflate_decompressor*>(dec_.get());
-    if (!dec || libdeflate_zlib_decompress(dec, comp_.data(), comp_len, inflated.data(), raw_len,
-                                           nullptr) != LIBDEFLATE_SUCCESS)
-      return Error("'" + path_ + "': corrupt block" + at() + " (does not decompress)");
-    if (cols && !unpack_columns(payload_.data(), payload_.size(), nrec, raw_))
-      return Error("'" + path_ + "': corrupt block" + at() +
-                   " (column layout does not match its record count)");
-    decode_records(raw_, nrec, block_);
+    auto r = read_block(off, h, magic == kColBlockMagic);
+    if (!r || !*r) return r;
   }
   return true;
 }

@@ -143,6 +143,11 @@ class TraceReader {
  private:
   TraceReader() = default;
   Result<bool> load_block();
+  // The pieces of load_block() at file offset `off`, after the chunk's first
+  // 12 bytes `h`: false at the end of the records.
+  Result<bool> read_trailer(uint64_t off, const uint8_t* h);
+  Result<bool> read_block(uint64_t off, uint8_t* h, bool cols);  // h has room for 20 bytes
+  Result<bool> cut_off(const std::string& what, uint64_t off);   // a warning, then the end
 
   std::string path_;
   FilePtr f_;
