@@ -317,6 +317,44 @@ Status Replayer::final_verify() {
   return {};
 }
 
+Result<bool> Replayer::start_due(uint64_t& now, bool& first) {
+  while (head_ && in_flight_ < cfg_.queue_depth) {
+    if (now < start_ + head_->due_ns) break;
+    auto a = admit_head();
+    if (!a) return a.error();
+    if (*a == Admit::kHeld) return true;
+    head_.reset();
+    first = false;
+    if (batch_.size() >= cfg_.max_batch) BLKRR_TRY(flush_batch());
+    BLKRR_TRY(fetch_head());
+    now = clock_.now_ns();
+  }
+  return false;
+}
+
+void Replayer::record_unstarted() {
+  for (const Parked& p : parked_) emit_unstarted(p.req, p.flags | kReplayNotStarted);
+  parked_.clear();
+  parked_at_.clear();
+  if (head_) emit_unstarted(*head_, head_flags_ | kReplayNotStarted);
+  head_.reset();
+  if (gate_)
+    gate_->drain(
+        [this](const PlannedRequest& r, uint8_t f) { emit_unstarted(r, f | kReplayNotStarted); });
+}
+
+void Replayer::finish_result(uint64_t cpu0) {
+  trim_verify_errors();
+  res_.verify_errors = verify_errors_dropped_ + res_.verify_error_list.size();
+  res_.sectors_verified = verify_.sectors_checked();
+  res_.sectors_unverifiable = verify_.sectors_unverifiable();
+  res_.thread_cpu_ns = thread_cpu_ns() - cpu0;
+  if (gate_) {
+    res_.gate = gate_->counters();
+    res_.reaction_ns = gate_->reaction_ns();
+  }
+}
+
 Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
   const uint64_t cpu0 = thread_cpu_ns();
   BLKRR_TRY(fetch_head());  // the first read (and gzip start-up) happens before the clock starts
@@ -347,26 +385,13 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
     BLKRR_TRY(release_parked());
     BLKRR_TRY(fetch_head());
     uint64_t now = clock_.now_ns();
-    bool held = false;
-    while (head_ && in_flight_ < cfg_.queue_depth) {
-      if (now < start_ + head_->due_ns) break;
-      auto a = admit_head();
-      if (!a) return a.error();
-      if (*a == Admit::kHeld) {
-        held = true;
-        break;
-      }
-      head_.reset();
-      first = false;
-      if (batch_.size() >= cfg_.max_batch) BLKRR_TRY(flush_batch());
-      BLKRR_TRY(fetch_head());
-      now = clock_.now_ns();
-    }
+    auto held = start_due(now, first);
+    if (!held) return held.error();
     BLKRR_TRY(flush_batch());
     report_progress(now);
     if (!head_ && src_done_ && parked_.empty() && in_flight_ == 0 && (!gate_ || !gate_->held()))
       break;
-    if (head_ && !held && in_flight_ < cfg_.queue_depth) {
+    if (head_ && !*held && in_flight_ < cfg_.queue_depth) {
       const uint64_t due = start_ + head_->due_ns;
       now = clock_.now_ns();
       if (now >= due) continue;
@@ -397,28 +422,12 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
     BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
     BLKRR_TRY(handle(done_));
   }
-  if (stopping) {
-    for (const Parked& p : parked_) emit_unstarted(p.req, p.flags | kReplayNotStarted);
-    parked_.clear();
-    parked_at_.clear();
-    if (head_) emit_unstarted(*head_, head_flags_ | kReplayNotStarted);
-    head_.reset();
-    if (gate_)
-      gate_->drain(
-          [this](const PlannedRequest& r, uint8_t f) { emit_unstarted(r, f | kReplayNotStarted); });
-  } else if (cfg_.vmode == VerifyMode::kFinalVerify) {
+  if (stopping)
+    record_unstarted();
+  else if (cfg_.vmode == VerifyMode::kFinalVerify)
     BLKRR_TRY(final_verify());
-  }
   bus_.flush();
-  trim_verify_errors();
-  res_.verify_errors = verify_errors_dropped_ + res_.verify_error_list.size();
-  res_.sectors_verified = verify_.sectors_checked();
-  res_.sectors_unverifiable = verify_.sectors_unverifiable();
-  res_.thread_cpu_ns = thread_cpu_ns() - cpu0;
-  if (gate_) {
-    res_.gate = gate_->counters();
-    res_.reaction_ns = gate_->reaction_ns();
-  }
+  finish_result(cpu0);
   return res_;
 }
 

@@ -116,6 +116,12 @@ class Replayer {
   Status fetch_head();
   Status fetch_dependent();
   Result<Admit> admit_head();
+  // The pieces of run(): starts the requests due at `now` while there is
+  // room (true when the head is held back); after a stop, the requests not
+  // started recorded as such; the result's totals.
+  Result<bool> start_due(uint64_t& now, bool& first);
+  void record_unstarted();
+  void finish_result(uint64_t cpu0);
   void trim_verify_errors();
   void note_failure(const PlannedRequest& r, int32_t result, uint64_t submit_ns);
   Status start(const PlannedRequest& r, uint8_t flags, Purpose purpose);
