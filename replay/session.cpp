@@ -380,6 +380,23 @@ int exit_status(const ReplayResult& res) {
   return 0;
 }
 
+// --start-at: the instant on the replay clock of that wall-clock time.
+Status set_start_at(const SessionOptions& o, Clock& clock, ReplayConfig& cfg) {
+  if (!o.start_at_unix) return {};
+  auto at =
+      start_instant_for_unix(*o.start_at_unix, clock.now_ns(), clock.realtime_ns(), 1'000'000);
+  if (!at) return at.error();
+  cfg.start_instant_ns = *at;
+  return {};
+}
+
+// The device went away during the run.
+std::string device_gone_message(const SessionOptions& o, const ReplayResult& res) {
+  return "blkrr replay: " + o.device + ": " + res.failures.stop_reason +
+         "; what completed before is in the results" +
+         (o.output.empty() ? std::string() : " (" + o.output + ")");
+}
+
 }  // namespace
 
 Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks& hooks,
@@ -424,12 +441,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   const std::unique_ptr<LoadCounter> total = load_counter(o, sched);
   ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns(), total.get());
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
-  if (o.start_at_unix) {
-    auto at =
-        start_instant_for_unix(*o.start_at_unix, clock.now_ns(), clock.realtime_ns(), 1'000'000);
-    if (!at) return at.error();
-    cfg.start_instant_ns = *at;
-  }
+  BLKRR_TRY(set_start_at(o, clock, cfg));
 
   reader.prefill();  // start with requests in hand
   // With --realtime, no page fault on memory already in use (rings, slots,
@@ -464,10 +476,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   oc.report = end_report(o, *tgt, fake, res, tail);
   if (cfg.dependency) oc.report.push_back(dependency_line(oc.summary["dependency"]));
   oc.exit_status = exit_status(res);
-  if (res.failures.device_gone)
-    oc.device_gone = "blkrr replay: " + o.device + ": " + res.failures.stop_reason +
-                     "; what completed before is in the results" +
-                     (o.output.empty() ? std::string() : " (" + o.output + ")");
+  if (res.failures.device_gone) oc.device_gone = device_gone_message(o, res);
   return oc;
 }
 
