@@ -73,6 +73,72 @@ bool field(std::string_view& line, T& v) {
   return true;
 }
 
+// A line before the column header into `d` (`header_done` at the column
+// header): nullptr, or what is wrong with it.
+const char* take_header_line(std::string_view line, Dataset& d, bool& header_done) {
+  auto val = [&](std::string_view key) -> std::optional<std::string> {
+    if (line.substr(0, key.size()) == key) return std::string(line.substr(key.size()));
+    return std::nullopt;
+  };
+  if (auto v = val("# kind=")) {
+    d.kind = *v == "replay"  ? DataKind::kReplay
+             : *v == "trace" ? DataKind::kTrace
+                             : DataKind::kLoad;
+  } else if (auto v2 = val("# label=")) {
+    d.label = *v2;
+  } else if (auto v3 = val("# path=")) {
+    d.path = *v3;
+  } else if (auto v4 = val("# other_requests=")) {
+    auto n = parse_u64(*v4);
+    if (!n) return "bad other_requests";
+    d.other_requests = *n;
+  } else if (val("# fake=1")) {
+    d.fake = true;
+  } else if (auto v8 = val("# time_scale=")) {
+    auto w = parse_double(*v8);
+    if (!w || !(*w > 0)) return "bad time scale";
+    d.time_scale = *w;
+  } else if (auto v7 = val("# wraparound_factor=")) {
+    auto w = parse_double(*v7);
+    if (!w) return "bad wraparound factor";
+    d.wraparound_factor = *w;
+  } else if (auto v5 = val("# info=")) {
+    d.info.push_back(*v5);
+  } else if (auto v6 = val("# proc=")) {
+    std::string_view f = *v6;
+    ProcInfo p;
+    if (!field(f, p.tgid) || !field(f, p.requests) || !field(f, p.bytes) ||
+        !field(f, p.disk_time_ns))
+      return "bad process line";
+    p.comm = std::string(f);
+    d.procs.push_back(p);
+  } else if (line.substr(0, 5) == "t_ns,") {
+    header_done = true;
+  } else if (line.empty() || line[0] != '#') {
+    return "missing column header";
+  }
+  return nullptr;
+}
+
+// A data row into `s` (of a dataset with `procs` processes); false if malformed.
+bool take_row(std::string_view line, size_t procs, Sample& s) {
+  char op = 0;
+  unsigned flags = 0, proc = 0;
+  std::string_view f = line;
+  if (!field(f, s.t_ns) || !field(f, s.sector) || !field(f, s.sectors) || f.size() < 2)
+    return false;
+  op = f[0];
+  f.remove_prefix(2);
+  if ((op != 'R' && op != 'W') || !field(f, flags) || !field(f, proc) || !field(f, s.delay_ns) ||
+      !field(f, s.latency_ns) || !f.empty() || flags > 0xff || proc > kNoProc ||
+      (proc != kNoProc && proc >= procs))
+    return false;
+  s.op = op == 'W' ? kSampleWrite : kSampleRead;
+  s.flags = static_cast<uint8_t>(flags);
+  s.proc = static_cast<uint16_t>(proc);
+  return true;
+}
+
 }  // namespace
 
 Result<Dataset> load_saved_dataset(const std::string& path) {
@@ -91,64 +157,11 @@ Result<Dataset> load_saved_dataset(const std::string& path) {
     if (!more) return more.error();
     if (!*more) break;
     if (!header) {
-      auto val = [&](std::string_view key) -> std::optional<std::string> {
-        if (line.substr(0, key.size()) == key) return std::string(line.substr(key.size()));
-        return std::nullopt;
-      };
-      if (auto v = val("# kind=")) {
-        d.kind = *v == "replay"  ? DataKind::kReplay
-                 : *v == "trace" ? DataKind::kTrace
-                                 : DataKind::kLoad;
-      } else if (auto v2 = val("# label=")) {
-        d.label = *v2;
-      } else if (auto v3 = val("# path=")) {
-        d.path = *v3;
-      } else if (auto v4 = val("# other_requests=")) {
-        auto n = parse_u64(*v4);
-        if (!n) return bad("bad other_requests");
-        d.other_requests = *n;
-      } else if (val("# fake=1")) {
-        d.fake = true;
-      } else if (auto v8 = val("# time_scale=")) {
-        auto w = parse_double(*v8);
-        if (!w || !(*w > 0)) return bad("bad time scale");
-        d.time_scale = *w;
-      } else if (auto v7 = val("# wraparound_factor=")) {
-        auto w = parse_double(*v7);
-        if (!w) return bad("bad wraparound factor");
-        d.wraparound_factor = *w;
-      } else if (auto v5 = val("# info=")) {
-        d.info.push_back(*v5);
-      } else if (auto v6 = val("# proc=")) {
-        std::string_view f = *v6;
-        ProcInfo p;
-        if (!field(f, p.tgid) || !field(f, p.requests) || !field(f, p.bytes) ||
-            !field(f, p.disk_time_ns))
-          return bad("bad process line");
-        p.comm = std::string(f);
-        d.procs.push_back(p);
-      } else if (line.substr(0, 5) == "t_ns,") {
-        header = true;
-      } else if (line.empty() || line[0] != '#') {
-        return bad("missing column header");
-      }
+      if (const char* what = take_header_line(line, d, header)) return bad(what);
       continue;
     }
     Sample s;
-    char op = 0;
-    unsigned flags = 0, proc = 0;
-    std::string_view f = line;
-    if (!field(f, s.t_ns) || !field(f, s.sector) || !field(f, s.sectors) || f.size() < 2)
-      return bad("malformed row");
-    op = f[0];
-    f.remove_prefix(2);
-    if ((op != 'R' && op != 'W') || !field(f, flags) || !field(f, proc) || !field(f, s.delay_ns) ||
-        !field(f, s.latency_ns) || !f.empty() || flags > 0xff || proc > kNoProc ||
-        (proc != kNoProc && proc >= d.procs.size()))
-      return bad("malformed row");
-    s.op = op == 'W' ? kSampleWrite : kSampleRead;
-    s.flags = static_cast<uint8_t>(flags);
-    s.proc = static_cast<uint16_t>(proc);
+    if (!take_row(line, d.procs.size(), s)) return bad("malformed row");
     d.samples.push_back(s);
   }
   if (!header) return Error(path + ": no data in saved report data (truncated?)");
