@@ -153,6 +153,23 @@ Ranges ranges_of(const Dataset& d, const Timing& t) {
   return r;
 }
 
+// Latency (and with `replay` the issue delay) of every request against the
+// requests in flight at its issue.
+Status add_in_flight(const Dataset& d, bool replay, Scatter& lat_q, Scatter& del_q) {
+  auto by_issue = d.sorted(SortKey::kIssue);
+  if (!by_issue) return by_issue.error();
+  auto by_completion = d.sorted(SortKey::kCompletion);
+  if (!by_completion) return by_completion.error();
+  sweep_in_flight(
+      **by_issue, **by_completion,
+      [&](const Sample& s, uint32_t level) {
+        lat_q.add(level, ms(s.latency_ns), s.write());
+        if (replay) del_q.add(level, static_cast<double>(s.delay_ns) / 1e6, s.write());
+      },
+      [](uint64_t) {});
+  return {};
+}
+
 }  // namespace
 
 double max_over(const std::vector<const Dataset*>& data, uint64_t SampleBounds::*f) {
@@ -224,17 +241,7 @@ Status scatter_plots(Context& ctx, Section& sec, const std::vector<const Dataset
     });
     BLKRR_TRY(lat_q.begin(ctx, d, di, 1, r.inflight, r.lat0, r.lat1));
     if (replay) BLKRR_TRY(del_q.begin(ctx, d, ri, 1, r.inflight, r.delay0, r.delay1));
-    auto by_issue = d.sorted(SortKey::kIssue);
-    if (!by_issue) return by_issue.error();
-    auto by_completion = d.sorted(SortKey::kCompletion);
-    if (!by_completion) return by_completion.error();
-    sweep_in_flight(
-        **by_issue, **by_completion,
-        [&](const Sample& s, uint32_t level) {
-          lat_q.add(level, ms(s.latency_ns), s.write());
-          if (replay) del_q.add(level, static_cast<double>(s.delay_ns) / 1e6, s.write());
-        },
-        [](uint64_t) {});
+    BLKRR_TRY(add_in_flight(d, replay, lat_q, del_q));
     for (Scatter* p : {&sonar, &lat_t, &lat_done, &lat_idx, &lat_q}) BLKRR_TRY(p->end());
     if (replay) {
       for (Scatter* p : {&del_t, &del_q, &lat_del}) BLKRR_TRY(p->end());
