@@ -97,7 +97,7 @@ Result<int> cmd_report(int argc, char** argv) {
     if (std::string(argv[i]) == "--fleet") return cmd_report_fleet(argc, argv);
   auto a = parse_report_args(argc, argv);
   if (!a) return a.error();
-  if (a->help_shown) return 0;
+  if (a->help_printed) return 0;
   return run_report(*a);
 }
 

@@ -217,7 +217,7 @@ Result<int> run_snoop(const SnoopArgs& a) {
 Result<int> cmd_snoop(int argc, char** argv) {
   auto a = parse_snoop_args(argc, argv);
   if (!a) return a.error();
-  if (a->help_shown) return 0;
+  if (a->help_printed) return 0;
   return run_snoop(*a);
 }
 

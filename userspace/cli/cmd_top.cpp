@@ -190,7 +190,7 @@ Result<int> run_top(const TopArgs& a) {
 Result<int> cmd_top(int argc, char** argv) {
   auto a = parse_top_args(argc, argv);
   if (!a) return a.error();
-  if (a->help_shown) return 0;
+  if (a->help_printed) return 0;
   return run_top(*a);
 }
 

@@ -82,7 +82,7 @@ Result<int> run_validate(const ValidateArgs& a) {
 Result<int> cmd_validate(int argc, char** argv) {
   auto a = parse_validate_args(argc, argv);
   if (!a) return a.error();
-  if (a->help_shown) return 0;
+  if (a->help_printed) return 0;
   return run_validate(*a);
 }
 

@@ -91,7 +91,7 @@ Result<ReportArgs> parse_report_args(int argc, char** argv) {
   auto ok = ap.parse(argc, argv);
   if (!ok) return ok.error();
   if (!*ok) {
-    a.help_shown = true;
+    a.help_printed = true;
     return a;
   }
   BLKRR_TRY(check_report_flags(f, a));

@@ -10,7 +10,7 @@
 namespace blkrr::cli {
 
 struct ReportArgs {
-  bool help_shown = false;  // --help or --version was printed: nothing to run
+  bool help_printed = false;  // --help or --version was printed: nothing to run
   // -o DIR without its trailing slashes, --static, --dynamic, --bins (50 if
   // not given), --gnuplot, the command line; compare when --compare is given.
   report::ReportOptions report;

@@ -2,18 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_argv.h"
+#include "cli/args_test_util.h"
 
 namespace blkrr::cli {
 namespace {
 
-Result<ReportArgs> parse(std::initializer_list<const char*> args) {
-  TestArgv a(args);
-  return parse_report_args(a.argc(), a.argv());
+Result<ReportArgs> parse(testing::Argv args) {
+  return parse_report_args(args.argc(), args.argv());
 }
 
-void expect_usage(std::initializer_list<const char*> args, const std::string& message) {
-  auto r = parse(args);
+void expect_usage(testing::Argv args, const std::string& message) {
+  auto r = parse_report_args(args.argc(), args.argv());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
   EXPECT_EQ(r.error().message, message);
@@ -22,7 +21,7 @@ void expect_usage(std::initializer_list<const char*> args, const std::string& me
 TEST(ReportArgs, Defaults) {
   auto r = parse({"blkrr report", "a.load.gz", "-o", "rep"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->help_shown);
+  EXPECT_FALSE(r->help_printed);
   EXPECT_EQ(r->report.out_dir, "rep");
   EXPECT_EQ(r->report.bins, 50u);
   EXPECT_EQ(r->report.gnuplot, "gnuplot");
@@ -34,11 +33,11 @@ TEST(ReportArgs, Defaults) {
 }
 
 TEST(ReportArgs, HelpRunsNothing) {
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   auto r = parse({"blkrr report", "--help"});
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->help_shown);
+  EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("--compare ORIGINAL"), std::string::npos);
 }
 

@@ -62,7 +62,7 @@ Result<SnoopArgs> parse_snoop_args(int argc, char** argv) {
   auto r = p.parse(argc, argv);
   if (!r) return r.error();
   if (!*r) {
-    a.help_shown = true;
+    a.help_printed = true;
     return a;
   }
   BLKRR_TRY(take_positional_duration(pos, a.duration_ns));

@@ -10,7 +10,7 @@
 namespace blkrr::cli {
 
 struct SnoopArgs {
-  bool help_shown = false;  // --help or --version was printed: nothing to run
+  bool help_printed = false;  // --help or --version was printed: nothing to run
   std::vector<std::string> devices;
   uint32_t pid = 0;
   bool has_pid = false;

@@ -2,18 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_argv.h"
+#include "cli/args_test_util.h"
 
 namespace blkrr::cli {
 namespace {
 
-Result<SnoopArgs> parse(std::initializer_list<const char*> args) {
-  TestArgv a(args);
-  return parse_snoop_args(a.argc(), a.argv());
+Result<SnoopArgs> parse(testing::Argv args) {
+  return parse_snoop_args(args.argc(), args.argv());
 }
 
-void expect_usage(std::initializer_list<const char*> args) {
-  auto r = parse(args);
+void expect_usage(testing::Argv args) {
+  auto r = parse_snoop_args(args.argc(), args.argv());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kUsage) << r.error().message;
 }
@@ -21,7 +20,7 @@ void expect_usage(std::initializer_list<const char*> args) {
 TEST(SnoopArgs, Defaults) {
   auto r = parse({"blkrr snoop"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->help_shown);
+  EXPECT_FALSE(r->help_printed);
   EXPECT_TRUE(r->devices.empty());
   EXPECT_FALSE(r->has_pid);
   EXPECT_EQ(r->comm, "");
@@ -30,11 +29,11 @@ TEST(SnoopArgs, Defaults) {
 }
 
 TEST(SnoopArgs, HelpRunsNothing) {
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   auto r = parse({"blkrr snoop", "-h"});
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->help_shown);
+  EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("--majmin"), std::string::npos);
 }
 
@@ -68,9 +67,9 @@ TEST(SnoopArgs, DurationOnceAndMoreThanZero) {
 }
 
 TEST(SnoopArgs, OldStartIsIssueWithANote) {
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   auto r = parse({"blkrr snoop", "--start"});
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->issue);
   EXPECT_EQ(err, "blkrr snoop: --start is now --issue (the ISSUE(s) column)\n");

@@ -132,7 +132,7 @@ Result<TopArgs> parse_top_args(int argc, char** argv) {
   auto r = p.parse(argc, argv);
   if (!r) return r.error();
   if (!*r) {
-    a.help_shown = true;
+    a.help_printed = true;
     return a;
   }
   if (int(f.disktime) + int(f.percent) + int(f.bytes) + int(!f.sort.empty()) > 1)

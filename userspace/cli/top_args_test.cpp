@@ -2,18 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_argv.h"
+#include "cli/args_test_util.h"
 
 namespace blkrr::cli {
 namespace {
 
-Result<TopArgs> parse(std::initializer_list<const char*> args) {
-  TestArgv a(args);
-  return parse_top_args(a.argc(), a.argv());
+Result<TopArgs> parse(testing::Argv args) {
+  return parse_top_args(args.argc(), args.argv());
 }
 
-void expect_usage(std::initializer_list<const char*> args) {
-  auto r = parse(args);
+void expect_usage(testing::Argv args) {
+  auto r = parse_top_args(args.argc(), args.argv());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kUsage) << r.error().message;
 }
@@ -21,7 +20,7 @@ void expect_usage(std::initializer_list<const char*> args) {
 TEST(TopArgs, Defaults) {
   auto r = parse({"blkrr top"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->help_shown);
+  EXPECT_FALSE(r->help_printed);
   EXPECT_TRUE(r->devices.empty());
   EXPECT_FALSE(r->has_pid);
   EXPECT_EQ(r->by, live::GroupBy::kPid);
@@ -34,11 +33,11 @@ TEST(TopArgs, Defaults) {
 }
 
 TEST(TopArgs, HelpRunsNothing) {
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   auto r = parse({"blkrr top", "--help"});
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->help_shown);
+  EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("--prometheus ADDR:PORT"), std::string::npos);
 }
 
@@ -132,9 +131,9 @@ TEST(TopArgs, CommAtMostFifteenCharacters) {
 }
 
 TEST(TopArgs, NumericCommIsATaskNameWithANote) {
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   auto r = parse({"blkrr top", "-n", "123"});
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->comm, "123");
   EXPECT_EQ(err,

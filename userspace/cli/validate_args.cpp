@@ -108,7 +108,7 @@ Result<ValidateArgs> parse_validate_args(int argc, char** argv) {
   auto pr = p.parse(argc, argv);
   if (!pr) return pr.error();
   if (!*pr) {
-    a.help_shown = true;
+    a.help_printed = true;
     return a;
   }
   BLKRR_TRY(take_validate_flags(f, a));

@@ -11,7 +11,7 @@
 namespace blkrr::cli {
 
 struct ValidateArgs {
-  bool help_shown = false;          // --help or --version was printed: nothing to run
+  bool help_printed = false;        // --help or --version was printed: nothing to run
   std::string replay;               // the replay result or load
   std::vector<std::string> traces;  // the trace of the replay device (its files)
   std::string device;               // -d: the trace's device; "": all

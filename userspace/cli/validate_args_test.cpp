@@ -2,18 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_argv.h"
+#include "cli/args_test_util.h"
 
 namespace blkrr::cli {
 namespace {
 
-Result<ValidateArgs> parse(std::initializer_list<const char*> args) {
-  TestArgv a(args);
-  return parse_validate_args(a.argc(), a.argv());
+Result<ValidateArgs> parse(testing::Argv args) {
+  return parse_validate_args(args.argc(), args.argv());
 }
 
-void expect_usage(std::initializer_list<const char*> args) {
-  auto r = parse(args);
+void expect_usage(testing::Argv args) {
+  auto r = parse_validate_args(args.argc(), args.argv());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kUsage) << r.error().message;
 }
@@ -21,7 +20,7 @@ void expect_usage(std::initializer_list<const char*> args) {
 TEST(ValidateArgs, Defaults) {
   auto r = parse({"blkrr validate", "run.replay.gz", "run.blkrr"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->help_shown);
+  EXPECT_FALSE(r->help_printed);
   EXPECT_EQ(r->replay, "run.replay.gz");
   EXPECT_EQ(r->traces, std::vector<std::string>{"run.blkrr"});
   EXPECT_EQ(r->device, "");
@@ -38,11 +37,11 @@ TEST(ValidateArgs, Defaults) {
 }
 
 TEST(ValidateArgs, HelpRunsNothing) {
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   auto r = parse({"blkrr validate", "--help"});
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->help_shown);
+  EXPECT_TRUE(r->help_printed);
   EXPECT_NE(out.find("--fail-incomplete"), std::string::npos);
 }
 

@@ -2,12 +2,19 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_argv.h"
-
 namespace blkrr {
 namespace {
 
-using Argv = TestArgv;
+struct Argv {
+  std::vector<std::string> s;
+  std::vector<char*> p;
+  explicit Argv(std::initializer_list<const char*> a) {
+    for (auto x : a) s.emplace_back(x);
+    for (auto& x : s) p.push_back(x.data());
+  }
+  int argc() { return static_cast<int>(p.size()); }
+  char** argv() { return p.data(); }
+};
 
 TEST(Args, ParsesShortLongCombinedAndPositionals) {
   bool q = false, s = false;
