@@ -21,6 +21,16 @@ Result<uint32_t> parse_pid(std::string_view v) {
   return static_cast<uint32_t>(*n);
 }
 
+std::function<Status(std::string_view)> pid_setter(uint32_t& pid, bool& has_pid) {
+  return [&pid, &has_pid](std::string_view v) -> Status {
+    auto n = parse_pid(v);
+    if (!n) return n.error();
+    pid = *n;
+    has_pid = true;
+    return {};
+  };
+}
+
 Status require_process(uint32_t pid) {
   if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
     return Error(ErrorKind::kUsage, "-p " + std::to_string(pid) + ": no such process");

@@ -3,6 +3,8 @@
 // reject the same things with the same messages.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,10 @@ namespace blkrr::cli {
 
 // A process id as -p takes it: a positive number that fits a pid_t.
 Result<uint32_t> parse_pid(std::string_view v);
+
+// -p PID into `pid`, with `has_pid` set: the setter of record's, top's and
+// snoop's -p.
+std::function<Status(std::string_view)> pid_setter(uint32_t& pid, bool& has_pid);
 
 // -p names a process that exists now (else the capture would show nothing).
 Status require_process(uint32_t pid);

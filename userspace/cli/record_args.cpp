@@ -141,13 +141,7 @@ Result<bool> parse_record_args(int argc, char** argv, RecordArgs& a) {
                    "by any of its names (/dev/mapper/NAME, VG/LV, md0; repeatable)",
                    &a.devs);
   p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
-           [&](std::string_view v) -> Status {
-             auto n = parse_pid(v);
-             if (!n) return n.error();
-             a.pid = *n;
-             a.have_pid = true;
-             return {};
-           });
+           pid_setter(a.pid, a.have_pid));
   p.common_string(CommonOpt::kComm, "only requests created by tasks of this name (15 chars max)",
                   &a.comm);
   p.common_string(CommonOpt::kCgroup, "only requests created in this cgroup v2 directory",

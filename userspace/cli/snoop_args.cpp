@@ -13,13 +13,7 @@ namespace {
 void add_snoop_options(ArgParser& p, SnoopArgs& a, bool& old_start) {
   p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
   p.common(CommonOpt::kPid, "only requests created by this process (all its threads)",
-           [&a](std::string_view v) -> Status {
-             auto r = parse_pid(v);
-             if (!r) return r.error();
-             a.pid = *r;
-             a.has_pid = true;
-             return {};
-           });
+           pid_setter(a.pid, a.has_pid));
   p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
   p.flag(0, "issue", &a.issue, "add ISSUE(s), the issue time (s since snoop started)");
   p.flag(0, "start", &old_start,

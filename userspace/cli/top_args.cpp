@@ -20,13 +20,7 @@ struct TopFlags {
 
 void add_top_options(ArgParser& p, TopArgs& a, TopFlags& f) {
   p.common_strings(CommonOpt::kDevice, "only this disk or partition (repeatable)", &a.devices);
-  p.common(CommonOpt::kPid, "only this process", [&a](std::string_view v) -> Status {
-    auto r = parse_pid(v);
-    if (!r) return r.error();
-    a.pid = *r;
-    a.has_pid = true;
-    return {};
-  });
+  p.common(CommonOpt::kPid, "only this process", pid_setter(a.pid, a.has_pid));
   p.common_string(CommonOpt::kComm, "only requests created by tasks named COMM (exact)", &a.comm);
   p.flag('C', "rolling", &a.rolling,
          "rolling output: do not clear the screen (biotop -C, iotop -b)");
