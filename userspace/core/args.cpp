@@ -301,7 +301,7 @@ Result<uint64_t> parse_u64(std::string_view s) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-    return Error("not a non-negative integer: '" + std::string(s) + "'");
+    return Error(ErrorKind::kBadInput, "not a non-negative integer: '" + std::string(s) + "'");
   return v;
 }
 
@@ -309,7 +309,7 @@ Result<int64_t> parse_i64(std::string_view s) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-    return Error("not an integer: '" + std::string(s) + "'");
+    return Error(ErrorKind::kBadInput, "not an integer: '" + std::string(s) + "'");
   return v;
 }
 
@@ -319,12 +319,12 @@ Result<double> parse_double(std::string_view s) {
   errno = 0;
   double v = std::strtod(tmp.c_str(), &end);
   if (tmp.empty() || end != tmp.c_str() + tmp.size() || errno == ERANGE || !std::isfinite(v))
-    return Error("not a number: '" + tmp + "'");
+    return Error(ErrorKind::kBadInput, "not a number: '" + tmp + "'");
   return v;
 }
 
 Result<uint64_t> parse_size(std::string_view s) {
-  if (s.empty()) return Error("empty size");
+  if (s.empty()) return Error(ErrorKind::kUsage, "empty size");
   uint64_t mult = 1;
   char c = s.back();
   switch (c) {
@@ -349,7 +349,8 @@ Result<uint64_t> parse_size(std::string_view s) {
   }
   if (mult != 1) s.remove_suffix(1);
   auto v = parse_u64(s);
-  if (!v) return Error("not a size: '" + std::string(s) + "' (use e.g. 512, 4k, 1M)");
+  if (!v)
+    return Error(ErrorKind::kUsage, "not a size: '" + std::string(s) + "' (use e.g. 512, 4k, 1M)");
   return *v * mult;
 }
 
@@ -367,8 +368,10 @@ double unit_ns(std::string_view u) {
 }
 
 Error bad_duration(std::string_view s) {
-  return Error("not a duration: '" + std::string(s) +
-               "' (seconds, or numbers with units ns, us, ms, s, m, h: 10, 1.5s, 250ms, 1m30s)");
+  return Error(
+      ErrorKind::kUsage,
+      "not a duration: '" + std::string(s) +
+          "' (seconds, or numbers with units ns, us, ms, s, m, h: 10, 1.5s, 250ms, 1m30s)");
 }
 
 }  // namespace

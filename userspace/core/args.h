@@ -100,11 +100,13 @@ class ArgParser {
 // Newlines in TEXT are spaces: a help text is one paragraph.
 std::string wrap_help(std::string_view text, size_t indent, size_t width);
 
-// Strict number parsing used by options and file parsers alike.
+// Strict number parsing used by options and file parsers alike: text that is
+// no such number is kBadInput (an option's caller makes it a usage error).
 Result<uint64_t> parse_u64(std::string_view s);
 Result<int64_t> parse_i64(std::string_view s);
 Result<double> parse_double(std::string_view s);
-// "512", "4k", "1M", "2G" (powers of 1024).
+// "512", "4k", "1M", "2G" (powers of 1024). Sizes and durations are option
+// values: their errors are kUsage.
 Result<uint64_t> parse_size(std::string_view s);
 // Durations, the one parser of every command: a bare number is seconds
 // ("10", "0.5"); otherwise numbers with units ns, us, ms, s, m, h, largest

@@ -155,23 +155,26 @@ TEST(Args, CompoundDurations) {
   EXPECT_EQ(*parse_duration_ns("1.5h"), 5'400'000'000'000u);
   for (const char* bad : {"", "s", "1x", "30s1m", "1m1m", "1m 30s", "m30", "1.2.3s", "-1m", "inf",
                           "1e30", "1m-30s", "5000000000h"})
-    EXPECT_FALSE(parse_duration_ns(bad).ok()) << bad;
+    EXPECT_EQ(parse_duration_ns(bad).error().kind, ErrorKind::kUsage) << bad;
   EXPECT_NE(parse_duration_ns("1x").error().message.find("1m30s"), std::string::npos);
 }
 
 TEST(Args, NumbersSizesDurations) {
   EXPECT_EQ(*parse_size("4k"), 4096u);
   EXPECT_EQ(*parse_size("2M"), 2u << 20);
-  EXPECT_FALSE(parse_size("k").ok());
+  EXPECT_EQ(parse_size("k").error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_size("").error().kind, ErrorKind::kUsage);
   EXPECT_EQ(*parse_duration_ns("1.5s"), 1500000000u);
   EXPECT_EQ(*parse_duration_ns("250ms"), 250000000u);
   EXPECT_EQ(*parse_duration_ns("10"), 10000000000u);
   EXPECT_EQ(*parse_duration_ns("2m"), 120000000000u);
-  EXPECT_FALSE(parse_duration_ns("-1").ok());
-  EXPECT_FALSE(parse_u64("").ok());
-  EXPECT_FALSE(parse_u64("-3").ok());
+  EXPECT_EQ(parse_duration_ns("-1").error().kind, ErrorKind::kUsage);
+  // The plain numbers serve file parsers too: text that is no number is bad input.
+  EXPECT_EQ(parse_u64("").error().kind, ErrorKind::kBadInput);
+  EXPECT_EQ(parse_u64("-3").error().kind, ErrorKind::kBadInput);
   EXPECT_EQ(*parse_i64("-3"), -3);
-  EXPECT_FALSE(parse_double("nan").ok());
+  EXPECT_EQ(parse_i64("3x").error().kind, ErrorKind::kBadInput);
+  EXPECT_EQ(parse_double("nan").error().kind, ErrorKind::kBadInput);
 }
 
 }  // namespace

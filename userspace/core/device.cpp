@@ -57,8 +57,9 @@ Result<DeviceSelection> selection_from_dir(const fs::path& dir, std::string_view
     disk_dir = dir.parent_path();
   }
   auto d = parse_majmin(read_line(disk_dir / "dev"));
-  if (!d)
-    return Error("device '" + std::string(spec) + "': cannot read " + (disk_dir / "dev").string());
+  if (!d)  // a sysfs folder that is no block device (e.g. "." under /sys/class/block)
+    return Error(ErrorKind::kUsage,
+                 "device '" + std::string(spec) + "': cannot read " + (disk_dir / "dev").string());
   sel.disk = *d;
   sel.disk_name = disk_dir.filename().string();
   return sel;
@@ -167,7 +168,7 @@ Result<std::string> device_node(std::string_view arg, const std::string& sysfs,
 
 Result<DeviceInfo> describe_device(DevT disk, const std::string& sysfs) {
   auto dir = sysfs::dir_of(disk, sysfs);
-  if (!dir) return Error("no block device " + dev_to_string(disk));
+  if (!dir) return Error(ErrorKind::kNotFound, "no block device " + dev_to_string(disk));
   if (is_partition_dir(*dir)) dir = dir->parent_path();
   DeviceInfo info;
   info.name = dir->filename().string();

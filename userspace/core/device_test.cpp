@@ -118,7 +118,8 @@ TEST_F(FakeSysfs, UnknownDevicesAreClearErrors) {
   auto r = resolve_device("sdz", sys());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("unknown block device 'sdz'"), std::string::npos);
-  for (const char* bad : {"sdz", "9:9", "/nonexistent/dev", "", "a/b"}) {
+  // "." and ".." name folders of sysfs that hold no device.
+  for (const char* bad : {"sdz", "9:9", "/nonexistent/dev", "", "a/b", ".", ".."}) {
     auto e = resolve_device(bad, sys());
     ASSERT_FALSE(e.ok()) << bad;
     EXPECT_EQ(e.error().kind, ErrorKind::kUsage) << bad;
@@ -171,6 +172,7 @@ TEST_F(FakeSysfs, DescribesDevices) {
   EXPECT_EQ(l->scheduler, "none");
   auto all = list_devices(sys());
   ASSERT_EQ(all.size(), 2u);  // partitions are not listed as disks
+  EXPECT_EQ(describe_device(make_dev(9, 9), sys()).error().kind, ErrorKind::kNotFound);
 }
 
 TEST_F(FakeSysfs, NamerFindsPartitionOfSector) {

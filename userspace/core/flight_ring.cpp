@@ -30,7 +30,8 @@ Status FlightRing::seal() {
     // Level 1: the ring compresses every request, a dump reads few of them.
     const int zr = compress2(b->zdata.data(), &len, packed_.data(), packed_.size(), 1);
     if (zr != Z_OK)
-      return Error("--ring: compressing a block failed (zlib " + std::to_string(zr) + ")");
+      return Error(ErrorKind::kFailed,
+                   "--ring: compressing a block failed (zlib " + std::to_string(zr) + ")");
     b->zdata.resize(len);
     b->zdata.shrink_to_fit();
     b->nrec = static_cast<uint32_t>(pending_.size());
@@ -87,7 +88,8 @@ Status RingSnapshot::for_each(const std::function<Status(const Request&)>& each)
     uLongf len = b->raw_len;
     if (uncompress(packed.data(), &len, b->zdata.data(), b->zdata.size()) != Z_OK ||
         len != b->raw_len || !unpack_columns(packed.data(), len, b->nrec, shuffled))
-      return Error("--ring: a block in memory does not decode (a bug: please report it)");
+      return Error(ErrorKind::kInternal,
+                   "--ring: a block in memory does not decode (a bug: please report it)");
     decode_records(shuffled, b->nrec, recs);
     for (const auto& r : recs)
       if (in_window(r, start, end)) BLKRR_TRY(each(r));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 namespace blkrr {
@@ -61,6 +62,21 @@ TEST(FlightRing, RecordsComeBackWhole) {
   EXPECT_EQ(got[0].op, Op::kWrite);
   EXPECT_EQ(got[0].error, -5);
   EXPECT_EQ(got[0].comm_view(), "fio");
+}
+
+// The ring's blocks never leave memory: one that does not decode is a bug.
+TEST(FlightRing, ABlockThatDoesNotDecodeIsInternal) {
+  FlightRing ring(1 << 20);
+  ring.add(req(1000, 8));
+  ASSERT_TRUE(ring.seal());
+  RingSnapshot s = ring.snapshot(0, UINT64_MAX);
+  ASSERT_EQ(s.blocks.size(), 1u);
+  auto bad = std::make_shared<RingBlock>(*s.blocks[0]);
+  bad->zdata.assign(bad->zdata.size(), 0xff);
+  s.blocks[0] = bad;
+  auto st = s.for_each([](const Request&) { return Status{}; });
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().kind, ErrorKind::kInternal);
 }
 
 TEST(FlightRing, EvictsOnlyBlocksIssuedEntirelyBeforeTheLimit) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -16,10 +15,6 @@
 namespace blkrr {
 
 namespace {
-
-std::string errno_text(int e = errno) {
-  return std::strerror(e);
-}
 
 std::string dir_of(const std::string& path) {
   size_t s = path.rfind('/');
@@ -149,8 +144,9 @@ Status check_outputs(const std::vector<OutputCheck>& outputs,
       return Error(ErrorKind::kUsage, o.option + " " + o.path + ": the directory " + dir +
                                           " does not exist; create it first");
     if (::access(dir.c_str(), W_OK | X_OK) != 0 && !(exists && !S_ISREG(ost.st_mode)))
-      return Error(ErrorKind::kUsage, o.option + " " + o.path + ": the directory " + dir +
-                                          " is not writable: " + errno_text());
+      return Error::system(o.option + " " + o.path + ": the directory " + dir + " is not writable",
+                           errno)
+          .as(ErrorKind::kUsage);
     BLKRR_TRY(refuse_existing(o.path, o.option, existing));
   }
   return {};
@@ -180,8 +176,8 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   if (!made) {
     f.tmp_.clear();
     if (made.error().sys_errno == 0) return made.error();
-    return Error("cannot create " + path + ": " + errno_text(made.error().sys_errno) +
-                 " (check the directory exists and is writable)");
+    return Error::system("cannot create " + path, made.error().sys_errno)
+        .append(" (check the directory exists and is writable)");
   }
   f.fd_ = made->fd;
   f.temp_slot_ = made->slot;
@@ -222,14 +218,15 @@ Status AtomicFile::commit() {
     return {};
   }
   Status st;
-  if (fd_ >= 0 && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
-    st = Error("cannot write " + path_ + ": " + errno_text() + " (disk full?)");
-  if (fd_ >= 0 && ::close(fd_) != 0 && st.ok())
-    st = Error("cannot write " + path_ + ": " + errno_text() + " (disk full?)");
+  auto write_failed = [&] {
+    return Error::system("cannot write " + path_, errno).append(" (disk full?)");
+  };
+  if (fd_ >= 0 && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) st = write_failed();
+  if (fd_ >= 0 && ::close(fd_) != 0 && st.ok()) st = write_failed();
   fd_ = -1;
   if (!tmp_.empty()) {
     if (st.ok() && ::rename(tmp_.c_str(), path_.c_str()) != 0)
-      st = Error("cannot rename " + tmp_ + " to " + path_ + ": " + errno_text());
+      st = Error::system("cannot rename " + tmp_ + " to " + path_, errno);
     if (!st.ok()) ::unlink(tmp_.c_str());
     tmp_.clear();
   }

@@ -52,6 +52,14 @@ TEST(IoGuard, AtomicFileAppearsOnlyOnCommit) {
   EXPECT_EQ(count_entries(d), 1);
 }
 
+TEST(IoGuard, AtomicFileInAMissingDirectoryIsNotFound) {
+  std::string d = temp_dir();
+  auto f = AtomicFile::create(d + "/missing/out.txt");
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().kind, ErrorKind::kNotFound);
+  EXPECT_EQ(f.error().sys_errno, ENOENT);
+}
+
 TEST(IoGuard, AtomicFileWithoutCommitLeavesNothingAndKeepsTheOldFile) {
   std::string d = temp_dir(), p = d + "/out.txt";
   ASSERT_TRUE(write_file_atomic(p, "old"));

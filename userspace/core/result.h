@@ -82,6 +82,12 @@ struct Error {
     e.message = what + ": " + message;
     return e;
   }
+  // Append to the message (" (disk full?)") while keeping kind and errno.
+  [[nodiscard]] Error append(const std::string& tail) const {
+    Error e = *this;
+    e.message += tail;
+    return e;
+  }
 };
 
 template <class T>

@@ -35,6 +35,13 @@ TEST(Error, ContextKeepsKindAndErrno) {
   EXPECT_EQ(s.error().kind, ErrorKind::kBadInput);
 }
 
+TEST(Error, AppendKeepsKindAndErrno) {
+  Error a = Error::system("cannot write out", ENOSPC).append(" (disk full?)");
+  EXPECT_EQ(a.message, "cannot write out: No space left on device (disk full?)");
+  EXPECT_EQ(a.kind, ErrorKind::kIo);
+  EXPECT_EQ(a.sys_errno, ENOSPC);
+}
+
 // A caller can tell a missing file from the others without reading text.
 TEST(Error, OpeningAMissingTraceIsNotFound) {
   auto r = TraceReader::open("/nonexistent-dir/x.blkrr");

@@ -97,8 +97,9 @@ Result<Made> make(std::string& tmpl) {
   if (m.slot < 0) {
     ::unlink(tmpl.c_str());
     ::close(m.fd);
-    return Error("cannot create " + tmpl + ": more than " + std::to_string(kSlots) +
-                 " temporary files open at once (a bug: please report)");
+    return Error(ErrorKind::kInternal, "cannot create " + tmpl + ": more than " +
+                                           std::to_string(kSlots) +
+                                           " temporary files open at once (a bug: please report)");
   }
   return m;
 }

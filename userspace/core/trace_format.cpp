@@ -44,6 +44,11 @@ uint32_t get32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
+// A trace that is malformed: "'PATH'" followed by `what` (": corrupt block at offset N").
+Error bad_trace(const std::string& path, const std::string& what) {
+  return Error(ErrorKind::kBadInput, "'" + path + "'" + what);
+}
+
 std::string at_offset(uint64_t off) {
   return " at offset " + std::to_string(off);
 }
@@ -120,7 +125,8 @@ Status TraceWriter::cut_back() {
   struct stat st;
   const int fd = ::fileno(f_.get());
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return Error("trace '" + path_ + "': a failed write to a pipe cannot be retried");
+    return Error(ErrorKind::kIo,
+                 "trace '" + path_ + "': a failed write to a pipe cannot be retried");
   __fpurge(f_.get());
   std::clearerr(f_.get());
   if (::ftruncate(fd, static_cast<off_t>(bytes_)) != 0 ||
@@ -132,7 +138,7 @@ Status TraceWriter::cut_back() {
 }
 
 Status TraceWriter::append(const Request& r) {
-  if (closed_) return Error("trace '" + path_ + "' is already closed");
+  if (closed_) return Error(ErrorKind::kInternal, "trace '" + path_ + "' is already closed");
   pending_.push_back(r);
   if (pending_.size() >= opts_.records_per_block) return flush();
   return {};
@@ -173,7 +179,7 @@ int TraceWriter::deflate_block(uint8_t* dst, unsigned long* dst_len,
 }
 
 Status TraceWriter::flush() {
-  if (!f_) return Error("trace '" + path_ + "' is not open");
+  if (!f_) return Error(ErrorKind::kInternal, "trace '" + path_ + "' is not open");
   if (cut_back_needed_) BLKRR_TRY(cut_back());
   if (pending_.empty()) {
     if (std::fflush(f_.get()) != 0) return Error::system("writing trace '" + path_ + "'", errno);
@@ -189,7 +195,8 @@ Status TraceWriter::flush() {
   packed_.resize(20 + comp_len);
   int zr = deflate_block(packed_.data() + 20, &comp_len, *raw);
   if (zr != Z_OK)
-    return Error("compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
+    return Error(ErrorKind::kFailed,
+                 "compressing a block of '" + path_ + "' failed (zlib " + std::to_string(zr) + ")");
   std::vector<uint8_t> hdr;
   put32(hdr, opts_.column_elision ? kColBlockMagic : kBlockMagic);
   put32(hdr, static_cast<uint32_t>(pending_.size()));
@@ -262,32 +269,35 @@ Result<TraceReader> TraceReader::open(const std::string& given) {
   }
   uint8_t pre[16];
   if (std::fread(pre, 1, 16, r.f_.get()) != 16 || std::memcmp(pre, kMagic, 8) != 0)
-    return Error("'" + path + "' is not a blkrr trace (bad magic at offset 0)");
+    return bad_trace(path, " is not a blkrr trace (bad magic at offset 0)");
   uint16_t major = static_cast<uint16_t>(pre[8] | pre[9] << 8);
   uint16_t minor = static_cast<uint16_t>(pre[10] | pre[11] << 8);
   if (major > kTraceVersionMajor)
-    return Error("'" + path + "' has trace format " + std::to_string(major) + "." +
-                 std::to_string(minor) + ", newer than this blkrr reads (" +
-                 std::to_string(kTraceVersionMajor) + ".x): upgrade blkrr");
+    return Error(ErrorKind::kUnsupported,
+                 "'" + path + "' has trace format " + std::to_string(major) + "." +
+                     std::to_string(minor) + ", newer than this blkrr reads (" +
+                     std::to_string(kTraceVersionMajor) + ".x): upgrade blkrr");
   if (major < kTraceVersionMajor)
-    return Error("'" + path + "' has trace format " + std::to_string(major) + "." +
-                 std::to_string(minor) + ", too old for this blkrr (reads " +
-                 std::to_string(kTraceVersionMajor) + ".x)");
+    return Error(ErrorKind::kUnsupported, "'" + path + "' has trace format " +
+                                              std::to_string(major) + "." + std::to_string(minor) +
+                                              ", too old for this blkrr (reads " +
+                                              std::to_string(kTraceVersionMajor) + ".x)");
   uint32_t hlen = get32(pre + 12);
   if (hlen > kMaxHeader || 16 + uint64_t{hlen} + 4 > r.file_size_)
-    return Error("'" + path + "': header at offset 16 is truncated or corrupt (length " +
-                 std::to_string(hlen) + ", file size " + std::to_string(r.file_size_) + ")");
+    return bad_trace(path, ": header at offset 16 is truncated or corrupt (length " +
+                               std::to_string(hlen) + ", file size " +
+                               std::to_string(r.file_size_) + ")");
   std::string js(hlen, '\0');
   uint8_t c4[4];
   if (std::fread(js.data(), 1, hlen, r.f_.get()) != hlen || std::fread(c4, 1, 4, r.f_.get()) != 4)
-    return Error("'" + path + "': cannot read header at offset 16");
+    return bad_trace(path, ": cannot read header at offset 16");
   if (crc(js.data(), js.size()) != get32(c4))
-    return Error("'" + path + "': header at offset 16 is corrupt (checksum mismatch)");
+    return bad_trace(path, ": header at offset 16 is corrupt (checksum mismatch)");
   if (json_nesting_depth(js) > kMaxJsonDepth)
-    return Error("'" + path + "': header at offset 16 is nested deeper than " +
-                 std::to_string(kMaxJsonDepth) + " levels (not written by blkrr)");
+    return bad_trace(path, ": header at offset 16 is nested deeper than " +
+                               std::to_string(kMaxJsonDepth) + " levels (not written by blkrr)");
   auto j = parse_json_unique_keys(js);
-  if (!j) return Error("'" + path + "': header at offset 16 is " + j.error().message);
+  if (!j) return bad_trace(path, ": header at offset 16 is " + j.error().message);
   auto h = header_from_json(*j);
   if (!h) return h.error().context("'" + path + "'");
   r.header_ = std::move(h.value());
@@ -312,23 +322,24 @@ Result<bool> TraceReader::cut_off(const std::string& what, uint64_t off) {
 Result<bool> TraceReader::read_trailer(uint64_t off, const uint8_t* h) {
   uint32_t len = get32(h + 4);
   if (len > kMaxHeader)
-    return Error("'" + path_ + "': corrupt trailer" + at_offset(off) + " (length " +
-                 std::to_string(len) + ")");
+    return bad_trace(
+        path_, ": corrupt trailer" + at_offset(off) + " (length " + std::to_string(len) + ")");
   if (off + 12 + len > file_size_) return cut_off("the trailer", off);
   std::string js(len, '\0');
   if (std::fread(js.data(), 1, len, f_.get()) != len) return cut_off("the trailer", off);
   if (crc(js.data(), len) != get32(h + 8))
-    return Error("'" + path_ + "': corrupt trailer" + at_offset(off) + " (checksum mismatch)");
+    return bad_trace(path_, ": corrupt trailer" + at_offset(off) + " (checksum mismatch)");
   if (json_nesting_depth(js) > kMaxJsonDepth)
-    return Error("'" + path_ + "': trailer" + at_offset(off) + " is nested too deeply");
+    return bad_trace(path_, ": trailer" + at_offset(off) + " is nested too deeply");
   if (file_size_ == kUnknownSize ? !at_end() : off + 12 + len != file_size_)
-    return Error("'" + path_ + "': " +
-                 (file_size_ == kUnknownSize
-                      ? std::string("unknown data")
-                      : std::to_string(file_size_ - off - 12 - len) + " bytes of unknown data") +
-                 " after the trailer" + at_offset(off) + " (two files joined? corrupt)");
+    return bad_trace(
+        path_, ": " +
+                   (file_size_ == kUnknownSize
+                        ? std::string("unknown data")
+                        : std::to_string(file_size_ - off - 12 - len) + " bytes of unknown data") +
+                   " after the trailer" + at_offset(off) + " (two files joined? corrupt)");
   auto c = trailer_counters(js);
-  if (!c) return Error("'" + path_ + "': trailer" + at_offset(off) + ": " + c.error().message);
+  if (!c) return bad_trace(path_, ": trailer" + at_offset(off) + ": " + c.error().message);
   trailer_ = std::move(*c);
   done_ = true;
   return false;
@@ -341,29 +352,30 @@ Result<bool> TraceReader::read_block(uint64_t off, uint8_t* h, bool cols) {
   const uint64_t full = uint64_t{nrec} * kRecordSize;
   if (nrec > kMaxBlockRecords || (!cols && raw_len != full) ||
       (cols && (raw_len < kColumnMaskBytes || raw_len > kColumnMaskBytes + full + kRecordSize)))
-    return Error("'" + path_ + "': corrupt block header" + at_offset(off) + " (" +
-                 std::to_string(nrec) + " records, " + std::to_string(raw_len) + " bytes)");
+    return bad_trace(path_, ": corrupt block header" + at_offset(off) + " (" +
+                                std::to_string(nrec) + " records, " + std::to_string(raw_len) +
+                                " bytes)");
   // Deflate never grows data by an eighth: a longer block is corrupt (and a
   // stream, whose size is unknown, must not make us allocate 4 GiB).
   if (comp_len > raw_len + raw_len / 8 + 4096)
-    return Error("'" + path_ + "': corrupt block header" + at_offset(off) + " (" +
-                 std::to_string(comp_len) + " compressed bytes for " + std::to_string(raw_len) +
-                 ")");
+    return bad_trace(path_, ": corrupt block header" + at_offset(off) + " (" +
+                                std::to_string(comp_len) + " compressed bytes for " +
+                                std::to_string(raw_len) + ")");
   if (off + 20 + comp_len > file_size_) return cut_off("a block", off);
   comp_.resize(comp_len);
   if (std::fread(comp_.data(), 1, comp_len, f_.get()) != comp_len) return cut_off("a block", off);
   if (crc(comp_.data(), comp_len) != want)
-    return Error("'" + path_ + "': corrupt block" + at_offset(off) + " (checksum mismatch)");
+    return bad_trace(path_, ": corrupt block" + at_offset(off) + " (checksum mismatch)");
   std::vector<uint8_t>& inflated = cols ? payload_ : raw_;
   inflated.resize(raw_len);
   if (!dec_) dec_.reset(libdeflate_alloc_decompressor());
   auto* dec = static_cast<libdeflate_decompressor*>(dec_.get());
   if (!dec || libdeflate_zlib_decompress(dec, comp_.data(), comp_len, inflated.data(), raw_len,
                                          nullptr) != LIBDEFLATE_SUCCESS)
-    return Error("'" + path_ + "': corrupt block" + at_offset(off) + " (does not decompress)");
+    return bad_trace(path_, ": corrupt block" + at_offset(off) + " (does not decompress)");
   if (cols && !unpack_columns(payload_.data(), payload_.size(), nrec, raw_))
-    return Error("'" + path_ + "': corrupt block" + at_offset(off) +
-                 " (column layout does not match its record count)");
+    return bad_trace(path_, ": corrupt block" + at_offset(off) +
+                                " (column layout does not match its record count)");
   decode_records(raw_, nrec, block_);
   return true;
 }
@@ -386,8 +398,8 @@ Result<bool> TraceReader::load_block() {
     uint32_t magic = get32(h);
     if (magic == kTrailerMagic) return read_trailer(off, h);
     if (magic != kBlockMagic && magic != kColBlockMagic)
-      return Error("'" + path_ + "': corrupt data" + at_offset(off) +
-                   " (unknown chunk; not a block or trailer)");
+      return bad_trace(
+          path_, ": corrupt data" + at_offset(off) + " (unknown chunk; not a block or trailer)");
     auto r = read_block(off, h, magic == kColBlockMagic);
     if (!r || !*r) return r;
   }
@@ -405,7 +417,7 @@ Result<bool> TraceReader::next(Request& out) {
   // Times beyond 2^63 are the range check's (request_range_error, skippable).
   if (out.issue_ns > static_cast<uint64_t>(INT64_MAX)) return true;
   if (std::string bad = span_.problem(static_cast<int64_t>(out.issue_ns)); !bad.empty())
-    return Error("'" + path_ + "': record " + std::to_string(records_) + ": " + bad);
+    return bad_trace(path_, ": record " + std::to_string(records_) + ": " + bad);
   return true;
 }
 

@@ -104,8 +104,9 @@ Result<nlohmann::json> parse_json_unique_keys(const std::string& text) {
     return true;
   };
   auto j = nlohmann::json::parse(text, cb, false);
-  if (j.is_discarded() || !j.is_object()) return Error("not valid JSON");
-  if (!dup.empty()) return Error("key '" + dup.substr(0, 40) + "' appears twice");
+  if (j.is_discarded() || !j.is_object()) return Error(ErrorKind::kBadInput, "not valid JSON");
+  if (!dup.empty())
+    return Error(ErrorKind::kBadInput, "key '" + dup.substr(0, 40) + "' appears twice");
   return j;
 }
 
@@ -186,8 +187,8 @@ Result<TraceHeader> header_from_json(const nlohmann::json& j) {
     }
     return h;
   } catch (const std::exception& e) {
-    return Error(std::string("header at offset 16 is malformed: ") + e.what() +
-                 " (not written by blkrr?)");
+    return Error(ErrorKind::kBadInput, std::string("header at offset 16 is malformed: ") +
+                                           e.what() + " (not written by blkrr?)");
   }
 }
 
@@ -198,8 +199,9 @@ Result<Counters> trailer_counters(const std::string& text) {
   for (const auto& [k, v] : j->items()) {
     if (!v.is_number_unsigned())
       return Error(
+          ErrorKind::kBadInput,
           "counter '" + k.substr(0, 40) + "' is " + v.dump().substr(0, 40) +
-          (v.is_number() ? ": counters cannot be negative or fractional" : ", not a count"));
+              (v.is_number() ? ": counters cannot be negative or fractional" : ", not a count"));
     c[k] = v.get<uint64_t>();
   }
   return c;
