@@ -64,6 +64,7 @@ TEST(BadInputRanges, ConvertRefusesTimesThatWouldLeaveTheLoadRange) {
   o.output = t.file("far.load");
   auto s = run_convert(o);
   ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(s.error().message.find("a request starts more than 146 years after the first one"),
             std::string::npos)
       << s.error().message;

@@ -116,7 +116,8 @@ TEST(BadInput, BlktraceVersionIsChecked) {
   TempDir t;
   auto p = t.write("v.blktrace.0", blktrace_event(1, 8, 4096, blktrace::kIssue, blktrace::kCatRead,
                                                   1, make_dev(8, 0), "", 6));
-  expect_error(p, p + ": blktrace version 6 at byte offset 0 (this reader knows version 7)");
+  expect_error(p, p + ": blktrace version 6 at byte offset 0 (this reader knows version 7)", {},
+               ErrorKind::kUnsupported);
 }
 
 TEST(BadInput, BlktraceProcessNameAcrossTheReadBuffer) {

@@ -262,9 +262,10 @@ class Pipeline {
     last_point_ = std::max(last_point_, point);
     if (!origin_) origin_ = absolute_ ? point : 0;
     if (point >= *origin_ && point - *origin_ > static_cast<uint64_t>(kMaxOutputNs))
-      return Error("a request starts more than 146 years after the first one (" +
-                   std::to_string(point) + " ns vs " + std::to_string(*origin_) +
-                   " ns): the input's times are corrupt");
+      return Error(ErrorKind::kBadInput,
+                   "a request starts more than 146 years after the first one (" +
+                       std::to_string(point) + " ns vs " + std::to_string(*origin_) +
+                       " ns): the input's times are corrupt");
     int64_t rel = static_cast<int64_t>(point - *origin_);
     if (point < *origin_) rel = 0;  // earlier than the first request: counted above
     if (o_.select.window) {
@@ -290,6 +291,7 @@ class Pipeline {
     t += shift_;
     if (t < 0 || t > kMaxOutputNs)
       return Error(
+          ErrorKind::kUsage,
           "an output start time leaves the range 0 .. 2^62 ns (--timescale/--repeat too large)");
     if (o_.until_ns && t >= *o_.until_ns) {
       // As for --window: an unsorted input may still hold earlier requests.

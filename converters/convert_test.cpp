@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 
 #include "converters/derive.h"
@@ -588,6 +589,27 @@ TEST(Convert, DeriveDealsSnippetsHeaviestFirst) {
   EXPECT_EQ(b[3].start_ns, 11'000'000'000);
   EXPECT_EQ(derived_path("x.blkrr", 7), "x.007.blkrr");
   EXPECT_EQ(derived_path("noext", 0), "noext.000");
+  EXPECT_EQ(Deriver::create(0, 10).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(Deriver::create(2, 0).error().kind, ErrorKind::kUsage);
+}
+
+// Options whose values the output cannot take are usage errors, found before
+// anything is written.
+TEST(Convert, OutputOptionsTheOutputCannotTakeAreUsageErrors) {
+  TempDir t;
+  auto in = t.write("u.load", load_text({{0, 1, 8, 'R'}, {1'000'000'000, 2, 8, 'W'}}));
+  ConvertOptions far = opts(in, t.file("far.load"));
+  far.timescale = 5e9;  // 1 s becomes 5e18 ns, past 2^62
+  auto f = convert(far);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().kind, ErrorKind::kUsage) << f.error().message;
+  EXPECT_FALSE(std::filesystem::exists(t.file("far.load")));
+  ConvertOptions fio = opts(in, t.file("u.iolog"));
+  fio.fio_file = "/dev/lab disk";
+  EXPECT_EQ(convert(fio).error().kind, ErrorKind::kUsage);
+  ConvertOptions native = opts(in, "-");
+  native.to = OutputFormat::kNative;
+  EXPECT_EQ(convert(native).error().kind, ErrorKind::kUsage);
 }
 
 TEST(Convert, BlktraceToLoadAndUsageErrors) {
@@ -602,6 +624,7 @@ TEST(Convert, BlktraceToLoadAndUsageErrors) {
   EXPECT_FALSE(convert(o).ok());
   auto bad = convert(opts(t.file("missing.load"), t.file("y.load")));
   ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kNotFound);
   EXPECT_NE(bad.error().message.find("missing.load"), std::string::npos);
   // Selections on fields a load does not have are refused, not silently empty.
   const std::vector<std::function<void(ConvertOptions&)>> refused = {

@@ -129,10 +129,11 @@ TEST(Datasets, MixedVolumesNeedDeviceId) {
                ds("alibaba.csv") +
                    ":3: the trace mixes volumes 7 and 12; choose one with "
                    "--device-id ID, or write one load per volume with --split-by");
-  expect_error(ds("alibaba.csv"), "--device-id must be a volume number", volume("sda"));
+  expect_error(ds("alibaba.csv"), "--device-id must be a volume number", volume("sda"),
+               ErrorKind::kUsage);
   SourceOptions d;
   d.device = "8:0";
-  expect_error(ds("alibaba.csv"), "select a volume with --device-id", d);
+  expect_error(ds("alibaba.csv"), "select a volume with --device-id", d, ErrorKind::kUsage);
 }
 
 TEST(Datasets, TencentSpreadsEachSecondInFileOrder) {

@@ -33,8 +33,8 @@ std::string derived_path(const std::string& out, uint32_t index) {
 }
 
 Result<Deriver> Deriver::create(uint32_t n, int64_t snippet_ns) {
-  if (n == 0) return Error("--derive needs at least one output");
-  if (snippet_ns <= 0) return Error("--snippet must be positive");
+  if (n == 0) return Error(ErrorKind::kUsage, "--derive needs at least one output");
+  if (snippet_ns <= 0) return Error(ErrorKind::kUsage, "--snippet must be positive");
   Deriver d;
   d.n_ = n;
   d.snippet_ns_ = snippet_ns;

@@ -26,12 +26,13 @@ std::string_view align_name(AlignMode m) {
 
 Result<DeviceMap> DeviceMap::create(const MapOptions& o) {
   if (o.logical_block < 512 || (o.logical_block & (o.logical_block - 1)) != 0)
-    return Error("logical block size " + std::to_string(o.logical_block) +
-                 " is not a power of two >= 512");
+    return Error(ErrorKind::kUnsupported, "logical block size " + std::to_string(o.logical_block) +
+                                              " is not a power of two >= 512");
   uint32_t lbs = o.logical_block / 512;
-  if (o.device_sectors < lbs) return Error("the replay device is empty");
+  if (o.device_sectors < lbs) return Error(ErrorKind::kUsage, "the replay device is empty");
   if (o.mode == MapMode::kScale && o.load_end_sector == 0)
-    return Error("--scale needs the highest sector of the load, which is 0 (empty load?)");
+    return Error(ErrorKind::kBadInput,
+                 "--scale needs the highest sector of the load, which is 0 (empty load?)");
   DeviceMap m(o);
   m.lbs_sectors_ = lbs;
   m.o_.device_sectors = o.device_sectors / lbs * lbs;  // whole logical blocks only
@@ -47,11 +48,12 @@ Result<DeviceMap::Outcome> DeviceMap::map(uint64_t sector, uint32_t sectors, Map
     ++c_.misaligned;
     switch (o_.align) {
       case AlignMode::kFail:
-        return Error(std::string(where) + (where.empty() ? "" : ": ") + "request at sector " +
-                     std::to_string(sector) + " length " + std::to_string(sectors) +
-                     " sectors is not aligned to the device's logical block size of " +
-                     std::to_string(o_.logical_block) +
-                     " bytes (use --align round or --align skip)");
+        return Error(ErrorKind::kBadInput,
+                     std::string(where) + (where.empty() ? "" : ": ") + "request at sector " +
+                         std::to_string(sector) + " length " + std::to_string(sectors) +
+                         " sectors is not aligned to the device's logical block size of " +
+                         std::to_string(o_.logical_block) +
+                         " bytes (use --align round or --align skip)");
       case AlignMode::kSkip:
         ++c_.skipped_align;
         return Outcome::kSkipped;

@@ -78,6 +78,7 @@ TEST(DeviceMap, AlignFailNamesTheRequest) {
   MappedExtent e;
   auto r = m->map(16, 3, e, "request 7 of the load");
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r.error().message.find("request 7 of the load"), std::string::npos);
   EXPECT_NE(r.error().message.find("4096"), std::string::npos);
 }
@@ -90,8 +91,13 @@ TEST(DeviceMap, TooLargeIsSkipped) {
 }
 
 TEST(DeviceMap, RejectsBadGeometry) {
-  EXPECT_FALSE(DeviceMap::create({MapMode::kWrap, AlignMode::kRound, 1000, 1000, 0}).ok());
-  EXPECT_FALSE(DeviceMap::create({MapMode::kScale, AlignMode::kRound, 1000, 512, 0}).ok());
+  // A logical block size the kernel would not give; an empty target; --scale of an empty load.
+  EXPECT_EQ(DeviceMap::create({MapMode::kWrap, AlignMode::kRound, 1000, 1000, 0}).error().kind,
+            ErrorKind::kUnsupported);
+  EXPECT_EQ(DeviceMap::create({MapMode::kWrap, AlignMode::kRound, 0, 512, 0}).error().kind,
+            ErrorKind::kUsage);
+  EXPECT_EQ(DeviceMap::create({MapMode::kScale, AlignMode::kRound, 1000, 512, 0}).error().kind,
+            ErrorKind::kBadInput);
 }
 
 }  // namespace

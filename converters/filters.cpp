@@ -23,7 +23,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 Result<int64_t> parse_time(std::string_view s) {
   auto d = parse_duration_ns(s);
   if (!d) return d.error();
-  if (*d > static_cast<uint64_t>(INT64_MAX)) return Error("time too large");
+  if (*d > static_cast<uint64_t>(INT64_MAX)) return Error(ErrorKind::kUsage, "time too large");
   return static_cast<int64_t>(*d);
 }
 }  // namespace
@@ -44,7 +44,8 @@ Status parse_u64_list(std::string_view s, std::vector<uint64_t>& out) {
   for (auto part : split(s, ',')) {
     auto v = parse_u64(part);
     if (!v)
-      return Error("expected a comma-separated list of numbers, got '" + std::string(s) + "'");
+      return Error(ErrorKind::kUsage,
+                   "expected a comma-separated list of numbers, got '" + std::string(s) + "'");
     out.push_back(*v);
   }
   return {};
@@ -54,7 +55,7 @@ Status parse_pid_list(std::string_view s, std::vector<uint32_t>& out) {
   std::vector<uint64_t> v;
   BLKRR_TRY(parse_u64_list(s, v));
   for (auto x : v) {
-    if (x > UINT32_MAX) return Error("pid out of range: " + std::to_string(x));
+    if (x > UINT32_MAX) return Error(ErrorKind::kUsage, "pid out of range: " + std::to_string(x));
     out.push_back(static_cast<uint32_t>(x));
   }
   return {};
@@ -64,8 +65,8 @@ Status parse_op_list(std::string_view s, uint32_t& mask) {
   for (auto part : split(s, ',')) {
     auto op = parse_op(part);
     if (!op) {
-      return Error("unknown operation '" + std::string(part) +
-                   "' (use R, W, F, D or read, write, flush, discard, ...)");
+      return Error(ErrorKind::kUsage, "unknown operation '" + std::string(part) +
+                                          "' (use R, W, F, D or read, write, flush, discard, ...)");
     }
     mask |= 1u << static_cast<unsigned>(*op);
   }
@@ -74,12 +75,13 @@ Status parse_op_list(std::string_view s, uint32_t& mask) {
 
 Status parse_window(std::string_view s, Selection& sel) {
   auto parts = split(s, ':');
-  if (parts.size() != 2) return Error("expected START:DURATION, e.g. 600:300 or 10m:5m");
+  if (parts.size() != 2)
+    return Error(ErrorKind::kUsage, "expected START:DURATION, e.g. 600:300 or 10m:5m");
   auto a = parse_time(parts[0]);
   if (!a) return a.error();
   auto b = parse_time(parts[1]);
   if (!b) return b.error();
-  if (*b <= 0) return Error("the window must have a positive duration");
+  if (*b <= 0) return Error(ErrorKind::kUsage, "the window must have a positive duration");
   sel.window = true;
   sel.window_start_ns = *a;
   sel.window_len_ns = *b;
@@ -88,11 +90,12 @@ Status parse_window(std::string_view s, Selection& sel) {
 
 Status parse_slip(std::string_view s, Transform& t) {
   auto parts = split(s, ':');
-  if (parts.size() != 2) return Error("expected EVERY:SECTORS, e.g. 1000:8");
+  if (parts.size() != 2) return Error(ErrorKind::kUsage, "expected EVERY:SECTORS, e.g. 1000:8");
   auto every = parse_u64(parts[0]);
   auto sectors = parse_i64(parts[1]);
-  if (!every || *every == 0) return Error("EVERY must be a positive number of requests");
-  if (!sectors) return Error("SECTORS must be a number of sectors");
+  if (!every || *every == 0)
+    return Error(ErrorKind::kUsage, "EVERY must be a positive number of requests");
+  if (!sectors) return Error(ErrorKind::kUsage, "SECTORS must be a number of sectors");
   t.slip_every = *every;
   t.slip_sectors = *sectors;
   return {};
@@ -100,10 +103,10 @@ Status parse_slip(std::string_view s, Transform& t) {
 
 Status parse_subst(std::string_view s, Transform& t) {
   auto parts = split(s, '=');
-  if (parts.size() != 2) return Error("expected FROM=TO, e.g. R=W");
+  if (parts.size() != 2) return Error(ErrorKind::kUsage, "expected FROM=TO, e.g. R=W");
   auto a = parse_op(parts[0]);
   auto b = parse_op(parts[1]);
-  if (!a || !b) return Error("unknown operation in '" + std::string(s) + "'");
+  if (!a || !b) return Error(ErrorKind::kUsage, "unknown operation in '" + std::string(s) + "'");
   t.subst = true;
   t.subst_from = *a;
   t.subst_to = *b;
@@ -112,18 +115,19 @@ Status parse_subst(std::string_view s, Transform& t) {
 
 Status parse_spread(std::string_view s, Transform& t) {
   auto parts = split(s, ':');
-  if (parts.size() > 3) return Error("expected FACTOR[:ALIGN[:OFFSET]]");
+  if (parts.size() > 3) return Error(ErrorKind::kUsage, "expected FACTOR[:ALIGN[:OFFSET]]");
   auto f = parse_double(parts[0]);
-  if (!f || !(*f > 0)) return Error("FACTOR must be a positive number");
+  if (!f || !(*f > 0)) return Error(ErrorKind::kUsage, "FACTOR must be a positive number");
   t.spread_factor = *f;
   if (parts.size() > 1) {
     auto a = parse_u64(parts[1]);
-    if (!a || *a == 0) return Error("ALIGN must be a positive number of sectors");
+    if (!a || *a == 0)
+      return Error(ErrorKind::kUsage, "ALIGN must be a positive number of sectors");
     t.spread_align = *a;
   }
   if (parts.size() > 2) {
     auto o = parse_i64(parts[2]);
-    if (!o) return Error("OFFSET must be a number of sectors");
+    if (!o) return Error(ErrorKind::kUsage, "OFFSET must be a number of sectors");
     t.spread_offset = *o;
   }
   return {};
@@ -131,15 +135,17 @@ Status parse_spread(std::string_view s, Transform& t) {
 
 Status parse_resize(std::string_view s, Transform& t) {
   auto parts = split(s, ':');
-  if (parts.size() != 1 && parts.size() != 3) return Error("expected FACTOR or FACTOR:MIN:MAX");
+  if (parts.size() != 1 && parts.size() != 3)
+    return Error(ErrorKind::kUsage, "expected FACTOR or FACTOR:MIN:MAX");
   auto f = parse_double(parts[0]);
-  if (!f || !(*f > 0)) return Error("FACTOR must be a positive number");
+  if (!f || !(*f > 0)) return Error(ErrorKind::kUsage, "FACTOR must be a positive number");
   t.resize_factor = *f;
   if (parts.size() == 3) {
     auto lo = parse_u64(parts[1]);
     auto hi = parse_u64(parts[2]);
     if (!lo || !hi || *lo > *hi || *hi > UINT32_MAX / 512)
-      return Error("MIN and MAX must be sector counts with MIN <= MAX <= 8388607");
+      return Error(ErrorKind::kUsage,
+                   "MIN and MAX must be sector counts with MIN <= MAX <= 8388607");
     t.resize_min = *lo;
     t.resize_max = *hi;
   }

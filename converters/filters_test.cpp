@@ -5,44 +5,45 @@
 namespace blkrr {
 namespace {
 
+// An option string that cannot be used is a usage error (exit status 2).
 TEST(Filters, ParsesOptionsAndRejectsBadOnes) {
   Transform t;
   EXPECT_TRUE(parse_slip("1000:-8", t).ok());
   EXPECT_EQ(t.slip_every, 1000u);
   EXPECT_EQ(t.slip_sectors, -8);
-  EXPECT_FALSE(parse_slip("0:8", t).ok());
-  EXPECT_FALSE(parse_slip("10", t).ok());
-  EXPECT_FALSE(parse_slip("a:8", t).ok());
+  EXPECT_EQ(parse_slip("0:8", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_slip("10", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_slip("a:8", t).error().kind, ErrorKind::kUsage);
   EXPECT_TRUE(parse_subst("W=R", t).ok());
   EXPECT_EQ(t.subst_from, Op::kWrite);
   EXPECT_EQ(t.subst_to, Op::kRead);
-  EXPECT_FALSE(parse_subst("W", t).ok());
-  EXPECT_FALSE(parse_subst("W=X", t).ok());
+  EXPECT_EQ(parse_subst("W", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_subst("W=X", t).error().kind, ErrorKind::kUsage);
   EXPECT_TRUE(parse_spread("2.5", t).ok());
   EXPECT_EQ(t.spread_align, 8u);
-  EXPECT_FALSE(parse_spread("0", t).ok());
-  EXPECT_FALSE(parse_spread("2:0", t).ok());
-  EXPECT_FALSE(parse_spread("2:8:x", t).ok());
-  EXPECT_FALSE(parse_spread("2:8:1:1", t).ok());
+  EXPECT_EQ(parse_spread("0", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_spread("2:0", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_spread("2:8:x", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_spread("2:8:1:1", t).error().kind, ErrorKind::kUsage);
   EXPECT_TRUE(parse_resize("2", t).ok());
-  EXPECT_FALSE(parse_resize("2:1", t).ok());
-  EXPECT_FALSE(parse_resize("2:9:1", t).ok());
-  EXPECT_FALSE(parse_resize("-1", t).ok());
+  EXPECT_EQ(parse_resize("2:1", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_resize("2:9:1", t).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_resize("-1", t).error().kind, ErrorKind::kUsage);
   Selection s;
   EXPECT_TRUE(parse_window("10m:30s", s).ok());
   EXPECT_EQ(s.window_start_ns, 600'000'000'000);
   EXPECT_EQ(s.window_len_ns, 30'000'000'000);
-  EXPECT_FALSE(parse_window("10", s).ok());
-  EXPECT_FALSE(parse_window("10:0", s).ok());
+  EXPECT_EQ(parse_window("10", s).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_window("10:0", s).error().kind, ErrorKind::kUsage);
   uint32_t mask = 0;
   EXPECT_TRUE(parse_op_list("R,write,F", mask).ok());
   EXPECT_EQ(mask, (1u << 0) | (1u << 1) | (1u << 2));
-  EXPECT_FALSE(parse_op_list("R,X", mask).ok());
+  EXPECT_EQ(parse_op_list("R,X", mask).error().kind, ErrorKind::kUsage);
   std::vector<uint32_t> pids;
   EXPECT_TRUE(parse_pid_list("1,22,333", pids).ok());
   EXPECT_EQ(pids.size(), 3u);
-  EXPECT_FALSE(parse_pid_list("1,,2", pids).ok());
-  EXPECT_FALSE(parse_pid_list("99999999999", pids).ok());
+  EXPECT_EQ(parse_pid_list("1,,2", pids).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(parse_pid_list("99999999999", pids).error().kind, ErrorKind::kUsage);
 }
 
 TEST(Filters, SelectionMatchesPidOrTgidCommCgroupOps) {

@@ -103,9 +103,10 @@ Status GzSource::check_trailer() {
     for (uint32_t i = 0; i < avail_; ++i) {
       if (next_[i] == 0) continue;
       uint64_t at = read_total_ - avail_ + i;
-      return Error(name_ + ": data that is not gzip after the last gzip member, at byte " +
-                   std::to_string(at) +
-                   " (damaged file, or files joined badly); check it with 'gzip -t'");
+      return Error(ErrorKind::kBadInput,
+                   name_ + ": data that is not gzip after the last gzip member, at byte " +
+                       std::to_string(at) +
+                       " (damaged file, or files joined badly); check it with 'gzip -t'");
     }
     next_ += avail_;
     avail_ = 0;
@@ -125,8 +126,9 @@ Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
     next_ = st_->next_in;
     avail_ = st_->avail_in;
     if (rc < 0)
-      return Error(name_ + ": damaged gzip data (igzip error " + std::to_string(rc) +
-                   "); check the file with 'gzip -t'");
+      return Error(ErrorKind::kBadInput, name_ + ": damaged gzip data (igzip error " +
+                                             std::to_string(rc) +
+                                             "); check the file with 'gzip -t'");
     size_t produced = cap - st_->avail_out;
     if (st_->block_state == ISAL_BLOCK_FINISH) {
       // End of a member: another may follow (concatenated gzip files).
@@ -139,7 +141,7 @@ Result<size_t> GzSource::inflate_some(char* dst, size_t cap) {
         done_ = true;
       }
     } else if (produced == 0 && avail_ == 0 && in_eof_) {
-      return Error(name_ + ": the gzip stream is truncated (file cut off?)");
+      return Error(ErrorKind::kBadInput, name_ + ": the gzip stream is truncated (file cut off?)");
     }
     if (produced > 0 || done_) return produced;
   }
@@ -174,7 +176,7 @@ Result<GzSink> GzSink::create(int fd, int level, const std::string& path) {
   s.zs_ = std::make_unique<z_stream>();
   if (deflateInit2(s.zs_.get(), level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     s.zs_.reset();
-    return Error("cannot start gzip output to " + path + " (zlib init failed)");
+    return Error(ErrorKind::kFailed, "cannot start gzip output to " + path + " (zlib init failed)");
   }
   return s;
 }
@@ -198,7 +200,8 @@ Status GzSink::isal_step(const char* data, size_t len, bool last) {
     is_->next_out = out_.data();
     is_->avail_out = static_cast<uint32_t>(out_.size());
     if (int rc = isal_deflate(is_.get()); rc != COMP_OK)
-      return Error("compressing " + path_ + " failed (igzip error " + std::to_string(rc) + ")");
+      return Error(ErrorKind::kFailed,
+                   "compressing " + path_ + " failed (igzip error " + std::to_string(rc) + ")");
     BLKRR_TRY(put(out_.data(), out_.size() - is_->avail_out));
   } while (is_->avail_in > 0 || (last && is_->internal_state.state != ZSTATE_END));
   return {};
@@ -213,7 +216,8 @@ Status GzSink::zlib_step(const char* data, size_t len, bool last) {
     zs_->avail_out = static_cast<uInt>(out_.size());
     rc = deflate(zs_.get(), last ? Z_FINISH : Z_NO_FLUSH);
     if (rc == Z_STREAM_ERROR)
-      return Error("compressing " + path_ + " failed (zlib error " + std::to_string(rc) + ")");
+      return Error(ErrorKind::kFailed,
+                   "compressing " + path_ + " failed (zlib error " + std::to_string(rc) + ")");
     BLKRR_TRY(put(out_.data(), out_.size() - zs_->avail_out));
   } while (zs_->avail_in > 0 || zs_->avail_out == 0 || (last && rc != Z_STREAM_END));
   return {};

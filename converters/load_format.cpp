@@ -63,9 +63,10 @@ Result<LoadReader> LoadReader::open(const std::string& path, LoadReadOptions opt
         break;
       }
       if (!opts.skip_bad) {
-        return Error(r.in_.where() + ": " + why +
-                     " (not a blkreplay load? expected 'start ; sector; length ; op ; ...'; "
-                     "--skip-bad skips such lines)");
+        return Error(ErrorKind::kBadInput,
+                     r.in_.where() + ": " + why +
+                         " (not a blkreplay load? expected 'start ; sector; length ; op ; ...'; "
+                         "--skip-bad skips such lines)");
       }
       ++r.skipped_;
       ++r.reasons_[why];
@@ -73,8 +74,10 @@ Result<LoadReader> LoadReader::open(const std::string& path, LoadReadOptions opt
     }
     r.kept_bytes_ += line.size();
     if (r.preamble_.size() >= kMaxPreambleLines || r.kept_bytes_ > kMaxKeptBytes) {
-      return Error(path + ": no load header in the first " + std::to_string(r.preamble_.size()) +
-                   " lines (16 MiB at most); not a blkreplay load (use --from to name the format)");
+      return Error(
+          ErrorKind::kBadInput,
+          path + ": no load header in the first " + std::to_string(r.preamble_.size()) +
+              " lines (16 MiB at most); not a blkreplay load (use --from to name the format)");
     }
     r.preamble_.emplace_back(line);
   }
@@ -174,11 +177,12 @@ Result<bool> LoadReader::next(LoadRecord& out) {
       const char* why = parse_data(line, out);
       if (!why) {
         if (std::string bad = span_.problem(out.start_ns); !bad.empty())
-          return Error(in_.where() + ": " + bad);
+          return Error(ErrorKind::kBadInput, in_.where() + ": " + bad);
         return true;
       }
       if (!opts_.skip_bad) {
-        return Error(in_.where() + ": " + why + "; --skip-bad skips malformed lines");
+        return Error(ErrorKind::kBadInput,
+                     in_.where() + ": " + why + "; --skip-bad skips malformed lines");
       }
       ++skipped_;
       ++reasons_[why];
@@ -205,7 +209,8 @@ Result<bool> LoadReader::next(LoadRecord& out) {
     const char* why = parse_data(line, out);
     if (!why) return true;
     if (!opts_.skip_bad) {
-      return Error(in_.where() + ": " + why + "; --skip-bad skips malformed lines");
+      return Error(ErrorKind::kBadInput,
+                   in_.where() + ": " + why + "; --skip-bad skips malformed lines");
     }
     ++skipped_;
     ++reasons_[why];

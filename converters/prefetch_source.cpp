@@ -76,7 +76,7 @@ class PrefetchSource final : public RequestSource {
 
   Status take_batch() {
     auto b = ready_.pop();
-    if (!b) return Error("the reading thread was stopped");
+    if (!b) return Error(ErrorKind::kInternal, "the reading thread was stopped");
     if (cur_.reqs.capacity() > 0) spare_.try_push(std::move(cur_.reqs));
     cur_ = std::move(*b);
     pos_ = 0;

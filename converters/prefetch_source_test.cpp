@@ -14,7 +14,8 @@ class CountingSource final : public RequestSource {
     info_.preamble = {"notice"};
   }
   Result<bool> next(Request& out) override {
-    if (i_ == fail_at_) return Error("x.load:" + std::to_string(i_ + 1) + ": bad line");
+    if (i_ == fail_at_)
+      return Error(ErrorKind::kBadInput, "x.load:" + std::to_string(i_ + 1) + ": bad line");
     if (i_ == n_) return false;
     out = Request{};
     out.sector = i_++;
@@ -55,6 +56,7 @@ TEST(PrefetchSource, AnErrorComesAfterTheRequestsBeforeIt) {
   EXPECT_EQ(got, 5000u);
   ASSERT_FALSE(ok);
   EXPECT_EQ(ok.error().message, "x.load:5001: bad line");
+  EXPECT_EQ(ok.error().kind, ErrorKind::kBadInput);  // the kind crosses the thread
 }
 
 TEST(PrefetchSource, StoppingEarlyEndsTheThread) {

@@ -197,6 +197,7 @@ TEST(Blkparse, EveryMalformedLineNamesFileAndLine) {
     auto p = t.write("b.txt", good + line);
     auto r = tally({p}, SourceOptions{.format = InputFormat::kBlkparse});
     ASSERT_FALSE(r.ok()) << line;
+    EXPECT_EQ(r.error().kind, ErrorKind::kBadInput) << line;
     EXPECT_NE(r.error().message.find(p + want), std::string::npos) << r.error().message;
   }
   // After blkparse's statistics begin, other text is expected.
@@ -247,6 +248,7 @@ TEST(Native, CorruptTraceIsAnError) {
   auto p = t.write("bad.blkrr", bytes);
   auto res = tally({p});
   ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(res.error().message.find(p), std::string::npos) << res.error().message;
 }
 
@@ -297,6 +299,7 @@ TEST(Blktrace, MalformedCaptures) {
   auto p1 = t.write("t1.blktrace.0", good + good.substr(0, 20));
   auto r1 = tally({p1});
   ASSERT_FALSE(r1.ok());
+  EXPECT_EQ(r1.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r1.error().message.find(p1 + ": truncated event at byte offset 48"), std::string::npos)
       << r1.error().message;
   // --skip-bad keeps what came before.
@@ -308,6 +311,7 @@ TEST(Blktrace, MalformedCaptures) {
                     good + blktrace_event(11, 1, 0, 0, kCatNotify, 1, a, "abcdef").substr(0, 50));
   auto r2 = tally({p2});
   ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r2.error().message.find("truncated event payload at byte offset 48"),
             std::string::npos);
   // Bad magic after a good event.
@@ -316,12 +320,14 @@ TEST(Blktrace, MalformedCaptures) {
   auto p3 = t.write("t3.blktrace.0", good + bad);
   auto r3 = tally({p3}, SourceOptions{.format = InputFormat::kBlktrace});
   ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r3.error().message.find("bad magic 0x78617407 at byte offset 48"), std::string::npos)
       << r3.error().message;
   // Mixed devices are refused unless one is chosen.
   auto p4 = t.write("t4.blktrace.0", good + blktrace_event(12, 5, 512, kIssue, kCatRead, 1, b));
   auto r4 = tally({p4});
   ASSERT_FALSE(r4.ok());
+  EXPECT_EQ(r4.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r4.error().message.find("mixes devices 8:0 and 8:16; choose one with --device"),
             std::string::npos)
       << r4.error().message;
@@ -330,6 +336,35 @@ TEST(Blktrace, MalformedCaptures) {
   EXPECT_EQ(r5->n, 1u);
   EXPECT_EQ(r5->all[0].sector, 5u);
   EXPECT_EQ(r5->all[0].rec_flags, kRecCompletionNotSeen);
+}
+
+// A --device or --action that a reader cannot use is the user's to change:
+// a usage error (exit status 2) in every reader.
+TEST(Readers, DeviceOptionsTheInputCannotUseAreUsageErrors) {
+  TempDir t;
+  using namespace blktrace;
+  auto bt =
+      t.write("u.blktrace.0", blktrace_event(10, 100, 4096, kIssue, kCatWrite, 1, make_dev(8, 0)));
+  auto bp = t.write("u.txt", "  8,0    0        1     0.000000000  100  D   W 10 + 8 [dd]\n");
+  auto msr = t.write("u.csv", "128166372003061629,hm,1,Read,3221225472,4096,2043\n");
+  TraceHeader h;
+  h.devices.push_back(DeviceInfo{.dev = make_dev(8, 0), .name = "sda"});
+  auto w = TraceWriter::create(t.file("u.blkrr"), h);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(w->close({}).ok());
+  const std::pair<std::string, SourceOptions> cases[] = {
+      {bt, {.device = "no-such-device"}},
+      {bt, {.blktrace_action = 'X'}},
+      {bp, {.format = InputFormat::kBlkparse, .device = "sda"}},
+      {bp, {.format = InputFormat::kBlkparse, .blktrace_action = 'X'}},
+      {msr, {.device = "hm:x"}},
+      {t.file("u.blkrr"), {.device = "sdq"}},
+  };
+  for (const auto& [path, opts] : cases) {
+    auto r = tally({path}, opts);
+    ASSERT_FALSE(r.ok()) << path;
+    EXPECT_EQ(r.error().kind, ErrorKind::kUsage) << path << ": " << r.error().message;
+  }
 }
 
 // ---- fio iologs ----
@@ -380,6 +415,7 @@ TEST(FioIolog, Version2WaitTrimSyncAndErrors) {
     auto q = t.write("bad.log", text);
     auto res = tally({q}, SourceOptions{.format = InputFormat::kFioIolog});
     ASSERT_FALSE(res.ok()) << text;
+    EXPECT_EQ(res.error().kind, ErrorKind::kBadInput) << text;
     EXPECT_NE(res.error().message.find(q + want), std::string::npos) << res.error().message;
   }
 }
@@ -422,6 +458,7 @@ TEST(Msr, ParsesFiletimeAndRefusesMixedDisks) {
     auto q = t.write("bad.csv", text);
     auto res = tally({q}, SourceOptions{.format = InputFormat::kMsrCsv});
     ASSERT_FALSE(res.ok()) << text;
+    EXPECT_EQ(res.error().kind, ErrorKind::kBadInput) << text;
     EXPECT_NE(res.error().message.find(q + want), std::string::npos) << res.error().message;
   }
   auto q = t.write("skip.csv",

@@ -163,12 +163,14 @@ Result<std::unique_ptr<RequestSink>> open_sink(const std::string& path, const Si
       auto out = OutFile::create(path, opts.gz_level);
       if (!out) return out.error();
       if (opts.fio_file.find_first_of(" \t\n") != std::string::npos)
-        return Error("the fio file name must not contain blanks: '" + opts.fio_file + "'");
+        return Error(ErrorKind::kUsage,
+                     "the fio file name must not contain blanks: '" + opts.fio_file + "'");
       s = std::make_unique<FioSink>(std::move(*out), opts.fio_file);
       break;
     }
     case OutputFormat::kNative: {
-      if (path == "-") return Error("native traces cannot go to standard output; name a file");
+      if (path == "-")
+        return Error(ErrorKind::kUsage, "native traces cannot go to standard output; name a file");
       TraceWriter::Options wo;
       wo.atomic = true;  // a failed conversion leaves no partial trace
       auto w = TraceWriter::create(path, opts.header, wo);

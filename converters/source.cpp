@@ -84,8 +84,7 @@ std::optional<InputFormat> parse_input_format(std::string_view s) {
 }
 
 Result<InputFormat> detect_format(const std::string& path) {
-  if (path != "-" && !file_exists(path))
-    return Error("cannot open " + path + ": " + std::strerror(ENOENT));
+  if (path != "-" && !file_exists(path)) return Error::system("cannot open " + path, ENOENT);
   // Pipes, FIFOs and "-" keep their first bytes for the reader after
   // detection (core/input_stream.h).
   auto head = peek_input(path, 8);
@@ -108,9 +107,11 @@ Result<InputFormat> detect_format(const std::string& path) {
     if (auto d = detect_dataset_line(t)) return *d;
     if (looks_like_blkparse(t)) return InputFormat::kBlkparse;
   }
-  return Error(path +
-               ": cannot tell the format (not a native trace, blktrace, blkparse text, fio iolog, "
-               "MSR CSV, blkreplay load or a public dataset's CSV); name it with --from");
+  return Error(
+      ErrorKind::kBadInput,
+      path +
+          ": cannot tell the format (not a native trace, blktrace, blkparse text, fio iolog, "
+          "MSR CSV, blkreplay load or a public dataset's CSV); name it with --from");
 }
 
 namespace {
@@ -253,7 +254,8 @@ class CheckedSource : public RequestSource {
     ++n_;
     if (out.issue_ns > static_cast<uint64_t>(INT64_MAX)) return true;  // range-checked by readers
     if (std::string bad = span_.problem(static_cast<int64_t>(out.issue_ns)); !bad.empty())
-      return Error(join(info_.paths, " ") + ": request " + std::to_string(n_) + ": " + bad);
+      return Error(ErrorKind::kBadInput,
+                   join(info_.paths, " ") + ": request " + std::to_string(n_) + ": " + bad);
     return true;
   }
   Counters counters() const override { return in_->counters(); }
@@ -319,7 +321,7 @@ namespace {
 
 Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::string>& inputs,
                                                       const SourceOptions& opts) {
-  if (inputs.empty()) return Error("no input given");
+  if (inputs.empty()) return Error(ErrorKind::kUsage, "no input given");
   if (opts.repeat != 1) return open_repeated_source(inputs, opts);
   std::vector<std::string> blktrace_paths;
   std::vector<std::unique_ptr<RequestSource>> parts;
@@ -329,7 +331,8 @@ Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::str
     if (in != "-" && !file_exists(in)) {
       expanded = expand_blktrace_base(in);
       if (expanded.empty())
-        return Error("cannot open " + in + ": no such file (nor " + in.c_str() + ".blktrace.0)");
+        return Error(ErrorKind::kNotFound,
+                     "cannot open " + in + ": no such file (nor " + in.c_str() + ".blktrace.0)");
       f = InputFormat::kBlktrace;
     } else if (f == InputFormat::kAuto) {
       auto d = detect_format(in);
@@ -341,7 +344,7 @@ Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::str
       blktrace_paths.insert(blktrace_paths.end(), expanded.begin(), expanded.end());
       continue;
     }
-    Result<std::unique_ptr<RequestSource>> src = Error("");
+    Result<std::unique_ptr<RequestSource>> src = Error(ErrorKind::kInternal, "");
     switch (f) {
       case InputFormat::kNative:
         src = open_native_source(in, opts);
@@ -371,14 +374,15 @@ Result<std::unique_ptr<RequestSource>> open_unchecked(const std::vector<std::str
         src = open_k5cloud_source(in, opts);
         break;
       default:
-        return Error(in + ": unknown input format");
+        return Error(ErrorKind::kInternal, in + ": unknown input format");
     }
     if (!src) return src.error();
     parts.push_back(std::move(*src));
   }
   if (!blktrace_paths.empty()) {
     if (!parts.empty())
-      return Error("blktrace inputs cannot be mixed with inputs of other formats");
+      return Error(ErrorKind::kUsage,
+                   "blktrace inputs cannot be mixed with inputs of other formats");
     return open_blktrace_source(blktrace_paths, opts);
   }
   if (parts.size() == 1) return std::move(parts.front());

@@ -227,11 +227,12 @@ class BlkparseSource : public RequestSource {
 Result<std::unique_ptr<RequestSource>> open_blkparse_source(const std::string& path,
                                                             const SourceOptions& opts) {
   if (opts.blktrace_action != 'Q' && opts.blktrace_action != 'D')
-    return Error("--action must be Q or D");
+    return Error(ErrorKind::kUsage, "--action must be Q or D");
   std::optional<DevT> dev;
   if (!opts.device.empty()) {
     dev = parse_majmin(opts.device);
-    if (!dev) return Error("blkparse input: give --device as MAJ:MIN (e.g. 8:16)");
+    if (!dev)
+      return Error(ErrorKind::kUsage, "blkparse input: give --device as MAJ:MIN (e.g. 8:16)");
   }
   auto in = LineReader::open(path);
   if (!in) return in.error();

@@ -98,10 +98,11 @@ class CpuFile {
   // Reads the next event into cur(); false at a clean end of file.
   Result<bool> advance() {
     if (!fill(blktrace::kEventSize)) {
-      if (read_error_) return Error("cannot read " + path_ + ": " + std::strerror(read_error_));
+      if (read_error_) return Error::system("cannot read " + path_, read_error_);
       if (end_ == pos_) return false;
-      return Error(path_ + ": truncated event at byte offset " + std::to_string(offset_) +
-                   " (file cut short?); --skip-bad keeps the events before it");
+      return Error(ErrorKind::kBadInput,
+                   path_ + ": truncated event at byte offset " + std::to_string(offset_) +
+                       " (file cut short?); --skip-bad keeps the events before it");
     }
     if (!checked_) {
       uint32_t m = blktrace::decode(buf_.data() + pos_, false).magic;
@@ -110,23 +111,26 @@ class CpuFile {
     }
     cur_ = blktrace::decode(buf_.data() + pos_, swap_);
     if ((cur_.magic & 0xffffff00u) != blktrace::kMagic) {
-      return Error(path_ + ": bad magic 0x" + hex(cur_.magic) + " at byte offset " +
-                   std::to_string(offset_) + " (not a blktrace file, or corrupt)");
+      return Error(ErrorKind::kBadInput, path_ + ": bad magic 0x" + hex(cur_.magic) +
+                                             " at byte offset " + std::to_string(offset_) +
+                                             " (not a blktrace file, or corrupt)");
     }
     if ((cur_.magic & 0xff) != blktrace::kVersion) {
-      return Error(path_ + ": blktrace version " + std::to_string(cur_.magic & 0xff) +
-                   " at byte offset " + std::to_string(offset_) + " (this reader knows version " +
-                   std::to_string(blktrace::kVersion) + ")");
+      return Error(ErrorKind::kUnsupported,
+                   path_ + ": blktrace version " + std::to_string(cur_.magic & 0xff) +
+                       " at byte offset " + std::to_string(offset_) +
+                       " (this reader knows version " + std::to_string(blktrace::kVersion) + ")");
     }
     size_t total = blktrace::kEventSize + cur_.pdu_len;
     if (!fill(total)) {
-      return Error(path_ + ": truncated event payload at byte offset " + std::to_string(offset_) +
-                   " (file cut short?); --skip-bad keeps the events before it");
+      return Error(ErrorKind::kBadInput,
+                   path_ + ": truncated event payload at byte offset " + std::to_string(offset_) +
+                       " (file cut short?); --skip-bad keeps the events before it");
     }
     // fill() may have moved or grown the buffer: take the address after it.
     const unsigned char* p = buf_.data() + pos_;
     pdu_.assign(reinterpret_cast<const char*>(p) + blktrace::kEventSize, cur_.pdu_len);
-    if (pos_ + total > end_) return Error(path_ + ": internal buffer error");
+    if (pos_ + total > end_) return Error(ErrorKind::kInternal, path_ + ": internal buffer error");
     pos_ += total;
     cur_offset_ = offset_;
     offset_ += total;
@@ -235,9 +239,10 @@ class BlktraceSource : public RequestSource {
     } else if (!first_dev_) {
       first_dev_ = e.device;
     } else if (*first_dev_ != e.device) {
-      return Error(path + ": byte offset " + std::to_string(off) + ": the capture mixes devices " +
-                   dev_to_string(*first_dev_) + " and " + dev_to_string(e.device) +
-                   "; choose one with --device MAJ:MIN");
+      return Error(ErrorKind::kBadInput,
+                   path + ": byte offset " + std::to_string(off) + ": the capture mixes devices " +
+                       dev_to_string(*first_dev_) + " and " + dev_to_string(e.device) +
+                       "; choose one with --device MAJ:MIN");
     }
     if (act == blktrace::kComplete) {
       pairer_.complete(e.device, e.sector, e.time, -static_cast<int32_t>(e.error));
@@ -259,9 +264,10 @@ class BlktraceSource : public RequestSource {
     if (r.op == Op::kOther) ++counters_["passthrough (pc) requests"];
     if (const char* why = request_range_error(r)) {
       if (!skip_bad_)
-        return Error(path + ": byte offset " + std::to_string(off) + ": " + why + " (sector " +
-                     std::to_string(r.sector) + ", " + std::to_string(r.bytes) +
-                     " bytes); --skip-bad skips such events");
+        return Error(ErrorKind::kBadInput, path + ": byte offset " + std::to_string(off) + ": " +
+                                               why + " (sector " + std::to_string(r.sector) + ", " +
+                                               std::to_string(r.bytes) +
+                                               " bytes); --skip-bad skips such events");
       ++counters_["lines_skipped"];
       ++counters_[std::string("skipped: ") + why];
       return {};
@@ -289,14 +295,14 @@ class BlktraceSource : public RequestSource {
 Result<std::unique_ptr<RequestSource>> open_blktrace_source(const std::vector<std::string>& paths,
                                                             const SourceOptions& opts) {
   if (opts.blktrace_action != 'Q' && opts.blktrace_action != 'D')
-    return Error("--action must be Q or D");
+    return Error(ErrorKind::kUsage, "--action must be Q or D");
   std::optional<DevT> dev;
   if (!opts.device.empty()) dev = parse_majmin(opts.device);
   if (!opts.device.empty() && !dev) {
     auto sel = resolve_device(opts.device);
     if (!sel) {
-      return Error("blktrace input: cannot resolve --device " + opts.device +
-                   " (give it as MAJ:MIN, e.g. 8:16)");
+      return Error(ErrorKind::kUsage, "blktrace input: cannot resolve --device " + opts.device +
+                                          " (give it as MAJ:MIN, e.g. 8:16)");
     }
     dev = sel->part ? sel->part->dev : sel->disk;
   }

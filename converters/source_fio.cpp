@@ -123,9 +123,9 @@ Result<std::unique_ptr<RequestSource>> open_fio_source(const std::string& path,
   if (*got && trim(first) == "fio version 2 iolog") version = 2;
   if (*got && trim(first) == "fio version 3 iolog") version = 3;
   if (!version) {
-    return Error(path +
-                 ":1: not a fio iolog (expected 'fio version 2 iolog' or "
-                 "'fio version 3 iolog')");
+    return Error(ErrorKind::kBadInput, path +
+                                           ":1: not a fio iolog (expected 'fio version 2 iolog' or "
+                                           "'fio version 3 iolog')");
   }
   std::unique_ptr<RequestSource> s = std::make_unique<FioSource>(std::move(*in), version, opts);
   return s;

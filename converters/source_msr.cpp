@@ -133,8 +133,9 @@ Result<std::unique_ptr<RequestSource>> open_msr_source(const std::string& path,
   if (!in) return in.error();
   auto s = std::make_unique<MsrSource>(std::move(*in), opts);
   if (s->bad_device()) {
-    return Error("MSR input: --device must be a disk number or HOST:DISK, not '" + opts.device +
-                 "'");
+    return Error(
+        ErrorKind::kUsage,
+        "MSR input: --device must be a disk number or HOST:DISK, not '" + opts.device + "'");
   }
   std::unique_ptr<RequestSource> r = std::move(s);
   return r;

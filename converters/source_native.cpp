@@ -30,8 +30,9 @@ class NativeSource : public RequestSource {
       if (!why && out.issue_ns > static_cast<uint64_t>(INT64_MAX)) why = "time out of range";
       if (!why) return true;
       if (!skip_bad_)
-        return Error(r_.path() + ": record " + std::to_string(r_.records_read()) + ": " + why +
-                     "; --skip-bad skips such records");
+        return Error(ErrorKind::kBadInput, r_.path() + ": record " +
+                                               std::to_string(r_.records_read()) + ": " + why +
+                                               "; --skip-bad skips such records");
       ++skipped_["lines_skipped"];
       ++skipped_[std::string("skipped: ") + why];
     }
@@ -71,8 +72,8 @@ Result<std::unique_ptr<RequestSource>> open_native_source(const std::string& pat
         known += (known.empty() ? "" : ", ") + d.name + " (" + dev_to_string(d.dev) + ")";
       }
       if (!dev) {
-        return Error(path + ": the trace has no device '" + opts.device +
-                     "'; it has: " + (known.empty() ? "none" : known));
+        return Error(ErrorKind::kUsage, path + ": the trace has no device '" + opts.device +
+                                            "'; it has: " + (known.empty() ? "none" : known));
       }
     }
   }

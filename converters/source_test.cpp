@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "converters/converter_fixtures.h"
+#include "converters/test_bad_input.h"
 
 namespace blkrr {
 namespace {
@@ -56,9 +57,25 @@ TEST(Source, DetectsLoadAndNative) {
   EXPECT_EQ(*detect_format(write_native(t, sample_requests())), InputFormat::kNative);
   auto bad = detect_format(t.write("x.txt", "hello\nworld\n"));
   ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(bad.error().message.find("--from"), std::string::npos);
   auto missing = detect_format(t.file("nope"));
   ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::kNotFound);
+  EXPECT_EQ(missing.error().sys_errno, ENOENT);
+}
+
+// What the user must change (no input, inputs that do not belong together)
+// is a usage error; a missing input is not found.
+TEST(Source, InputsThatCannotBeReadTogether) {
+  TempDir t;
+  EXPECT_EQ(open_source({}, {}).error().kind, ErrorKind::kUsage);
+  EXPECT_EQ(open_source({t.file("nope")}, {}).error().kind, ErrorKind::kNotFound);
+  auto bt = t.write("a.blktrace.0",
+                    testing::blktrace_event(1, 8, 4096, blktrace::kIssue, blktrace::kCatRead));
+  auto mixed = open_source({bt, data_path("linux-mysql.load.gz")}, {});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.error().kind, ErrorKind::kUsage) << mixed.error().message;
 }
 
 TEST(Source, LoadAsRequests) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "converters/blktrace.h"
@@ -14,22 +15,33 @@
 
 namespace blkrr::testing {
 
-// Error message of reading all of `path` (empty when it reads fine).
-inline std::string read_error(const std::string& path, const SourceOptions& o = {}) {
+// The error of reading all of `path` (none when it reads fine).
+inline std::optional<Error> read_failure(const std::string& path, const SourceOptions& o = {}) {
   auto s = open_source({path}, o);
-  if (!s) return s.error().message;
+  if (!s) return s.error();
   Request r;
   for (;;) {
     auto got = (*s)->next(r);
-    if (!got) return got.error().message;
-    if (!*got) return "";
+    if (!got) return got.error();
+    if (!*got) return std::nullopt;
   }
 }
 
+// Its message (empty when it reads fine).
+inline std::string read_error(const std::string& path, const SourceOptions& o = {}) {
+  auto e = read_failure(path, o);
+  return e ? e->message : "";
+}
+
+// Reading `path` fails with an error of `kind` whose message holds `want`
+// (the position: file:line, byte offset or record).
 inline void expect_error(const std::string& path, const std::string& want,
-                         const SourceOptions& o = {}) {
-  std::string e = read_error(path, o);
-  EXPECT_NE(e.find(want), std::string::npos) << "got: '" << e << "' want: '" << want << "'";
+                         const SourceOptions& o = {}, ErrorKind kind = ErrorKind::kBadInput) {
+  auto e = read_failure(path, o);
+  ASSERT_TRUE(e) << path << " reads fine; want: '" << want << "'";
+  EXPECT_NE(e->message.find(want), std::string::npos)
+      << "got: '" << e->message << "' want: '" << want << "'";
+  EXPECT_EQ(e->kind, kind) << e->message;
 }
 
 // One blktrace event as blktrace writes it, then `pdu`: in this machine's

@@ -66,7 +66,7 @@ struct LineReader::Inflater {
   // Copies the next chunk to dst (room for cap >= kReadChunk bytes).
   Result<size_t> take(char* dst, size_t cap) {
     auto c = ready.pop();
-    if (!c) return Error("the inflating thread was stopped");
+    if (!c) return Error(ErrorKind::kInternal, "the inflating thread was stopped");
     if (c->error) return *c->error;
     const size_t n = std::min(cap, c->data.size());
     std::memcpy(dst, c->data.data(), n);
@@ -124,8 +124,7 @@ Status LineReader::fill() {
                                    : std::clamp(2 * buf_.size(), kFirstChunk, kReadChunk);
   if (buf_.size() - end_ < chunk) buf_.resize(end_ + chunk);
   auto n = read_more(buf_.data() + end_, buf_.size() - end_);
-  if (!n)
-    return Error(path_ + ":" + std::to_string(line_ + 1) + ": cannot read: " + n.error().message);
+  if (!n) return n.error().context(path_ + ":" + std::to_string(line_ + 1) + ": cannot read");
   if (*n == 0) eof_ = true;
   end_ += *n;
   return {};
@@ -154,8 +153,9 @@ Result<bool> LineReader::next(std::string_view& line) {
       // Last line without a newline: fine in a text file written by hand,
       // but a compressed file was written by a program and was cut off.
       if (compressed_)
-        return Error(path_ + ":" + std::to_string(line_ + 1) +
-                     ": the last line has no end (compressed file cut off?)");
+        return Error(ErrorKind::kBadInput,
+                     path_ + ":" + std::to_string(line_ + 1) +
+                         ": the last line has no end (compressed file cut off?)");
       size_t len = end_ - pos_;
       line = std::string_view(start, len);
       if (len > 0 && start[len - 1] == '\r') line.remove_suffix(1);
@@ -165,8 +165,9 @@ Result<bool> LineReader::next(std::string_view& line) {
       return true;
     }
     if (end_ - pos_ > kMaxLine) {
-      return Error(path_ + ":" + std::to_string(line_ + 1) +
-                   ": line longer than 1 MiB (is this a text file of the expected format?)");
+      return Error(ErrorKind::kBadInput,
+                   path_ + ":" + std::to_string(line_ + 1) +
+                       ": line longer than 1 MiB (is this a text file of the expected format?)");
     }
     BLKRR_TRY(fill());
   }
@@ -191,7 +192,7 @@ struct OutFile::Deflater {
   std::deque<Chunk> todo;
   std::vector<std::vector<char>> spare;
   bool stop = false;
-  std::string error;
+  std::optional<Error> error;  // the first failure of the compressing thread
   std::thread th;
 
   void run() {
@@ -200,15 +201,13 @@ struct OutFile::Deflater {
       cv.wait(lk, [&] { return stop || !todo.empty(); });
       if (todo.empty()) return;
       Chunk c = std::move(todo.front());
-      bool failed = !error.empty();
+      bool failed = error.has_value();
       lk.unlock();
-      std::string err;
-      if (!failed) {
-        if (Status st = gz->write(c.buf.data(), c.len); !st) err = st.error().message;
-      }
+      Status st;
+      if (!failed) st = gz->write(c.buf.data(), c.len);
       lk.lock();
       todo.pop_front();
-      if (!err.empty() && error.empty()) error = err;
+      if (!st && !error) error = st.error();
       spare.push_back(std::move(c.buf));
       cv.notify_all();
     }
@@ -291,7 +290,7 @@ Status OutFile::flush() {
   if (gz_) {
     std::unique_lock<std::mutex> lk(gz_->mu);
     gz_->cv.wait(lk, [&] { return gz_->todo.size() < 2; });
-    if (!gz_->error.empty()) return Error(gz_->error);
+    if (gz_->error) return *gz_->error;
     size_t cap = buf_.size();
     gz_->todo.push_back({std::move(buf_), len_});
     if (!gz_->spare.empty()) {
@@ -312,7 +311,7 @@ Status OutFile::flush() {
       off += static_cast<size_t>(n);
     }
   } else {
-    return Error("write to closed output " + path_);
+    return Error(ErrorKind::kInternal, "write to closed output " + path_);
   }
   written_ += len_;
   len_ = 0;
@@ -330,7 +329,7 @@ Status OutFile::close() {
     }
     gz_->cv.notify_all();
     if (gz_->th.joinable()) gz_->th.join();
-    if (st.ok() && !gz_->error.empty()) st = Error(gz_->error);
+    if (st.ok() && gz_->error) st = *gz_->error;
     if (st.ok()) st = gz_->gz->finish();
     gz_.reset();
   }
@@ -338,7 +337,7 @@ Status OutFile::close() {
   if (!file_) return st;
   if (!st.ok()) {
     file_->abort();
-    return Error(st.error().message + "; nothing was written to " + path_);
+    return st.error().append("; nothing was written to " + path_);
   }
   return file_->commit();
 }
