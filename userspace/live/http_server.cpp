@@ -59,19 +59,21 @@ Result<ListenAddress> parse_listen_address(std::string_view s) {
   if (!s.empty() && s.front() == '[') {
     auto close = s.find(']');
     if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != ':')
-      return Error("bad address '" + std::string(s) + "' (use [IPV6]:PORT)");
+      return Error(ErrorKind::kUsage, "bad address '" + std::string(s) + "' (use [IPV6]:PORT)");
     a.host = std::string(s.substr(1, close - 1));
     port = s.substr(close + 2);
   } else {
     auto colon = s.rfind(':');
     if (colon == std::string_view::npos)
-      return Error("bad address '" + std::string(s) + "' (use ADDR:PORT or :PORT)");
+      return Error(ErrorKind::kUsage,
+                   "bad address '" + std::string(s) + "' (use ADDR:PORT or :PORT)");
     a.host = std::string(s.substr(0, colon));
     port = s.substr(colon + 1);
   }
   auto p = parse_u64(port);
   if (!p || *p > 65535)
-    return Error("bad port '" + std::string(port) + "' in '" + std::string(s) + "'");
+    return Error(ErrorKind::kUsage,
+                 "bad port '" + std::string(port) + "' in '" + std::string(s) + "'");
   if (a.host == "*") a.host.clear();
   a.port = static_cast<uint16_t>(*p);
   return a;
@@ -87,19 +89,22 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
   std::string port = std::to_string(addr.port);
   std::string shown = (addr.host.empty() ? "*" : addr.host) + ":" + port;
   int rc = getaddrinfo(addr.host.empty() ? nullptr : addr.host.c_str(), port.c_str(), &hints, &res);
-  if (rc != 0) return Error("cannot resolve " + shown + ": " + gai_strerror(rc));
+  if (rc == EAI_SYSTEM) return Error::system("cannot resolve " + shown, errno);
+  if (rc != 0)
+    return Error(rc == EAI_NONAME ? ErrorKind::kNotFound : ErrorKind::kFailed,
+                 "cannot resolve " + shown + ": " + gai_strerror(rc));
   std::unique_ptr<addrinfo, AddrInfoFree> list(res);
-  std::string last_err = "no address";
+  int last_errno = EADDRNOTAVAIL;  // no address at all (getaddrinfo gives at least one)
   for (addrinfo* ai = res; ai; ai = ai->ai_next) {
     Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
     if (!fd) {
-      last_err = std::strerror(errno);
+      last_errno = errno;
       continue;
     }
     int one = 1;
     setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd.get(), 64) != 0) {
-      last_err = std::strerror(errno);
+      last_errno = errno;
       continue;
     }
     sockaddr_storage ss{};
@@ -113,8 +118,8 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
     break;
   }
   if (!srv->listen_fd_)
-    return Error("cannot listen on " + shown + ": " + last_err +
-                 " (is the port in use? pick another with --prometheus ADDR:PORT)");
+    return Error::system("cannot listen on " + shown, last_errno)
+        .append(" (is the port in use? pick another with --prometheus ADDR:PORT)");
   srv->wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!srv->wake_fd_) return Error::system("eventfd", errno);
   srv->thread_ = std::thread([s = srv.get()] { s->run(); });

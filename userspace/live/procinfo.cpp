@@ -40,10 +40,10 @@ Result<ProcInfo> read_proc_info(uint32_t pid, const std::string& procfs) {
   if (!text) return text.error();
   auto uid = status_field(*text, "Uid");
   auto ppid = status_field(*text, "PPid");
-  if (!uid || !ppid) return Error(path + ": no Uid or PPid line");
+  if (!uid || !ppid) return Error(ErrorKind::kBadInput, path + ": no Uid or PPid line");
   auto u = parse_u64(*uid);
   auto p = parse_u64(*ppid);
-  if (!u || !p) return Error(path + ": bad Uid or PPid value");
+  if (!u || !p) return Error(ErrorKind::kBadInput, path + ": bad Uid or PPid value");
   return ProcInfo{static_cast<uint32_t>(*u), static_cast<uint32_t>(*p)};
 }
 
@@ -77,9 +77,9 @@ Result<std::array<double, 3>> read_loadavg(const std::string& procfs) {
   std::array<double, 3> la{};
   for (auto& v : la) {
     std::string tok;
-    if (!(in >> tok)) return Error(procfs + "/loadavg: fewer than 3 fields");
+    if (!(in >> tok)) return Error(ErrorKind::kBadInput, procfs + "/loadavg: fewer than 3 fields");
     auto d = parse_double(tok);
-    if (!d) return Error(procfs + "/loadavg: " + d.error().message);
+    if (!d) return d.error().context(procfs + "/loadavg");
     v = *d;
   }
   return la;
@@ -98,13 +98,14 @@ Result<std::vector<DiskStat>> parse_diskstats(const std::string& text) {
     if (f.empty()) continue;
     // major minor name + at least the 11 classic counters.
     if (f.size() < 14)
-      return Error("diskstats:" + std::to_string(lineno) + ": only " + std::to_string(f.size()) +
-                   " fields, expected 14 or more");
+      return Error(ErrorKind::kBadInput, "diskstats:" + std::to_string(lineno) + ": only " +
+                                             std::to_string(f.size()) +
+                                             " fields, expected 14 or more");
     // v[0], v[1]: major, minor; v[2..12]: the 11 classic counters (f[3..13]).
     std::array<uint64_t, 13> v{};
     for (size_t i = 0; i < v.size(); ++i) {
       auto n = parse_u64(f[i < 2 ? i : i + 1]);
-      if (!n) return Error("diskstats:" + std::to_string(lineno) + ": " + n.error().message);
+      if (!n) return n.error().context("diskstats:" + std::to_string(lineno));
       v[i] = *n;
     }
     DiskStat d;

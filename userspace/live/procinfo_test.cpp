@@ -37,11 +37,14 @@ TEST_F(FakeProc, ReadsUidAndPpid) {
 }
 
 TEST_F(FakeProc, MissingOrMalformedIsAnError) {
-  EXPECT_FALSE(read_proc_info(43, root_).ok());
+  EXPECT_EQ(read_proc_info(43, root_).error().kind, ErrorKind::kNotFound);
   write("44/status", "Name:\tx\nPPid:\tseven\nUid:\t0\n");
   auto r = read_proc_info(44, root_);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r.error().message.find("44/status"), std::string::npos);
+  write("45/status", "Name:\tx\n");
+  EXPECT_EQ(read_proc_info(45, root_).error().kind, ErrorKind::kBadInput);
 }
 
 // A process seen once keeps its values after it exits; one that exited
@@ -67,7 +70,9 @@ TEST_F(FakeProc, LoadAverage) {
   EXPECT_DOUBLE_EQ((*r)[1], 1.25);
   EXPECT_DOUBLE_EQ((*r)[2], 2.0);
   write("loadavg", "0.52\n");
-  EXPECT_FALSE(read_loadavg(root_).ok());
+  EXPECT_EQ(read_loadavg(root_).error().kind, ErrorKind::kBadInput);
+  write("loadavg", "0.52 x 2.00\n");
+  EXPECT_EQ(read_loadavg(root_).error().kind, ErrorKind::kBadInput);
 }
 
 TEST(Diskstats, ParsesFieldsOfModernKernels) {
@@ -95,9 +100,11 @@ TEST(Diskstats, ParsesFieldsOfModernKernels) {
 TEST(Diskstats, MalformedLineNamesItsNumber) {
   auto r = parse_diskstats("7 0 loop0 1 2 3 4 5 6 7 8 9 10 11\n7 1 loop1 1 2 x\n");
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r.error().message.find("diskstats:2"), std::string::npos) << r.error().message;
   r = parse_diskstats("7 0 loop0 1 2 3 4 5 6 7 8 9 10 z\n");
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
   EXPECT_NE(r.error().message.find("diskstats:1"), std::string::npos) << r.error().message;
 }
 

@@ -10,7 +10,8 @@ Result<GroupBy> parse_group_by(std::string_view s) {
   if (s == "pid") return GroupBy::kPid;
   if (s == "comm") return GroupBy::kComm;
   if (s == "cgroup") return GroupBy::kCgroup;
-  return Error("unknown grouping '" + std::string(s) + "' (use pid, comm or cgroup)");
+  return Error(ErrorKind::kUsage,
+               "unknown grouping '" + std::string(s) + "' (use pid, comm or cgroup)");
 }
 
 Result<SortKey> parse_sort_key(std::string_view s) {
@@ -20,9 +21,10 @@ Result<SortKey> parse_sort_key(std::string_view s) {
   if (s == "io") return SortKey::kIo;
   if (s == "lat") return SortKey::kLatency;
   if (s == "time") return SortKey::kTime;
-  return Error("unknown sort key '" + std::string(s) +
-               "' (use read, write, bytes (read + write), io (IOPS), lat (AVGLAT) or time "
-               "(DISKTIME and %I/O))");
+  return Error(ErrorKind::kUsage,
+               "unknown sort key '" + std::string(s) +
+                   "' (use read, write, bytes (read + write), io (IOPS), lat (AVGLAT) or time "
+                   "(DISKTIME and %I/O))");
 }
 
 std::string_view group_by_name(GroupBy g) {

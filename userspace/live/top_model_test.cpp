@@ -202,12 +202,12 @@ TEST(TopModel, ReleasedKeysCountedOnceThenForgotten) {
 
 TEST(ParseOptions, GroupAndSort) {
   EXPECT_EQ(*parse_group_by("cgroup"), GroupBy::kCgroup);
-  EXPECT_FALSE(parse_group_by("user").ok());
+  EXPECT_EQ(parse_group_by("user").error().kind, ErrorKind::kUsage);
   EXPECT_EQ(*parse_sort_key("io"), SortKey::kIo);
   EXPECT_EQ(*parse_sort_key("read"), SortKey::kRead);
   EXPECT_EQ(*parse_sort_key("write"), SortKey::kWrite);
   EXPECT_EQ(*parse_sort_key("lat"), SortKey::kLatency);
-  EXPECT_FALSE(parse_sort_key("latency").ok());
+  EXPECT_EQ(parse_sort_key("latency").error().kind, ErrorKind::kUsage);
   EXPECT_DOUBLE_EQ(percent_of(500, 1000), 50.0);
   EXPECT_DOUBLE_EQ(percent_of(5, 0), 0.0);
 }
