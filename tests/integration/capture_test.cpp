@@ -163,6 +163,10 @@ TEST_F(Capture, AggregateOnlySendsNothingThroughTheRingBuffer) {
   EXPECT_EQ(drain().size(), 0u);
   EXPECT_EQ(delivered, 0);
   EXPECT_EQ(cap().counters().at("events"), 0u);
+  // A poll after the stop is a bug of the caller.
+  auto late = cap().poll(0, [](const Request&) {});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().kind, ErrorKind::kInternal);
 }
 
 TEST_F(Capture, QueueTimeFromBlockRqInsertWithAScheduler) {

@@ -90,9 +90,10 @@ Status apply_fault_env(CaptureConfig* cfg) {
   }
   auto n = parse_u64(v);
   if (!n || *n > UINT32_MAX)
-    return Error(std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
-                 "': expected a count N (ignore every Nth completion; 0 or unset: off), "
-                 "optionally N:complete (skip block_rq_complete only)");
+    return Error(ErrorKind::kUsage,
+                 std::string("BLKRR_FAULT_SKIP_COMPLETION='") + f +
+                     "': expected a count N (ignore every Nth completion; 0 or unset: off), "
+                     "optionally N:complete (skip block_rq_complete only)");
   cfg->fault_skip_completion_every = static_cast<uint32_t>(*n);
   return {};
 }
@@ -195,7 +196,8 @@ Status CaptureImpl::configure() {
                            std::max(1, libbpf_num_possible_cpus());
   ro->cfg_wake_every = per_cpu == 0 ? 1 : uint64_t{1} << (63 - __builtin_clzll(per_cpu));
   if (bpf_map__set_max_entries(skel_->maps.events, rb_bytes) != 0)
-    return Error("cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
+    return Error(ErrorKind::kInternal,
+                 "cannot size the ring buffer to " + std::to_string(rb_bytes) + " bytes");
   return {};
 }
 
@@ -236,14 +238,16 @@ Status CaptureImpl::select_devices() {
       continue;
     }
     if (s.nr_ranges >= BLKRR_MAX_RANGES)
-      return Error("too many partitions of " + d.disk_name + " selected (at most " +
-                   std::to_string(BLKRR_MAX_RANGES) + "); select the whole disk instead");
+      return Error(ErrorKind::kUsage, "too many partitions of " + d.disk_name +
+                                          " selected (at most " + std::to_string(BLKRR_MAX_RANGES) +
+                                          "); select the whole disk instead");
     s.ranges[s.nr_ranges].start = d.part->start_sector;
     s.ranges[s.nr_ranges].end = d.part->start_sector + d.part->nr_sectors;
     s.nr_ranges++;
   }
   if (sel.size() > BLKRR_MAX_DISKS)
-    return Error("too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
+    return Error(ErrorKind::kUsage,
+                 "too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
   for (auto& [disk, s] : sel) {
     if (whole.count(disk)) s.nr_ranges = 0;
     const_cast<blkrr_dev_sel&>(ro->cfg_disks[ro->cfg_ndisks]) = s;
@@ -257,7 +261,9 @@ Status CaptureImpl::select_devices() {
 Status CaptureImpl::set_autoload() {
   for (const auto& [name, on] : capture::program_autoload(plan_)) {
     bpf_program* prog = bpf_object__find_program_by_name(skel_->obj, name.c_str());
-    if (!prog) return Error("BPF program " + name + " missing from the capture object (build bug)");
+    if (!prog)
+      return Error(ErrorKind::kInternal,
+                   "BPF program " + name + " missing from the capture object (build bug)");
     bpf_program__set_autoload(prog, on);
   }
   bpf_program__set_autoattach(skel_->progs.blkrr_check, false);
@@ -323,8 +329,8 @@ Status CaptureImpl::init_device_slots() {
 
 Status CaptureImpl::attach() {
   if (int err = capture_bpf__attach(skel_.get()); err != 0)
-    return Error(std::string("attaching the BPF programs to the block tracepoints failed: ") +
-                 strerror(-err) + " (" + capture::security_summary(features_.kernel) + ")");
+    return Error::system("attaching the BPF programs to the block tracepoints failed", -err)
+        .append(" (" + capture::security_summary(features_.kernel) + ")");
   if (cfg_.emit_events) {
     rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_event, this, nullptr));
     if (!rb_) return Error::system("cannot open the ring buffer", errno);

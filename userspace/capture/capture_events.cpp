@@ -41,7 +41,7 @@ int CaptureImpl::deliver_swept() {
 }
 
 Result<int> CaptureImpl::poll(int timeout_ms, const EventFn& fn) {
-  if (stopped_) return Error("capture already stopped");
+  if (stopped_) return Error(ErrorKind::kInternal, "capture already stopped");
   fn_ = &fn;
   delivered_now_ = 0;
   deliver_swept();

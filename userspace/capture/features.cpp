@@ -96,7 +96,8 @@ Result<std::set<std::string>> parse_deny(const std::string& text) {
     bool known = false;
     for (const char* n : kDenyNames) known = known || word == n;
     if (!known)
-      return Error(std::string("BLKRR_DENY='")
+      return Error(ErrorKind::kUsage,
+                   std::string("BLKRR_DENY='")
                        .append(text)
                        .append("': unknown feature '")
                        .append(word)
@@ -128,12 +129,13 @@ Status check_required(const FeatureSet& f) {
     if (!row.required || row.available) continue;
     std::string what = row.name + ": " + row.detail;
     if (row.name == "capabilities")
-      return Error(
-          "not permitted: loading the eBPF capture needs root (CAP_BPF + CAP_PERFMON, "
-          "or CAP_SYS_ADMIN); " +
-          row.detail + "; run it with sudo");
-    return Error("this kernel cannot run blkrr's capture: " + what + " (" +
-                 security_summary(f.kernel) + "; `blkrr features` shows every probe)");
+      return Error(ErrorKind::kPermission,
+                   "not permitted: loading the eBPF capture needs root (CAP_BPF + CAP_PERFMON, "
+                   "or CAP_SYS_ADMIN); " +
+                       row.detail + "; run it with sudo");
+    return Error(ErrorKind::kUnsupported, "this kernel cannot run blkrr's capture: " + what + " (" +
+                                              security_summary(f.kernel) +
+                                              "; `blkrr features` shows every probe)");
   }
   return {};
 }

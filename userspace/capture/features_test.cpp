@@ -43,6 +43,7 @@ TEST(Features, ParseDenyAcceptsKnownNamesAndAll) {
 TEST(Features, ParseDenyNamesTheUnknownWord) {
   auto d = parse_deny("iter,kprobes");
   ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().kind, ErrorKind::kUsage);
   EXPECT_NE(d.error().message.find("unknown feature 'kprobes'"), std::string::npos);
   EXPECT_NE(d.error().message.find("BLKRR_DENY"), std::string::npos);
 }
@@ -109,6 +110,7 @@ TEST(Features, MissingRequiredFeatureIsAnErrorThatNamesIt) {
   k.tp_btf = {false, "load: EPERM: denied"};
   auto st = check_required(FeatureSet{k, {}});
   ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kUnsupported);
   EXPECT_NE(st.error().message.find("tp_btf: load: EPERM"), std::string::npos);
   EXPECT_NE(st.error().message.find("lockdown none"), std::string::npos);
 
@@ -126,6 +128,7 @@ TEST(Features, NoCapabilitiesSaysRunWithSudo) {
   k.cap_eff = 1ull << kCapBpf;  // CAP_BPF without CAP_PERFMON
   auto st = check_required(FeatureSet{k, {}});
   ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kPermission);
   EXPECT_NE(st.error().message.find("sudo"), std::string::npos);
   EXPECT_NE(st.error().message.find("-CAP_PERFMON"), std::string::npos);
 }
