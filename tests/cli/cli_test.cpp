@@ -118,13 +118,14 @@ TEST_F(Cli, UsageErrorsNameTheCommandOnce) {
 }
 
 // The test-only fault injection refuses a value it cannot use, before
-// anything is attached, and names the variable and the value.
+// anything is attached, and names the variable and the value: a bad value,
+// exit status 2.
 TEST_F(Cli, BadFaultInjectionValueIsAClearError) {
   for (const char* bad : {"abc", "-3", "99999999999"}) {
     setenv("BLKRR_FAULT_SKIP_COMPLETION", bad, 1);
     auto r = blkrr({"snoop", "0.1"});
     unsetenv("BLKRR_FAULT_SKIP_COMPLETION");
-    EXPECT_EQ(r.status, 1) << bad << ": " << r.out;
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
     EXPECT_NE(r.out.find(std::string("blkrr snoop: BLKRR_FAULT_SKIP_COMPLETION='") + bad +
                          "': expected a count N"),
               std::string::npos)
@@ -140,11 +141,11 @@ TEST_F(Cli, BadDenyValueIsAClearError) {
   auto f = blkrr({"features"});
   auto s = blkrr({"snoop", "0.1"});
   unsetenv("BLKRR_DENY");
-  EXPECT_EQ(f.status, 1) << f.out;
+  EXPECT_EQ(f.status, 2) << f.out;
   EXPECT_NE(f.out.find("blkrr features: BLKRR_DENY='iter,kprobes': unknown feature 'kprobes'"),
             std::string::npos)
       << f.out;
-  EXPECT_EQ(s.status, 1) << s.out;
+  EXPECT_EQ(s.status, 2) << s.out;
   EXPECT_NE(s.out.find("unknown feature 'kprobes'"), std::string::npos) << s.out;
 }
 

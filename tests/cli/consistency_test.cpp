@@ -4,10 +4,14 @@
 // device argument, before anything needs root.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "core/trace_format.h"
 #include "tests/cli/test_cli_run.h"
+#include "tests/cli/test_trace_fixture.h"
 
 namespace blkrr::testing {
 namespace {
@@ -34,6 +38,55 @@ TEST(Consistency, UnknownDeviceExitsTwoInEveryCommand) {
               std::string::npos)
         << r.out;
   }
+}
+
+// A folder of sysfs that holds no device ("." under /sys/class/block) names
+// no device either.
+TEST(Consistency, ASysfsFolderThatIsNoDeviceExitsTwo) {
+  auto r = blkrr_run({"devices", "."});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("device '.'"), std::string::npos) << r.out;
+}
+
+class ExitStatus : public ScratchDirTest {
+ protected:
+  ExitStatus() : ScratchDirTest("exit-status") {}
+};
+
+// An option value the input cannot use is the user's to change: exit 2, as
+// any bad value (docs/cli.md); nothing is written. A damaged input stays 1.
+TEST_F(ExitStatus, ConvertOptionsTheInputCannotUseExitTwo) {
+  const std::string data = BLKRR_TEST_DATA, out = path("out.load");
+  TraceHeader h;
+  h.devices = {disk_sdz_with_sdz2()};
+  auto w = TraceWriter::create(path("t.blkrr"), h);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  ASSERT_TRUE(w->close({}).ok());
+  std::ofstream(path("m.csv")) << "128166372003061629,hm,1,Read,3221225472,4096,2043\n";
+  const std::string head = "crafted\nstart ; sector; length ; op ;  x ; y\n";
+  std::ofstream(path("two.load")) << head << "0.0 ; 1 ; 8 ; R ; 0.0 ; 0.0\n"
+                                  << "1.0 ; 2 ; 8 ; W ; 0.0 ; 0.0\n";
+  std::ofstream(path("bad.load")) << head << "0.0 ; 1 ; 8 ; X ; 0.0 ; 0.0\n";
+  const std::string bp = data + "/blkparse/fio-randrw.blkparse.txt.gz";
+  const std::string bt = data + "/blktrace/fio-randrw";
+  const std::vector<std::vector<std::string>> cases = {
+      {"convert", bp, "--device", "sda", "-o", out},                   // blkparse: MAJ:MIN only
+      {"convert", bt, "--device", "nosuchdev9", "-o", out},            // names no device
+      {"convert", path("m.csv"), "--device", "hm:x", "-o", out},       // no disk number
+      {"convert", path("t.blkrr"), "--device", "sdq", "-o", out},      // not in the trace
+      {"convert", bt, data + "/linux-mysql.load.gz", "-o", out},       // formats that do not mix
+      {"convert", path("two.load"), "--timescale", "5e9", "-o", out},  // 1 s becomes 5e18 ns
+  };
+  for (const auto& args : cases) {
+    auto r = blkrr_run(args);
+    EXPECT_EQ(r.status, 2) << args[1] << " " << args[2] << ": " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(out)) << args[1] << " " << args[2];
+  }
+  auto fio = blkrr_run(
+      {"convert", path("two.load"), "--fio-file", "/dev/lab disk", "-o", path("out.iolog")});
+  EXPECT_EQ(fio.status, 2) << fio.out;
+  auto bad = blkrr_run({"convert", path("bad.load"), "-o", out});
+  EXPECT_EQ(bad.status, 1) << bad.out;
 }
 
 // -D 1m30s and the positional duration parse in record and snoop (the
