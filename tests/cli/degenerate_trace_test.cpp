@@ -119,8 +119,9 @@ TEST_F(DegenerateTrace, ValidateHoldsARepeatedRecordOnce) {
       run_measured({"validate", "-q", path("one.load"), trace, "--json-file", path("v.json")});
   EXPECT_EQ(m.status, 0);
   EXPECT_GT(m.max_rss_kb, 0);
-  if (!kAddressSanitizer)
+  if (!kAddressSanitizer) {
     EXPECT_LT(m.max_rss_kb, 320 * 1024) << "validate held " << m.max_rss_kb / 1024 << " MB";
+  }
   const std::string report = blkrr::testing::slurp(path("v.json"));
   EXPECT_NE(report.find(std::to_string(kPerBlock * kBlocks - 1) +
                         " block-layer records repeated the one before them"),

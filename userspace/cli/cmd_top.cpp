@@ -147,7 +147,7 @@ Result<int> run_top(const TopArgs& a) {
   MetricsAccumulator metrics({a.by == GroupBy::kCgroup, a.prometheus_pid}, lk);
   if (a.prometheus) {
     auto s = MetricsServer::start(*a.prometheus);
-    if (!s) return Error("--prometheus: " + s.error().message);
+    if (!s) return s.error().context("--prometheus");
     server = std::move(*s);
     server->set_body(metrics.exposition());
   }

@@ -84,7 +84,9 @@ TEST(Args, SharedSpellingsComeFromTheTable) {
   EXPECT_FALSE(twice.parse(a.argc(), a.argv()).ok());
   for (const auto& c : common_options()) {
     EXPECT_EQ(&common_option(c.id), &c);
-    if (c.short_name) EXPECT_EQ(common_option_by_short(c.short_name), &c);
+    if (c.short_name) {
+      EXPECT_EQ(common_option_by_short(c.short_name), &c);
+    }
     EXPECT_EQ(common_option_by_long(c.long_name), &c);
   }
 }
