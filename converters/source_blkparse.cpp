@@ -154,13 +154,7 @@ class BlkparseSource : public RequestSource {
     if (!parse_rwbs(f[6], op, flags)) return "bad rwbs";
     uint64_t sector = 0, sectors = 0;
     size_t rest = 7;
-    if (n >= 10 && f[8] == "+") {
-      if (!parse_u64_field(f[7], sector) || !parse_u64_field(f[9], sectors)) return "bad sector";
-      rest = 10;
-    } else if (n >= 8 && f[7][0] != '[') {
-      if (!parse_u64_field(f[7], sector)) return "bad sector";
-      rest = 8;
-    }
+    if (const char* why = parse_extent(f, n, sector, sectors, rest)) return why;
     if (sectors > (UINT32_MAX >> 9)) return "length too large";
     if ((flags & kFlagPreflush) && sectors == 0) {
       // Kernels before 4.8 sent a flush as an empty write with a preflush ("FWS 0 + 0").
@@ -179,15 +173,8 @@ class BlkparseSource : public RequestSource {
     }
     pairer_.set_now(static_cast<uint64_t>(t));
     std::string_view bracket = rest < n ? f[rest] : std::string_view{};
-    if (act[0] == 'C') {
-      int64_t err = 0;
-      if (bracket.size() > 2) parse_i64_field(bracket.substr(1, bracket.size() - 2), err);
-      pairer_.complete(dev, sector, static_cast<uint64_t>(t),
-                       err > 0 ? -static_cast<int32_t>(err) : static_cast<int32_t>(err));
-      return nullptr;
-    }
-    if (act[0] == 'R') {
-      pairer_.requeue(dev, sector);
+    if (act[0] == 'C' || act[0] == 'R') {
+      end_event(act[0], dev, sector, static_cast<uint64_t>(t), bracket);
       return nullptr;
     }
     Request r;
@@ -201,15 +188,45 @@ class BlkparseSource : public RequestSource {
     r.op = op;
     r.flags = flags;
     if (const char* why = request_range_error(r)) return why;
-    if (bracket.size() > 2 && bracket.front() == '[') {
-      // The name may contain blanks: take everything up to the last ']'.
-      size_t b = static_cast<size_t>(bracket.data() - line.data()) + 1;
-      size_t e = line.rfind(']');
-      std::string_view name = e != std::string_view::npos && e > b ? line.substr(b, e - b) : "";
-      if (name != "(null)") r.set_comm(name);
-    }
+    set_comm(r, bracket, line);
     pairer_.issue(r);
     return nullptr;
+  }
+
+  // "SECTOR + COUNT" or "SECTOR" after the rwbs field; `rest` becomes the
+  // index of the field after them. nullptr, or why they are malformed.
+  static const char* parse_extent(const std::string_view* f, size_t n, uint64_t& sector,
+                                  uint64_t& sectors, size_t& rest) {
+    if (n >= 10 && f[8] == "+") {
+      if (!parse_u64_field(f[7], sector) || !parse_u64_field(f[9], sectors)) return "bad sector";
+      rest = 10;
+    } else if (n >= 8 && f[7][0] != '[') {
+      if (!parse_u64_field(f[7], sector)) return "bad sector";
+      rest = 8;
+    }
+    return nullptr;
+  }
+
+  // A completion (C, its error in brackets) or a requeue (R) of a request.
+  void end_event(char act, DevT dev, uint64_t sector, uint64_t t, std::string_view bracket) {
+    if (act == 'R') {
+      pairer_.requeue(dev, sector);
+      return;
+    }
+    int64_t err = 0;
+    if (bracket.size() > 2) parse_i64_field(bracket.substr(1, bracket.size() - 2), err);
+    pairer_.complete(dev, sector, t,
+                     err > 0 ? -static_cast<int32_t>(err) : static_cast<int32_t>(err));
+  }
+
+  // The task name in brackets; it may contain blanks: everything up to the
+  // line's last ']'.
+  static void set_comm(Request& r, std::string_view bracket, std::string_view line) {
+    if (bracket.size() <= 2 || bracket.front() != '[') return;
+    size_t b = static_cast<size_t>(bracket.data() - line.data()) + 1;
+    size_t e = line.rfind(']');
+    std::string_view name = e != std::string_view::npos && e > b ? line.substr(b, e - b) : "";
+    if (name != "(null)") r.set_comm(name);
   }
 
   LineReader in_;
