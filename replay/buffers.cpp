@@ -7,8 +7,9 @@ namespace blkrr::replay {
 
 Result<AlignedBuffer> AlignedBuffer::make(size_t bytes, size_t align) {
   void* p = nullptr;
-  if (posix_memalign(&p, align, bytes) != 0)
-    return Error("cannot allocate an aligned I/O buffer of " + std::to_string(bytes) + " bytes");
+  if (int err = posix_memalign(&p, align, bytes); err != 0)
+    return Error::system(
+        "cannot allocate an aligned I/O buffer of " + std::to_string(bytes) + " bytes", err);
   std::memset(p, 0, bytes);
   AlignedBuffer b;
   b.p_.reset(static_cast<uint8_t*>(p));

@@ -104,7 +104,7 @@ Result<bool> ReadAhead::next(PlannedRequest& out) {
       ++waits_;
       hungry_.store(true, std::memory_order_relaxed);
       not_empty_.wait(l, [this] { return !full_.empty() || stop_; });
-      if (full_.empty()) return Error("the load's reader was stopped");
+      if (full_.empty()) return Error(ErrorKind::kInternal, "the load's reader was stopped");
     }
     cur_ = std::move(full_.front());
     full_.pop_front();

@@ -415,9 +415,10 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
         BLKRR_TRY(flush_batch());
         if (in_flight_ > 0) continue;
       }
-      return Error("replay stalled with " + std::to_string(parked_.size()) + " requests parked, " +
-                   std::to_string(gate_ ? gate_->held() : 0) +
-                   " waiting for parents and none in flight (internal error; please report)");
+      return Error(ErrorKind::kInternal,
+                   "replay stalled with " + std::to_string(parked_.size()) + " requests parked, " +
+                       std::to_string(gate_ ? gate_->held() : 0) +
+                       " waiting for parents and none in flight (internal error; please report)");
     }
     BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
     BLKRR_TRY(handle(done_));

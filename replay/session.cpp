@@ -291,7 +291,7 @@ SummaryInput summary_input(const SessionOptions& o, const nlohmann::json& settin
 // What the replay loop returns and how the record bus between it and the
 // sinks fared (bounded memory, spilled to disk beyond).
 struct RunOutput {
-  Result<ReplayResult> result = Error("not run");
+  Result<ReplayResult> result = Error(ErrorKind::kInternal, "not run");
   nlohmann::json results_queue;
 };
 

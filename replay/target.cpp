@@ -109,8 +109,8 @@ Result<Target> open_target(const std::string& path, const TargetOptions& o) {
     t.nr_requests = queue_nr_requests(make_dev(major(st.st_rdev), minor(st.st_rdev))).value_or(0);
   }
   if (t.size_bytes < t.logical_block)
-    return Error("replay device '" + path + "' is empty (size " + std::to_string(t.size_bytes) +
-                 " bytes)");
+    return Error(ErrorKind::kUsage, "replay device '" + path + "' is empty (size " +
+                                        std::to_string(t.size_bytes) + " bytes)");
   t.description = path + " (" + (t.is_file ? "regular file" : "block device") + ", " +
                   fmt_bytes(t.size_bytes) + ", logical block " + std::to_string(t.logical_block) +
                   ")";

@@ -19,10 +19,6 @@ constexpr unsigned kDeferFlags = kCoopFlags | IORING_SETUP_DEFER_TASKRUN;
 // user_data of the warm-up operations (never a request id).
 constexpr uint64_t kWarmUpId = ~uint64_t{0};
 
-std::string errstr(int err) {
-  return std::strerror(err < 0 ? -err : err);
-}
-
 class UringEngine final : public Engine {
  public:
   UringEngine(Clock& clock, bool fake) : clock_(clock), fake_(fake) {}
@@ -52,8 +48,8 @@ class UringEngine final : public Engine {
       if (rc != -EINVAL) break;
     }
     if (rc < 0)
-      return Error("io_uring_queue_init(" + std::to_string(entries) + ") failed: " + errstr(rc) +
-                   " (is io_uring disabled? try --engine threads)");
+      return Error::system("io_uring_queue_init(" + std::to_string(entries) + ") failed", -rc)
+          .append(" (is io_uring disabled? try --engine threads)");
     inited_ = true;
     io_uring_register_ring_fd(&ring_);  // no fd lookup per io_uring_enter (when supported)
     fd_ = o.fd;
@@ -88,7 +84,7 @@ class UringEngine final : public Engine {
       io_uring_sqe_set_data64(sqe, kWarmUpId);
     }
     int rc = io_uring_submit_and_wait(&ring_, 2);
-    if (rc < 0) return Error("io_uring warm-up failed: " + errstr(rc));
+    if (rc < 0) return Error::system("io_uring warm-up failed", -rc);
     for (int i = 0; i < 2; ++i) {
       io_uring_cqe* cqe = nullptr;
       if (io_uring_wait_cqe(&ring_, &cqe) < 0) break;
@@ -106,7 +102,7 @@ class UringEngine final : public Engine {
       if (sqe == nullptr) {
         BLKRR_TRY(enter());
         sqe = io_uring_get_sqe(&ring_);
-        if (sqe == nullptr) return Error("io_uring submission queue full");
+        if (sqe == nullptr) return Error(ErrorKind::kInternal, "io_uring submission queue full");
       }
       const int fd = fixed_file_ ? 0 : fd_;
       if (fake_) {
@@ -173,7 +169,7 @@ class UringEngine final : public Engine {
     io_uring_cqe* cqe = nullptr;
     int rc = io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN)
-      return Error("waiting for io_uring completions failed: " + errstr(rc));
+      return Error::system("waiting for io_uring completions failed", -rc);
     return poll(out);
   }
 
@@ -185,7 +181,7 @@ class UringEngine final : public Engine {
       int rc = io_uring_submit(&ring_);
       if (rc >= 0) return {};
       if (rc == -EINTR || rc == -EAGAIN || rc == -EBUSY) continue;
-      return Error("io_uring_submit failed: " + errstr(rc));
+      return Error::system("io_uring_submit failed", -rc);
     }
   }
 

@@ -208,8 +208,9 @@ static_assert(kCaptureStackPieces == BLKRR_MAX_SEGS, "one table size");
 Status CaptureImpl::select_stack_pieces() {
   auto* ro = skel_->rodata;
   if (cfg_.stack_pieces.size() > BLKRR_MAX_SEGS)
-    return Error("too many pieces of stacked volumes (" + std::to_string(cfg_.stack_pieces.size()) +
-                 ", at most " + std::to_string(BLKRR_MAX_SEGS) + ")");
+    return Error(ErrorKind::kUsage, "too many pieces of stacked volumes (" +
+                                        std::to_string(cfg_.stack_pieces.size()) + ", at most " +
+                                        std::to_string(BLKRR_MAX_SEGS) + ")");
   uint32_t n = 0;
   for (const auto& p : cfg_.stack_pieces) {
     blkrr_seg s{};

@@ -65,7 +65,7 @@ Status CsvFile::close() {
   bool close_failed = std::fclose(f_.release()) != 0;
   if (bad || close_failed) {
     if (file_) file_->abort();
-    return Error("writing " + path_ + " failed (disk full?)");
+    return Error(ErrorKind::kIo, "writing " + path_ + " failed (disk full?)");
   }
   return file_ ? file_->commit() : Status{};
 }

@@ -376,7 +376,7 @@ Result<Dataset> load_dataset(const std::string& path, const std::string& label) 
 }
 
 Result<Dataset> load_dataset(const std::vector<std::string>& paths, const std::string& label) {
-  if (paths.empty()) return Error("no input given");
+  if (paths.empty()) return Error(ErrorKind::kUsage, "no input given");
   const std::string& path = paths.front();
   Dataset d;
   d.path = path;

@@ -149,8 +149,9 @@ Result<Dataset> load_saved_dataset(const std::string& path) {
   std::string_view line;
   bool header = false;
   auto bad = [&](const char* what) {
-    return Error(in.where() + ": " + what +
-                 " in saved report data; re-run 'blkrr report' on the input");
+    return Error(
+        ErrorKind::kBadInput,
+        in.where() + ": " + what + " in saved report data; re-run 'blkrr report' on the input");
   };
   while (true) {
     auto more = in.next(line);
@@ -164,7 +165,8 @@ Result<Dataset> load_saved_dataset(const std::string& path) {
     if (!take_row(line, d.procs.size(), s)) return bad("malformed row");
     d.samples.push_back(s);
   }
-  if (!header) return Error(path + ": no data in saved report data (truncated?)");
+  if (!header)
+    return Error(ErrorKind::kBadInput, path + ": no data in saved report data (truncated?)");
   BLKRR_TRY(d.samples.status());
   apply_info_markers(d);
   return d;

@@ -45,10 +45,12 @@ std::optional<double> number_at(const nlohmann::json& j, const char* key) {
 
 Result<nlohmann::json> read_json(const std::string& path) {
   std::ifstream f(path);
-  if (!f) return Error("cannot open " + path + " (the replay's --json summary)");
+  if (!f)
+    return Error(ErrorKind::kNotFound, "cannot open " + path + " (the replay's --json summary)");
   auto j = nlohmann::json::parse(f, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return Error(path + " is not a JSON object; give the file `blkrr replay --json` wrote");
+    return Error(ErrorKind::kBadInput,
+                 path + " is not a JSON object; give the file `blkrr replay --json` wrote");
   return j;
 }
 
@@ -63,11 +65,11 @@ Result<std::vector<FleetInput>> find_fleet_inputs(const std::vector<std::string>
            it.increment(ec))
         if (it->is_regular_file() && is_fleet_file(it->path().filename().string()))
           out.push_back(input_for(it->path().string()));
-      if (ec) return Error("cannot read directory " + a + ": " + ec.message());
+      if (ec) return Error::system("cannot read directory " + a, ec.value());
     } else if (fs::is_regular_file(a, ec)) {
       out.push_back(input_for(a));
     } else {
-      return Error("--fleet: " + a + " is neither a file nor a directory");
+      return Error(ErrorKind::kUsage, "--fleet: " + a + " is neither a file nor a directory");
     }
   }
   std::sort(out.begin(), out.end(),
@@ -76,7 +78,8 @@ Result<std::vector<FleetInput>> find_fleet_inputs(const std::vector<std::string>
                         [](const FleetInput& x, const FleetInput& y) { return x.path == y.path; }),
             out.end());
   if (out.empty())
-    return Error("--fleet: no traces (*.blkrr) or replay results (*.replay.gz) in the inputs");
+    return Error(ErrorKind::kUsage,
+                 "--fleet: no traces (*.blkrr) or replay results (*.replay.gz) in the inputs");
   return out;
 }
 

@@ -148,10 +148,13 @@ TEST_F(FleetFiles, FindsResultsWithTheirSummariesAndReadsTheClock) {
   EXPECT_EQ(*m->start, 1000.25);
   EXPECT_NEAR(*m->first_issue, 1000.25 + 40e-6, 1e-9);
 
-  EXPECT_FALSE(find_fleet_inputs({(dir_ / "missing").string()}));
+  auto missing = find_fleet_inputs({(dir_ / "missing").string()});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::kUsage);
   fs::create_directories(dir_ / "empty");
   auto none = find_fleet_inputs({(dir_ / "empty").string()});
   ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().kind, ErrorKind::kUsage);
   EXPECT_NE(none.error().message.find("no traces"), std::string::npos);
 }
 

@@ -44,9 +44,10 @@ Status compute_timings(Context& ctx, const std::vector<const Dataset*>& all,
 }
 
 Result<ReportOutcome> run(const std::vector<Dataset>& data, const ReportOptions& o, bool save) {
-  if (data.empty()) return Error("nothing to report: give loads, traces or replay results");
+  if (data.empty())
+    return Error(ErrorKind::kUsage, "nothing to report: give loads, traces or replay results");
   if (o.compare && data.size() < 2)
-    return Error("--compare needs the original and at least one replay result");
+    return Error(ErrorKind::kUsage, "--compare needs the original and at least one replay result");
   BLKRR_TRY(make_directories(o.out_dir + "/data"));
   BLKRR_TRY(make_directories(o.out_dir + "/plots"));
   std::set<std::string> labels;
@@ -170,11 +171,12 @@ Result<ReportOutcome> rereport(ReportOptions o) {
   std::string jpath = o.out_dir + "/report.json";
   std::ifstream jf(jpath);
   if (!jf)
-    return Error("no earlier report in " + o.out_dir + " (" + jpath +
-                 " is missing): give the inputs to report on");
+    return Error(ErrorKind::kNotFound, "no earlier report in " + o.out_dir + " (" + jpath +
+                                           " is missing): give the inputs to report on");
   nlohmann::json js = nlohmann::json::parse(jf, nullptr, false);
   if (js.is_discarded() || !js.contains("inputs") || !js["inputs"].is_array())
-    return Error(jpath + " is not a blkrr report summary; give the inputs again");
+    return Error(ErrorKind::kBadInput,
+                 jpath + " is not a blkrr report summary; give the inputs again");
   if (!o.want_static && !o.want_dynamic && !o.compare && js.contains("options")) {
     const auto& opt = js["options"];
     o.want_static = opt.value("static", false);
@@ -185,7 +187,8 @@ Result<ReportOutcome> rereport(ReportOptions o) {
   for (const auto& in : js["inputs"]) {
     std::string saved = in.value("saved", "");
     if (saved.empty() || saved.find("..") != std::string::npos)
-      return Error(jpath + ": an input has no saved data; give the inputs again");
+      return Error(ErrorKind::kBadInput,
+                   jpath + ": an input has no saved data; give the inputs again");
     auto d = load_saved_dataset(o.out_dir + "/" + saved);
     if (!d) return d.error();
     data.push_back(std::move(*d));

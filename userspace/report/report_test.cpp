@@ -463,5 +463,16 @@ TEST(Report, EmptyInputsStillReport) {
   EXPECT_NE(slurp(dir.path() + "/index.html").find("none: 0 requests"), std::string::npos);
 }
 
+TEST(ReportErrors, NothingToReportIsAUsageErrorAndAMissingEarlierReportNotFound) {
+  ReportOptions o;
+  o.out_dir = ::testing::TempDir() + "/blkrr-report-errors";
+  auto none = make_report({}, o);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().kind, ErrorKind::kUsage);
+  auto again = rereport(o);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, ErrorKind::kNotFound);
+}
+
 }  // namespace
 }  // namespace blkrr::report

@@ -168,9 +168,9 @@ void LiveValidator::reader() {
 }
 
 Result<Observation> LiveValidator::stop() {
-  if (stopped_) return Error("validator: stop() called twice");
+  if (stopped_) return Error(ErrorKind::kInternal, "validator: stop() called twice");
   stopped_ = true;
-  if (!cap_) return Error("validator: the capture never started");
+  if (!cap_) return Error(ErrorKind::kInternal, "validator: the capture never started");
   quit_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
   uint64_t cpu0 = thread_cpu_ns();
@@ -219,7 +219,9 @@ Result<Report> LiveValidator::finish(const std::vector<ReplayedRequest>& replaye
 }
 
 Result<Report> LiveValidator::finish() {
-  if (!matcher_) return Error("validator: finish() needs a validator started without keep_all");
+  if (!matcher_)
+    return Error(ErrorKind::kInternal,
+                 "validator: finish() needs a validator started without keep_all");
   auto obs = stop();
   if (!obs) return obs.error();
   take_replayed();

@@ -16,9 +16,10 @@ Error no_requests(const LoadReader& rd, const std::string& path) {
   const char* what = rd.kind() == LoadKind::kReplay ? "replay result" : "load";
   std::string why = rd.has_header() ? std::string("a ") + what + " header but not one request line"
                                     : "no header and no request line (an empty file?)";
-  return Error("nothing to validate: " + path + " has " + why +
-               "; give the replay result (-o FILE of blkrr replay) of a replay that ran "
-               "requests");
+  return Error(ErrorKind::kBadInput,
+               "nothing to validate: " + path + " has " + why +
+                   "; give the replay result (-o FILE of blkrr replay) of a replay that ran "
+                   "requests");
 }
 
 }  // namespace

@@ -15,16 +15,19 @@ constexpr size_t kMaxSettingsLine = 1 << 16;
 Status read_fields(const nlohmann::json& j, ReplayTiming& t) {
   auto number = [&](const char* k, double& out) -> Status {
     if (!j.contains(k) || j[k].is_null()) return {};
-    if (!j[k].is_number()) return Error(std::string("'") + k + "' is not a number");
+    if (!j[k].is_number())
+      return Error(ErrorKind::kBadInput, std::string("'") + k + "' is not a number");
     out = j[k].get<double>();
-    if (!std::isfinite(out)) return Error(std::string("'") + k + "' is not finite");
+    if (!std::isfinite(out))
+      return Error(ErrorKind::kBadInput, std::string("'") + k + "' is not finite");
     return {};
   };
   if (j.contains("timing")) {
-    if (!j["timing"].is_string()) return Error("'timing' is not a string");
+    if (!j["timing"].is_string()) return Error(ErrorKind::kBadInput, "'timing' is not a string");
     const std::string m = j["timing"].get<std::string>();
     if (m != "timestamp" && m != "fullspeed")
-      return Error("'timing' is '" + m + "', expected timestamp or fullspeed");
+      return Error(ErrorKind::kBadInput,
+                   "'timing' is '" + m + "', expected timestamp or fullspeed");
     t.fullspeed = m == "fullspeed";
   }
   double speedup = 1.0, start_s = 0, pid = 0, start_at = 0;
@@ -32,10 +35,12 @@ Status read_fields(const nlohmann::json& j, ReplayTiming& t) {
   BLKRR_TRY(number("start_s", start_s));
   BLKRR_TRY(number("pid", pid));
   BLKRR_TRY(number("start_at", start_at));
-  if (speedup <= 0) return Error("'speedup' is " + std::to_string(speedup) + ", not positive");
-  if (start_s < 0 || start_s > 1e9) return Error("'start_s' is out of range");
+  if (speedup <= 0)
+    return Error(ErrorKind::kBadInput,
+                 "'speedup' is " + std::to_string(speedup) + ", not positive");
+  if (start_s < 0 || start_s > 1e9) return Error(ErrorKind::kBadInput, "'start_s' is out of range");
   if (pid < 0 || pid > 4294967295.0 || pid != std::floor(pid))
-    return Error("'pid' is not a process id");
+    return Error(ErrorKind::kBadInput, "'pid' is not a process id");
   t.speedup = speedup;
   t.window_start_ns = static_cast<uint64_t>(std::llround(start_s * 1e9));
   t.pid = static_cast<uint32_t>(pid);
@@ -80,11 +85,13 @@ Result<ReplayTiming> timing_from_info(const std::vector<std::string>& info_lines
     if (line.rfind(kPrefix, 0) != 0) continue;
     const std::string where = path + ": the 'INFO: settings' line";
     if (line.size() > kMaxSettingsLine)
-      return Error(where + " is longer than 64 KiB; is the replay result damaged?");
+      return Error(ErrorKind::kBadInput,
+                   where + " is longer than 64 KiB; is the replay result damaged?");
     auto j = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(kPrefix.size()),
                                    line.end(), nullptr, false);
     if (j.is_discarded() || !j.is_object())
-      return Error(where + " is not a JSON object; is the replay result damaged?");
+      return Error(ErrorKind::kBadInput,
+                   where + " is not a JSON object; is the replay result damaged?");
     Status s = read_fields(j, t);
     if (!s) return s.error().context(where);
     t.known = true;

@@ -52,6 +52,9 @@ TEST(ReplayTiming, BadSettingsNameTheFileAndField) {
   auto bad = [](const std::string& line) {
     auto t = timing_from_info({line}, "run.replay.gz");
     EXPECT_FALSE(t) << line;
+    if (!t) {
+      EXPECT_EQ(t.error().kind, ErrorKind::kBadInput) << line;
+    }
     return t ? std::string() : t.error().message;
   };
   std::string m = bad("INFO: settings {\"speedup\":0}");
