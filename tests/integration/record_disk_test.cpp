@@ -268,6 +268,15 @@ TEST(RecordDisk, TheRecordersOwnWritesToARecordedDiskAreLeftOutAndCounted) {
   char t[] = "/tmp/blkrr-own-XXXXXX";
   const std::string dir = mkdtemp(t) ? t : "";
   ASSERT_EQ(mount(a->path().c_str(), dir.c_str(), "ext4", 0, nullptr), 0) << strerror(errno);
+  // Unmounted however the test ends, so that a failed check leaves no mount
+  // holding the loop device.
+  struct Unmount {
+    std::string dir;
+    ~Unmount() {
+      umount2(dir.c_str(), 0);
+      rmdir(dir.c_str());
+    }
+  } unmount{dir};
   const std::string out = dir + "/rec.blkrr";
   auto rec = BlkrrProcess::start({"record", "-d", a->path(), "-o", out, "--min-free", "0"}, kReady);
   ASSERT_TRUE(rec) << rec.error().message;
@@ -296,8 +305,6 @@ TEST(RecordDisk, TheRecordersOwnWritesToARecordedDiskAreLeftOutAndCounted) {
     ASSERT_TRUE(rd->trailer());
     trailer = *rd->trailer();
   }
-  umount2(dir.c_str(), 0);
-  rmdir(dir.c_str());
   EXPECT_EQ(ours, 0u);
   EXPECT_GT(reads, 1000u);
   // About one write a second of recording (each flushed block), more for

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,9 +19,21 @@
 namespace blkrr {
 namespace {
 
+// The folders the tests made, removed when the test program ends.
+struct TempDirs {
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
 std::string temp_dir() {
+  static TempDirs made;
   char t[] = "/tmp/blkrr-ioguard-XXXXXX";
-  return ::mkdtemp(t);
+  std::string d = ::mkdtemp(t);
+  made.dirs.push_back(d);
+  return d;
 }
 
 std::string slurp(const std::string& p) {
