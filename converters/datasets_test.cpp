@@ -72,6 +72,8 @@ void expect_request(const Request& r, uint64_t ns, uint64_t sector, uint32_t byt
 std::string tar_member(const std::string& name, const std::string& data, char type = '0',
                        bool base256 = false) {
   char h[512] = {};
+  // Tar header fields are fixed-width, not NUL-terminated strings.
+  // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
   std::memcpy(h, name.data(), std::min<size_t>(name.size(), 100));
   std::snprintf(h + 100, 8, "%07o", 0644);
   std::snprintf(h + 124, 12, "%011o", static_cast<unsigned>(data.size()));
@@ -83,6 +85,7 @@ std::string tar_member(const std::string& name, const std::string& data, char ty
   }
   std::snprintf(h + 136, 12, "%011o", 1538326800u);
   h[156] = type;
+  // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
   std::memcpy(h + 257,
               "ustar\0"
               "00",

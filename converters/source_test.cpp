@@ -199,7 +199,7 @@ std::string write_piece(const TempDir& t, const std::string& id, uint64_t piece,
   h.recording_id = id;
   h.piece = piece;
   h.piece_start_ns = start;
-  const std::string path = t.file("p." + std::to_string(piece) + ".blkrr");
+  std::string path = t.file("p." + std::to_string(piece) + ".blkrr");
   auto w = TraceWriter::create(path, h);
   EXPECT_TRUE(w.ok());
   for (uint64_t at : issues) {

@@ -37,7 +37,7 @@ class GraphReplay : public ::testing::Test {
     return text;
   }
   std::string write(const std::string& name, const std::string& text) const {
-    const std::string path = dir_ + "/" + name;
+    std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }

@@ -80,7 +80,7 @@ class RecordOutput : public RecordSink {
   // header: the recording's header, anchors set; t0: its CLOCK_MONOTONIC start.
   static Result<std::unique_ptr<RecordOutput>> open(const OutputPlan& plan,
                                                     const TraceHeader& header, uint64_t t0);
-  ~RecordOutput();
+  ~RecordOutput() override;
 
   // A record from the capture, before the disk-time delay: its piece stays
   // open until write() has it.

@@ -80,12 +80,14 @@ Status refuse_existing_in(const std::string& dir, const std::vector<std::string>
   if (existing == Existing::kReplace) return {};
   for (const auto& n : names) {
     struct stat st;
-    std::string p = dir + "/" + n;
-    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-      return Error(ErrorKind::kUsage, option + " " + dir + " holds " + n +
-                                          " of an earlier run; blkrr replaces no file unless "
-                                          "asked: give --overwrite to replace them, or another "
-                                          "directory");
+    std::string p = dir;
+    p.append("/").append(n);
+    if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::string msg = option;
+    msg.append(" ").append(dir).append(" holds ").append(n).append(
+        " of an earlier run; blkrr replaces no file unless asked: give --overwrite to replace "
+        "them, or another directory");
+    return Error(ErrorKind::kUsage, msg);
   }
   return {};
 }

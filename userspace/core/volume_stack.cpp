@@ -221,7 +221,7 @@ std::vector<VolumeMap> map_top_volumes(const DmTableReader& read_table, const st
   std::vector<VolumeMap> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(sysfs) / "class" / "block", ec)) {
-    const fs::path dir = entry.path();
+    const fs::path& dir = entry.path();
     const std::string name = dir.filename().string();
     if (name.rfind("dm-", 0) != 0 && name.rfind("md", 0) != 0) continue;
     if (fs::exists(dir / "mq") || fs::exists(dir / "partition")) continue;

@@ -50,6 +50,7 @@ TEST(TopModel, KernelIoViaAVolumeIsLabelled) {
   auto rows = group_rows({user, kernel, plain}, GroupBy::kPid, fake_lookups());
   ASSERT_EQ(rows.size(), 3u);
   std::vector<std::string> comms;
+  comms.reserve(rows.size());
   for (const auto& r : rows) comms.push_back(r.comm + " on " + r.device);
   std::sort(comms.begin(), comms.end());
   EXPECT_EQ(comms, (std::vector<std::string>{"dmcrypt_write/2 [kernel via 253:2] on 253:2",
