@@ -240,7 +240,7 @@ class Recording {
     if (write_err_) {
       const std::string kept = out_.kept_after_error();
       out_.abandon(counters);
-      return Error(write_err_->message + "; " + kept);
+      return write_err_->append("; " + kept);
     }
     if (auto st = out_.finish(counters); !st) return st.error();
     if (!stopped) return stopped.error();

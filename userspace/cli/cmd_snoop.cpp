@@ -205,9 +205,9 @@ Result<int> run_snoop(const SnoopArgs& a) {
         json_line({{"type", "counters"}, {"requests", out.shown}, {"counters", c}}).c_str());
   print_exit_counts(out);
   if (out.out_errno)
-    return Error(std::string("cannot write to standard output: ") + std::strerror(out.out_errno) +
-                 "; stopped after " + std::to_string(out.shown) +
-                 " requests (the last ones, still buffered, may not have arrived)");
+    return Error::system("cannot write to standard output", out.out_errno)
+        .append("; stopped after " + std::to_string(out.shown) +
+                " requests (the last ones, still buffered, may not have arrived)");
   std::fprintf(stderr, "blkrr snoop: %" PRIu64 " requests shown\n", out.shown);
   return 0;
 }

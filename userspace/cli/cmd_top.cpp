@@ -180,8 +180,7 @@ Result<int> run_top(const TopArgs& a) {
   if (server) server->stop();
   keys.reset();  // the terminal's mode back before the last words
   print_loss_summary(capture.counters(), devices_seen);
-  if (out_errno)
-    return Error(std::string("cannot write to standard output: ") + std::strerror(out_errno));
+  if (out_errno) return Error::system("cannot write to standard output", out_errno);
   return 0;
 }
 

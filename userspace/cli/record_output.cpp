@@ -95,7 +95,8 @@ Status RecordOutput::scan_earlier() {
     if (!seq) continue;
     next_seq_ = std::max(next_seq_, *seq + 1);
     if (!plan_.retain_earlier || plain != name || !e.is_regular_file(ec)) continue;
-    std::string path = dir + "/" + name;
+    std::string path = dir;
+    path.append("/").append(name);
     std::string id = recording_id_of(path);
     if (id.empty()) continue;  // not a piece of a blkrr recording: never ours to delete
     closed_.push_back({path, *seq, static_cast<uint64_t>(e.file_size(ec))});
@@ -124,8 +125,8 @@ Status RecordOutput::open_piece(uint64_t start_ns) {
     p.path = piece_file_name(plan_.out, p.seq, real_start);
     p.open_path = p.path + std::string(kOpenSuffix);
     if (exists(p.path) || exists(p.open_path))
-      return Error("-o " + plan_.out + ": " + p.path +
-                   " exists already; blkrr record never writes over a file");
+      return Error(ErrorKind::kUsage, "-o " + plan_.out + ": " + p.path +
+                                          " exists already; blkrr record never writes over a file");
   } else {
     p.path = p.open_path = plan_.out;
   }
