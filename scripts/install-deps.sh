@@ -17,6 +17,7 @@ pkgs=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev
       zlib1g-dev libisal-dev libdeflate-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
       gnuplot-nox fio bpftrace blktrace jq e2fsprogs util-linux kmod clang-format clang-tidy cppcheck shellcheck
       libfuse3-dev  # the flight recorder test's delaying FUSE file system
+      ccache  # scripts/build.sh: a rebuild of an unchanged source (ASan build, a second checkout) is a cache hit
       libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
       prometheus chromium)  # tests/prometheus (prometheus, promtool), tests/browser (headless)
 # tests/browser runs puppeteer-core under node; a node installed otherwise
