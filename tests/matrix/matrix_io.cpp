@@ -4,9 +4,18 @@
 // O_DIRECT: request i is at FIRST_SECTOR + i*128 and is 4096 << (i % 4) bytes.
 // Prints "pid PID" and then one line "OP SECTOR BYTES" per request it issued
 // (OP is W or R) so the caller can compare a recorded trace with exactly this.
+//
+// Usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS
+// One stream of a paced writer: an O_DIRECT write of 16 KiB every PERIOD_MS
+// (absolute deadlines, first one at a phase drawn from the pid) for SECONDS;
+// write i goes to ((i * STREAMS + STREAM) * 32) mod SPAN_SECTORS, so that
+// STREAMS streams interleave over the same span. Identical streams are
+// statistically alike, so a group of k of them must get k / STREAMS of the
+// disk time. Prints "pid PID" and "writes N".
 // Built statically (no libraries in the guest): plain libc only.
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -68,9 +77,80 @@ int run(const char* dev, unsigned long long count, unsigned long long first) {
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
+constexpr size_t kPacedBytes = 16384;
+
+long long now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void sleep_until(long long t) {
+  timespec ts{static_cast<time_t>(t / 1000000000LL), static_cast<long>(t % 1000000000LL)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// The values of --paced: seconds, period (ms), stream, streams, span (sectors).
+struct Paced {
+  unsigned long long seconds = 0, period_ms = 0, stream = 0, streams = 0, span = 0;
+};
+
+int run_paced(const char* dev, const Paced& p) {
+  void* raw = nullptr;
+  if (posix_memalign(&raw, 4096, kPacedBytes) != 0) return 1;
+  std::unique_ptr<void, FreeDeleter> mem(raw);
+  std::memset(raw, 0xa5, kPacedBytes);
+  Fd f{open(dev, O_WRONLY | O_DIRECT)};
+  if (f.fd < 0) {
+    std::fprintf(stderr, "matrix_io: open %s: %s\n", dev, std::strerror(errno));
+    return 1;
+  }
+  std::printf("pid %d\n", static_cast<int>(getpid()));
+  const long long period = static_cast<long long>(p.period_ms) * 1000000LL;
+  const long long start = now_ns();
+  const long long end = start + static_cast<long long>(p.seconds) * 1000000000LL;
+  long long due = start + static_cast<long long>((getpid() * 7919ULL) % p.period_ms) * 1000000LL;
+  const unsigned long long step = kPacedBytes / 512;
+  unsigned long long i = 0;
+  for (; due < end; ++i, due += period) {
+    sleep_until(due);
+    unsigned long long sector = ((i * p.streams + p.stream) * step) % p.span;
+    ssize_t n = pwrite(f.fd, raw, kPacedBytes, static_cast<off_t>(sector * 512));
+    if (n != static_cast<ssize_t>(kPacedBytes)) {
+      std::fprintf(stderr, "matrix_io: write %s at sector %llu: %s\n", dev, sector,
+                   n < 0 ? std::strerror(errno) : "short transfer");
+      return 1;
+    }
+  }
+  std::printf("writes %llu\n", i);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+int main_paced(int argc, char** argv) {
+  Paced p;
+  if (argc != 9 || !parse_u64(argv[4], p.seconds) || !parse_u64(argv[5], p.period_ms) ||
+      !parse_u64(argv[6], p.stream) || !parse_u64(argv[7], p.streams) ||
+      !parse_u64(argv[8], p.span) || p.seconds == 0 || p.period_ms == 0 || p.streams == 0 ||
+      p.stream >= p.streams || p.span < p.streams * (kPacedBytes / 512) ||
+      p.span % (p.streams * (kPacedBytes / 512)) != 0) {
+    std::fprintf(stderr,
+                 "usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS "
+                 "(SPAN a multiple of STREAMS * 32 sectors; e.g. --paced /dev/md0 mt-a 4 20 0 4 "
+                 "8192)\n");
+    return 2;
+  }
+  if (prctl(PR_SET_NAME, argv[3], 0, 0, 0) != 0) {
+    std::fprintf(stderr, "matrix_io: prctl(PR_SET_NAME, %s): %s\n", argv[3], std::strerror(errno));
+    return 1;
+  }
+  return run_paced(argv[2], p);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--paced") == 0) return main_paced(argc, argv);
   unsigned long long count = 0, first = 0;
   if (argc != 5 || !parse_u64(argv[3], count) || !parse_u64(argv[4], first) || count == 0) {
     std::fprintf(stderr,

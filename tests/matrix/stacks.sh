@@ -257,15 +257,15 @@ stack_lvm() {
 # request devices, the volumes), the load of each stack under its own name
 # (stack_io), then two writers in a ratio of 3:1 through dm-crypt and md
 # RAID1 (share_check), then each stack's rows and lines (attrib_check).
-ATTRIB_STACKS="nvme:/dev/nvme0n1 scsi-mq-deadline:SCSI scsi-bfq:SCSI partition:/dev/vdb1 dm-linear:/dev/mapper/mtx-linear dm-crypt:/dev/mapper/mtx-crypt md-raid1:/dev/md0"
+ATTRIB_STACKS="nvme:/dev/nvme0n1 scsi-mq-deadline:SCSI scsi-bfq:SCSI partition:/dev/vdb1 dm-linear:/dev/mapper/mtx-linear dm-crypt:/dev/mapper/mtx-crypt md-raid1:/dev/md0 lvm:/dev/vg/data"
 
-# snoop_start OUT DEV...: snoop --json on DEVs in the background (pid in $spid).
+# snoop_start OUT DEV...: snoop --json --queue on DEVs in the background (pid in $spid).
 snoop_start() {
   out=$1
   shift
   # shellcheck disable=SC2046  # one -d per device
   set -- $(for d in "$@"; do [ -b "$d" ] && printf -- '-d %s ' "$d"; done)
-  "$BLKRR" snoop --json "$@" >"$out" 2>"$out.err" &
+  "$BLKRR" snoop --json --queue "$@" >"$out" 2>"$out.err" &
   spid=$!
 }
 
@@ -309,30 +309,45 @@ attrib_check() {
   else
     result "$s-snoop" FAIL "-d $dev: $sum; snoop: $(tail_of "$sout.err")"
   fi
+  case $s in scsi-*) queue_check "$s" "$dev" "$sout" "$tag" ;; esac
 }
 
-# writer CGROUP EVERY FIRST: in cgroup CGROUP, 12 steps a quarter of a
-# second apart; on every EVERY-th step one dd of 3 O_DIRECT writes of 64 KiB
-# (from block FIRST on, then the next three...).
-writer() {
-  echo 0 >"/sys/fs/cgroup/$1/cgroup.procs" || exit 1 # 0: this (sub)shell
-  i=0 at=$3
-  while [ $i -lt 12 ]; do
-    if [ $((i % $2)) = 0 ]; then
-      dd if=/dev/zero of="$dev" bs=64k count=3 seek="$at" oflag=direct 2>/dev/null || exit 1
-      at=$((at + 3))
-    fi
-    sleep 0.25
-    i=$((i + 1))
-  done
+# queue_check STACK DEV SNOOP_OUT TAG: behind an I/O scheduler every request
+# of the load passes through its queue, so snoop --queue must give each of
+# the load's lines a queue time (block_rq_insert to issue). Kernels without
+# block_io_start (before 6.5) have no queue time: SKIP, as blkrr says.
+queue_check() {
+  s=$1 dev=$2 sout=$3 tag=$4
+  # shellcheck disable=SC2046  # lines of the load, with a queue time, their median (us)
+  set -- $(awk "$JF"' jf($0, "comm") == c { n++; q = jf($0, "queue_ns"); if (q != "" && q != "null") { k++; v[k] = q } }
+      END { m = 0; if (k) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+        m = v[int((k + 1) / 2)] / 1000 } printf "%d %d %.1f\n", n, k, m }' c="$tag" "$sout")
+  detail="-d $dev (scheduler ${s#scsi-}): $2 of the load's $1 lines with a queue time, median $3 us"
+  if [ ! -e /sys/kernel/tracing/events/block/block_io_start ] && [ "${2:-0}" = 0 ]; then
+    result "$s-queue" SKIP "$detail: no block_io_start on this kernel (queue time needs it: capture.md)"
+  elif [ "${1:-0}" -gt 0 ] && [ "$1" = "$2" ]; then
+    result "$s-queue" PASS "$detail"
+  else
+    result "$s-queue" FAIL "$detail; snoop: $(tail_of "$sout.err")"
+  fi
 }
 
-# share_check STACK DEV: two writers at once over the same 3 s, one writing
-# 3 times as much as the other (the same dd of 3 writes, on every step
-# against every third), each in its own cgroup (every dd is a new process);
-# the disk time top saw in that window must all go to the two (at most 2 %
-# to anything else); their shares against 75 and 25 % are reported.
-# Nothing else writes meanwhile.
+# stream CGROUP K: stream K of 4 paced writers (matrix_io --paced: 16 KiB
+# O_DIRECT writes every 5 ms for 4 s, interleaved over the first 4 MiB of
+# $dev), run in cgroup CGROUP; its output in $W/share-K.
+stream() {
+  (echo 0 >"/sys/fs/cgroup/$1/cgroup.procs" || exit 1 # 0: this subshell
+    exec "$IO" --paced "$dev" "$1" 4 5 "$2" 4 8192 >"$W/share-$2" 2>&1)
+}
+
+# share_check STACK DEV: two writers at once through DEV over the same 4 s,
+# writer A (cgroup mt-a) three paced streams, writer B (mt-b) one stream of
+# the same kind: the four streams are statistically alike (same size, rate,
+# places spread over the same span, each starting at its own phase), so A
+# is due 3/4 of the disk time and B 1/4. In the intervals of the same top
+# that cover them, all the disk time must go to the two cgroups (at most 2 %
+# to anything else, such as dm-crypt's or md's threads) and the split must
+# be 3:1 within 5 points. Nothing else writes meanwhile.
 share_check() {
   s=$1 dev=$2
   [ -e /sys/fs/cgroup/cgroup.controllers ] && mkdir -p /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
@@ -342,14 +357,19 @@ share_check() {
     return
   fi
   l0=$(wc -l <"$W/at-top.out")
-  (writer mt-a 1 0) &
-  pa=$!
-  (writer mt-b 3 36) &
-  pb=$!
-  wait $pa
-  ra=$?
-  wait $pb
-  rb=$?
+  stream mt-a 0 &
+  p0=$!
+  stream mt-a 1 &
+  p1=$!
+  stream mt-a 2 &
+  p2=$!
+  stream mt-b 3 &
+  p3=$!
+  rs=""
+  for p in $p0 $p1 $p2 $p3; do
+    wait "$p"
+    rs="$rs$?"
+  done
   sleep 1.2 # two more intervals of top
   l1=$(wc -l <"$W/at-top.out")
   r=$(sed -n "$((l0 + 1)),${l1}p" "$W/at-top.out" | awk "$JF"' { n = split($0, o, "{");
@@ -358,24 +378,63 @@ share_check() {
       END { all = ta + tb + to; if (all == 0) { print "0 0 0 0"; exit }
         for (k in w) ws = ws sprintf("%s %.1f%%; ", k, 100 * w[k] / all)
         printf "%.1f %.1f %.1f %d %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, ws }' a="$ca" b="$cb")
+  writes=$(cat "$W/share-0" "$W/share-1" "$W/share-2" "$W/share-3" 2>/dev/null | awk '$1 == "writes" { printf "%s ", $2 }')
   # shellcheck disable=SC2086  # shares of the two writers and the rest, total, who the rest was
   set -- $r
   sa=$1 sb=$2 so=$3 all=$4
   shift 4
-  detail="-d $dev: writer A (cgroup mt-a, 36 x 64 KiB) $sa % and writer B (mt-b, 12 x 64 KiB) $sb % of $all ns of disk time (want 75 and 25 +-5); others $so %${1:+: $*}"
-  # The check: all of the window's disk time went to the two writers (none
-  # to dm-crypt's or md's threads); whether the split is 3:1 within 5 points
-  # is a measure of the disk time's split between concurrent requests,
-  # reported as a fact (docs/kernels.md).
+  detail="-d $dev: writer A (cgroup mt-a, 3 streams) $sa % and writer B (mt-b, 1 stream) $sb % of $all ns of disk time (want 75 and 25 +-5; writes per stream: ${writes:-none}); others $so %${1:+: $*}"
   within=outside
   awk -v a="$sa" -v b="$sb" 'BEGIN { exit !(a >= 70 && a <= 80 && b >= 20 && b <= 30) }' && within=within
   fact "$s-share-3to1" "$within 5 points: A $sa %, B $sb %"
-  if [ "$ra $rb" != "0 0" ]; then
-    result "$s-share" FAIL "a writer failed (exit $ra, $rb); $detail"
-  elif awk -v o="$so" -v a="$sa" -v b="$sb" 'BEGIN { exit !(o <= 2 && a > 0 && b > 0) }'; then
-    result "$s-share" PASS "$detail; 3:1 $within 5 points"
+  if [ "$rs" != "0000" ]; then
+    result "$s-share" FAIL "a stream failed (exits $rs: $(cat "$W/share-0" "$W/share-1" "$W/share-2" "$W/share-3" 2>/dev/null | grep -v '^pid\|^writes' | one_line)); $detail"
+  elif awk -v o="$so" 'BEGIN { exit !(o <= 2) }' && [ "$within" = within ]; then
+    result "$s-share" PASS "$detail"
   else
     result "$s-share" FAIL "$detail"
+  fi
+}
+
+# writeback_check DEV: 1 MiB of buffered writes to DEV by dd (cgroup mt-w)
+# while another process holds DEV open (so that dd's close does not write
+# it back), written back by the kernel's flusher within about a second
+# (dirty_expire 0.5 s): in the same top, the write bytes of that window on
+# DEV must all be charged to a kernel thread labelled "[kernel via ...]"
+# (blkrr cannot know the dirtier of a page written back by the kernel), none
+# to dd's cgroup and none unlabelled.
+writeback_check() {
+  s=$1 dev=$2
+  mkdir -p /sys/fs/cgroup/mt-w 2>/dev/null
+  cw=$(stat -c %i /sys/fs/cgroup/mt-w 2>/dev/null)
+  e0=$(cat /proc/sys/vm/dirty_expire_centisecs) w0=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+  echo 50 >/proc/sys/vm/dirty_expire_centisecs
+  echo 50 >/proc/sys/vm/dirty_writeback_centisecs
+  # shellcheck disable=SC2217  # sleep only holds DEV open
+  sleep 6 <"$dev" &
+  holder=$!
+  l0=$(wc -l <"$W/at-top.out")
+  (echo 0 >/sys/fs/cgroup/mt-w/cgroup.procs 2>/dev/null
+    exec dd if=/dev/zero of="$dev" bs=64k count=16 seek=64 conv=notrunc 2>"$W/wb.err")
+  rd=$?
+  sleep 3.5
+  l1=$(wc -l <"$W/at-top.out")
+  wait "$holder" 2>/dev/null
+  echo "$e0" >/proc/sys/vm/dirty_expire_centisecs
+  echo "$w0" >/proc/sys/vm/dirty_writeback_centisecs
+  rmdir /sys/fs/cgroup/mt-w 2>/dev/null
+  vol=$(basename "$(readlink -f "$dev")")
+  # shellcheck disable=SC2046  # bytes: labelled kernel, dd's cgroup, other; who
+  set -- $(sed -n "$((l0 + 1)),${l1}p" "$W/at-top.out" | awk "$JF"' { n = split($0, o, "{");
+      for (i = 1; i <= n; i++) { d = jf(o[i], "direction"); b = jf(o[i], "bytes")
+        if (b == "" || b == 0 || d !~ /^w/) continue
+        c = jf(o[i], "comm"); if (jf(o[i], "cgroup_id") == w) u += b; else if (index(c, "[kernel via")) k += b; else { x += b; who = who c "; " } } }
+      END { printf "%d %d %d %s\n", k, u, x, who }' w="$cw")
+  detail="-d $dev ($vol): 1048576 bytes written by dd, buffered: $1 bytes charged to a kernel thread labelled [kernel via ...], $2 to dd's cgroup, $3 to others${4:+ ($*)}"
+  if [ "$rd" = 0 ] && [ "${1:-0}" -ge 1048576 ] && [ "${2:-1}" = 0 ] && [ "${3:-1}" = 0 ]; then
+    result "$s-writeback" PASS "$detail"
+  else
+    result "$s-writeback" FAIL "$detail; dd exit $rd $(tail_of "$W/wb.err")"
   fi
 }
 
@@ -389,7 +448,7 @@ attrib_stacks() {
   tpid=$!
   snoop_start "$W/at-snoop1.out" /dev/nvme0n1 "/dev/$sd" /dev/vdb1
   s1=$spid
-  snoop_start "$W/at-snoop2.out" /dev/mapper/mtx-linear /dev/mapper/mtx-crypt /dev/md0
+  snoop_start "$W/at-snoop2.out" /dev/mapper/mtx-linear /dev/mapper/mtx-crypt /dev/md0 /dev/vg/data
   s2=$spid
   wait_for "$W/at-top.out" '"seq":1' "$tpid" 120 || echo "top: $(tail_of "$W/at-top.out.err")" >>"$W/at-start"
   wait_for "$W/at-snoop1.out" origin_ns "$s1" 120 || echo "snoop: $(tail_of "$W/at-snoop1.out.err")" >>"$W/at-start"
@@ -403,9 +462,12 @@ attrib_stacks() {
     [ -b "$d" ] && stack_io "$s" "$d"
   done
   sleep 0.6
-  [ -b /dev/mapper/mtx-crypt ] && share_check dm-crypt /dev/mapper/mtx-crypt >"$W/at-share"
+  : >"$W/at-share"
+  [ -b /dev/mapper/mtx-crypt ] && share_check dm-crypt /dev/mapper/mtx-crypt >>"$W/at-share"
   [ -b /dev/md0 ] && share_check md-raid1 /dev/md0 >>"$W/at-share"
+  [ -b /dev/vg/data ] && share_check lvm /dev/vg/data >>"$W/at-share"
   rmdir /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
+  [ -b /dev/mapper/mtx-crypt ] && writeback_check dm-crypt /dev/mapper/mtx-crypt >>"$W/at-share"
   sleep 0.5
   stop "$s1"
   stop "$s2"
