@@ -5,12 +5,13 @@
 // Prints "pid PID" and then one line "OP SECTOR BYTES" per request it issued
 // (OP is W or R) so the caller can compare a recorded trace with exactly this.
 //
-// Usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS
+// Usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS START_CS
 // One stream of a paced writer: an O_DIRECT write of 16 KiB every PERIOD_MS
-// (absolute deadlines, first one at a phase drawn from the pid) for SECONDS;
+// for SECONDS from START_CS (CLOCK_BOOTTIME in centiseconds, as /proc/uptime
+// gives it; the streams' common start), stream k k / STREAMS of a period later;
 // write i goes to ((i * STREAMS + STREAM) * 32) mod SPAN_SECTORS, so that
-// STREAMS streams interleave over the same span. Identical streams are
-// statistically alike, so a group of k of them must get k / STREAMS of the
+// STREAMS streams interleave over the same span and in time. Such streams are
+// alike, so a group of k of them must get k / STREAMS of the
 // disk time. Prints "pid PID" and "writes N".
 // Built statically (no libraries in the guest): plain libc only.
 #include <fcntl.h>
@@ -79,21 +80,16 @@ int run(const char* dev, unsigned long long count, unsigned long long first) {
 
 constexpr size_t kPacedBytes = 16384;
 
-long long now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 void sleep_until(long long t) {
   timespec ts{static_cast<time_t>(t / 1000000000LL), static_cast<long>(t % 1000000000LL)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  while (clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
 
-// The values of --paced: seconds, period (ms), stream, streams, span (sectors).
+// The values of --paced: seconds, period (ms), stream, streams, span (sectors),
+// start (boot time, centiseconds).
 struct Paced {
-  unsigned long long seconds = 0, period_ms = 0, stream = 0, streams = 0, span = 0;
+  unsigned long long seconds = 0, period_ms = 0, stream = 0, streams = 0, span = 0, start_cs = 0;
 };
 
 int run_paced(const char* dev, const Paced& p) {
@@ -108,9 +104,10 @@ int run_paced(const char* dev, const Paced& p) {
   }
   std::printf("pid %d\n", static_cast<int>(getpid()));
   const long long period = static_cast<long long>(p.period_ms) * 1000000LL;
-  const long long start = now_ns();
+  const long long start = static_cast<long long>(p.start_cs) * 10000000LL;
   const long long end = start + static_cast<long long>(p.seconds) * 1000000000LL;
-  long long due = start + static_cast<long long>((getpid() * 7919ULL) % p.period_ms) * 1000000LL;
+  long long due =
+      start + period * static_cast<long long>(p.stream) / static_cast<long long>(p.streams);
   const unsigned long long step = kPacedBytes / 512;
   unsigned long long i = 0;
   for (; due < end; ++i, due += period) {
@@ -129,15 +126,15 @@ int run_paced(const char* dev, const Paced& p) {
 
 int main_paced(int argc, char** argv) {
   Paced p;
-  if (argc != 9 || !parse_u64(argv[4], p.seconds) || !parse_u64(argv[5], p.period_ms) ||
-      !parse_u64(argv[6], p.stream) || !parse_u64(argv[7], p.streams) ||
-      !parse_u64(argv[8], p.span) || p.seconds == 0 || p.period_ms == 0 || p.streams == 0 ||
-      p.stream >= p.streams || p.span < p.streams * (kPacedBytes / 512) ||
-      p.span % (p.streams * (kPacedBytes / 512)) != 0) {
+  if (argc != 10 || !parse_u64(argv[9], p.start_cs) || !parse_u64(argv[4], p.seconds) ||
+      !parse_u64(argv[5], p.period_ms) || !parse_u64(argv[6], p.stream) ||
+      !parse_u64(argv[7], p.streams) || !parse_u64(argv[8], p.span) || p.seconds == 0 ||
+      p.period_ms == 0 || p.streams == 0 || p.stream >= p.streams ||
+      p.span < p.streams * (kPacedBytes / 512) || p.span % (p.streams * (kPacedBytes / 512)) != 0) {
     std::fprintf(stderr,
                  "usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS "
-                 "(SPAN a multiple of STREAMS * 32 sectors; e.g. --paced /dev/md0 mt-a 4 20 0 4 "
-                 "8192)\n");
+                 "START_CS (SPAN a multiple of STREAMS * 32 sectors; START_CS as /proc/uptime in "
+                 "centiseconds; e.g. --paced /dev/md0 mt-a 5 4 0 4 8192 12345)\n");
     return 2;
   }
   if (prctl(PR_SET_NAME, argv[3], 0, 0, 0) != 0) {

@@ -332,18 +332,19 @@ queue_check() {
   fi
 }
 
-# stream CGROUP K: stream K of 4 paced writers (matrix_io --paced: 16 KiB
-# O_DIRECT writes every 5 ms for 4 s, interleaved over the first 4 MiB of
-# $dev), run in cgroup CGROUP; its output in $W/share-K.
+# stream CGROUP K START: stream K of 4 paced writers (matrix_io --paced: 16 KiB
+# O_DIRECT writes every 4 ms for 5 s from START (boot time in centiseconds),
+# stream K a quarter period after stream K - 1, interleaved over the first 4 MiB of $dev), run in cgroup CGROUP;
+# its output in $W/share-K.
 stream() {
   (echo 0 >"/sys/fs/cgroup/$1/cgroup.procs" || exit 1 # 0: this subshell
-    exec "$IO" --paced "$dev" "$1" 4 5 "$2" 4 8192 >"$W/share-$2" 2>&1)
+    exec "$IO" --paced "$dev" "$1" 5 4 "$2" 4 8192 "$3" >"$W/share-$2" 2>&1)
 }
 
-# share_check STACK DEV: two writers at once through DEV over the same 4 s,
+# share_check STACK DEV: two writers at once through DEV over the same 5 s,
 # writer A (cgroup mt-a) three paced streams, writer B (mt-b) one stream of
-# the same kind: the four streams are statistically alike (same size, rate,
-# places spread over the same span, each starting at its own phase), so A
+# the same kind: the four streams are alike (same size and rate, places
+# spread over the same span, evenly spaced in time), so A
 # is due 3/4 of the disk time and B 1/4. In the intervals of the same top
 # that cover them, all the disk time must go to the two cgroups (at most 2 %
 # to anything else, such as dm-crypt's or md's threads) and the split must
@@ -357,13 +358,14 @@ share_check() {
     return
   fi
   l0=$(wc -l <"$W/at-top.out")
-  stream mt-a 0 &
+  t0=$(awk '{ printf "%d", $1 * 100 + 50 }' /proc/uptime) # in half a second
+  stream mt-a 0 "$t0" &
   p0=$!
-  stream mt-a 1 &
+  stream mt-a 1 "$t0" &
   p1=$!
-  stream mt-a 2 &
+  stream mt-a 2 "$t0" &
   p2=$!
-  stream mt-b 3 &
+  stream mt-b 3 "$t0" &
   p3=$!
   rs=""
   for p in $p0 $p1 $p2 $p3; do
@@ -377,7 +379,7 @@ share_check() {
         if (c == a) ta += t; else if (c == b) tb += t; else { to += t; if (t > 0) w[jf(o[i], "comm") " " jf(o[i], "device")] += t } } }
       END { all = ta + tb + to; if (all == 0) { print "0 0 0 0"; exit }
         for (k in w) ws = ws sprintf("%s %.1f%%; ", k, 100 * w[k] / all)
-        printf "%.1f %.1f %.1f %d %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, ws }' a="$ca" b="$cb")
+        printf "%.1f %.1f %.1f %.0f %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, ws }' a="$ca" b="$cb")
   writes=$(cat "$W/share-0" "$W/share-1" "$W/share-2" "$W/share-3" 2>/dev/null | awk '$1 == "writes" { printf "%s ", $2 }')
   # shellcheck disable=SC2086  # shares of the two writers and the rest, total, who the rest was
   set -- $r
