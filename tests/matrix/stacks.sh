@@ -358,14 +358,14 @@ share_check() {
     return
   fi
   l0=$(wc -l <"$W/at-top.out")
-  t0=$(awk '{ printf "%d", $1 * 100 + 50 }' /proc/uptime) # in half a second
-  stream mt-a 0 "$t0" &
+  go=$(awk '{ printf "%d", $1 * 100 + 50 }' /proc/uptime) # in half a second
+  stream mt-a 0 "$go" &
   p0=$!
-  stream mt-a 1 "$t0" &
+  stream mt-a 1 "$go" &
   p1=$!
-  stream mt-a 2 "$t0" &
+  stream mt-a 2 "$go" &
   p2=$!
-  stream mt-b 3 "$t0" &
+  stream mt-b 3 "$go" &
   p3=$!
   rs=""
   for p in $p0 $p1 $p2 $p3; do
