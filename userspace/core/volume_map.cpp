@@ -85,14 +85,13 @@ Result<ExtentMap> pieces_below(const Extent& u, const ExtentMap& lower) {
 }
 
 Error not_held(const Extent& u, DevT lower_dev) {
-  const uint64_t dev_end = u.dev_start + dev_len(u);
+  const uint64_t vol_end = u.vol_start + u.len, dev_end = u.dev_start + dev_len(u);
   return Error(
       ErrorKind::kBadInput,
       strfmt("volume sectors %llu..%llu lie on %s sectors %llu..%llu, which the "
              "device below does not hold whole",
-             static_cast<unsigned long long>(u.vol_start),
-             static_cast<unsigned long long>(u.vol_start + u.len), dev_to_string(lower_dev).c_str(),
-             static_cast<unsigned long long>(u.dev_start),
+             static_cast<unsigned long long>(u.vol_start), static_cast<unsigned long long>(vol_end),
+             dev_to_string(lower_dev).c_str(), static_cast<unsigned long long>(u.dev_start),
              static_cast<unsigned long long>(dev_end)));
 }
 
