@@ -172,6 +172,28 @@ TEST(VolumeStripes, StripesOverLinearLevelsComposeMemberRanges) {
   EXPECT_NE(short_below.error().message.find("does not hold whole"), std::string::npos);
 }
 
+// A stripe over a mirror (dm-0: RAID1 of sda and sdc at 16) and sdb: the
+// mirror's members each hold stripe 0, the second one's copy for reads.
+TEST(VolumeStripes, StripesOverAMirrorKeepTheMembersRoles) {
+  const DevT sdc = make_dev(8, 32);
+  auto s = parse_dm_target("striped", 0, 64, "2 8 253:0 0 8:16 0");
+  ASSERT_TRUE(s.ok());
+  Extent second{0, 1000, sdc, 16, true, 1};
+  auto c = compose(*s, kDm0, {{0, 1000, kSda, 0}, second});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  Extent copy = striped(0, 56, sdc, 16, 0, 2, 8);
+  copy.reads_only = true;
+  copy.copy = 1;
+  EXPECT_EQ(*c,
+            (ExtentMap{striped(0, 56, kSda, 0, 0, 2, 8), copy, striped(8, 56, kSdb, 0, 1, 2, 8)}));
+  EXPECT_EQ(mirror_copies(*c), std::vector<uint32_t>{1});
+  Request w = disk_request(sdc, 16 + 8, 4096);  // the second copy of chunk 2
+  EXPECT_TRUE(requests_on_volume(w, *c, kDm1).empty());
+  auto v = requests_on_volume(w, mirror_view(*c, 1), kDm1);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].sector, 16u);
+}
+
 TEST(VolumeStripes, StripesOverStripesAreRefused) {
   auto upper = parse_dm_target("striped", 0, 32, "2 4 253:0 0 8:16 100");
   ASSERT_TRUE(upper.ok());
