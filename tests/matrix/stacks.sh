@@ -4,7 +4,8 @@
 # and bfq, a GPT partition, a dm-linear volume of two segments, a dm-crypt
 # volume on a second linear volume (three levels to the disk), an md RAID1
 # of two partitions and an LVM logical volume over two physical volumes
-# (the second a dm-crypt volume),
+# (the second a dm-crypt volume), a dm striped volume over two partitions
+# and an md RAID0 of two partitions,
 # each recorded around the same matrix_io load and replayed onto with
 # --validate (through the stack for dm, md and LVM); then top and snoop on
 # every stack at once, and two writers in a ratio of 3:1 through dm-crypt
@@ -13,8 +14,8 @@
 # Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
 # vdb, GPT-partitioned on the host: vdb1 (partition), vdb2 (dm-linear),
-# vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1), vdb6 and vdb7 (LVM). Modules in
-# /modules/stacks.
+# vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1), vdb6 and vdb7 (LVM), vdb8 and
+# vdb9 (dm striped), vdb10 and vdb11 (md RAID0). Modules in /modules/stacks.
 K=$1 BLKRR=$2 IO=$3 W=$4
 set -- "$K" /dev/null "$BLKRR" "$IO" "$W"
 export MATRIX_LIB_ONLY=1
@@ -42,11 +43,13 @@ majmin() { cat "/sys/class/block/${1#/dev/}/dev"; }
 dm_majmin() { dmsetup info -c --noheadings -o major,minor "$1" | tr -d ' '; }
 sectors() { cat "/sys/class/block/${1#/dev/}/size"; }
 
-# record_stack STACK DEV SHIFT: records DEV around matrix_io and compares
-# every record of the trace (op, sector, bytes), exactly, with the load at
-# SHIFT + its sectors; says how many records carry the load's pid and comm.
+# record_stack STACK DEV SHIFT [CHUNK]: records DEV around matrix_io and
+# compares every record of the trace (op, sector, bytes), exactly, with the
+# load at SHIFT + its sectors, each request split at multiples of CHUNK
+# sectors (a striped volume's chunks: one record per chunk); says how many
+# records carry the load's pid and comm.
 record_stack() {
-  s=$1 dev=$2 shift=$3
+  s=$1 dev=$2 shift=$3 chunk=${4:-0}
   # A first open may rescan the partitions (md on 5.10 reads sector 0 then):
   # done before the recording, so that it holds only the load.
   dd if="$dev" of=/dev/null bs=4096 count=1 2>/dev/null
@@ -64,7 +67,9 @@ record_stack() {
   [ "$rc" -eq 0 ] || { result "$s-record" FAIL "record exit $rc: $(tail_of "$W/$s.err")"; return; }
   "$BLKRR" dump --json "$W/$s.blkrr" >"$W/$s.json" 2>"$W/$s.dumperr" ||
     { result "$s-record" FAIL "dump --json: $(tail_of "$W/$s.dumperr")"; return; }
-  awk -v d="$shift" '$1 != "pid" { print $1, $2 + d, $3 }' "$W/$s.io" >"$W/$s.want"
+  awk -v d="$shift" -v c="$chunk" '$1 != "pid" { s = $2 + d; n = $3 / 512
+      while (n > 0) { k = c > 0 ? c - s % c : n; if (k > n) k = n; print $1, s, k * 512; s += k; n -= k } }' \
+    "$W/$s.io" >"$W/$s.want"
   awk "$JF"' index($0, "\"sector\":") { print opl(jf($0, "op")), jf($0, "sector"), jf($0, "bytes") }' \
     "$W/$s.json" >"$W/$s.got"
   iopid=$(awk '$1 == "pid" { print $2 }' "$W/$s.io")
@@ -88,6 +93,7 @@ stack_counts() {
         while ((j = index(a, "\"name\":")) > 0) {
           a = substr(a, j); out = out jf(a, "requests") " requests on " jf(a, "name") ", "; a = substr(a, 8) } }
       out = out jf(s, "volume_records") " volume records, " jf(s, "outside") " outside the volume"
+      if (jf(s, "replayed_split") + 0 > 0) out = out ", " jf(s, "replayed_split") " replayed requests split into " jf(s, "replayed_pieces") " pieces"
       m = index(s, "\"mirrors\":[{")
       if (m) { t = substr(s, m)
         out = out "; mirror copy " jf(t, "copy") ": " jf(t, "covered") " of " jf(t, "writes") " writes seen, " jf(t, "missing") " missing" }
@@ -221,6 +227,40 @@ stack_md_raid1() {
   fact "stack:md-raid1-devices" "$(grep stack: "$W/md.dev")"
   record_stack md-raid1 /dev/md0 0
   replay_stack md-raid1 /dev/md0
+}
+
+# dm striped: two stripes in chunks of 4 KiB (8 sectors) over vdb8 (64
+# sectors in) and vdb9: the load's requests of 8 KiB and more are split at
+# every chunk, one record per chunk.
+stack_dm_striped() {
+  a=$(majmin /dev/vdb8) b=$(majmin /dev/vdb9)
+  n=$((($(sectors /dev/vdb8) - 64) / 8 * 8))
+  echo "0 $((2 * n)) striped 2 8 $a 64 $b 0" |
+    dmsetup create --noudevsync mtx-striped 2>"$W/dmstr.err" ||
+    { result dm-striped-record FAIL "dmsetup create: $(tail_of "$W/dmstr.err")"; return; }
+  dmsetup mknodes 2>/dev/null
+  fact "stack:dm-striped" "$(dmsetup table mtx-striped | tr '\n' ';')"
+  "$BLKRR" devices /dev/mapper/mtx-striped >"$W/dmstr.dev" 2>&1
+  fact "stack:dm-striped-devices" "$(grep stack: "$W/dmstr.dev")"
+  record_stack dm-striped /dev/mapper/mtx-striped 0 8
+  replay_stack dm-striped /dev/mapper/mtx-striped
+  offline_stack dm-striped /dev/mapper/mtx-striped
+}
+
+# md RAID0 of vdb10 and vdb11 (equal sizes) in chunks of 16 KiB: the load's
+# requests of 32 KiB are split in two.
+stack_md_raid0() {
+  mkdir -p /run/mdadm /etc/mdadm
+  mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=16 --metadata=1.2 \
+    /dev/vdb10 /dev/vdb11 >"$W/md0.out" 2>&1 ||
+    { result md-raid0-record FAIL "mdadm --create: $(tail_of "$W/md0.out")"; return; }
+  wait_dev /dev/md1 || { result md-raid0-record FAIL "no /dev/md1"; return; }
+  fact "stack:md-raid0" "md1 $(cat /sys/block/md1/md/level), chunk $(cat /sys/block/md1/md/chunk_size) bytes, data offsets $(cat /sys/block/md1/md/dev-*/offset | tr '\n' ' ')sectors, $(sectors /dev/md1) sectors"
+  "$BLKRR" devices md1 >"$W/md0.dev" 2>&1
+  fact "stack:md-raid0-devices" "$(grep stack: "$W/md0.dev")"
+  record_stack md-raid0 /dev/md1 0 32
+  replay_stack md-raid0 /dev/md1
+  offline_stack md-raid0 /dev/md1
 }
 
 # LVM without udev (the guest has none): no udev sync, nodes by dmsetup mknodes.
@@ -500,5 +540,7 @@ timed dm-linear stack_dm_linear
 timed dm-crypt stack_dm_crypt
 timed md-raid1 stack_md_raid1
 timed lvm stack_lvm
+timed dm-striped stack_dm_striped
+timed md-raid0 stack_md_raid0
 timed attribution attrib_stacks
 echo "MATRIX-STACKS-END $K"

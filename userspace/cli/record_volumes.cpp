@@ -1,6 +1,7 @@
 #include "cli/record_volumes.h"
 
 #include "core/device.h"
+#include "core/volume_stripes.h"
 
 namespace blkrr::cli {
 
@@ -35,7 +36,7 @@ void VolumeRecords::translate(const Request& r, const std::function<void(const R
   for (const auto& v : volumes_)
     for (const auto& e : v.extents)
       if (e.reads_only && e.dev == r.dev && r.sector >= e.dev_start &&
-          r.sector - e.dev_start < e.len) {
+          r.sector - e.dev_start < dev_len(e)) {
         mirror_++;
         return;
       }

@@ -128,7 +128,7 @@ void add_result_options(ArgParser& p, ReplayArgs& a) {
          "watch the device's block layer with eBPF during the replay and check that every "
          "submitted request reached it (splits and merges allowed); result in the summary. A "
          "dm or md volume is followed down its stack to the disks below it, a RAID1's writes "
-         "on every member. "
+         "on every member, a striped volume's requests into each chunk. "
          "Memory: at most 52 MB of held records and the 64 MB ring buffer, at any rate "
          "(--validate-window)");
   p.option(0, "validate-window", "TIME",

@@ -28,6 +28,14 @@ namespace blkrr {
 // a mirror), k the k-th other member; through two mirrors, the upper one's
 // copy times kMirrorCopyBase plus the lower one's (a level that is no mirror
 // keeps the copy of the level above).
+//
+// A striped volume (device-mapper "striped", md RAID0) deals its sectors out
+// to its members in chunks: an extent with `stripes` above 1 is the share of
+// member `stripe` (of `stripes`) of the volume sectors [vol_start,
+// vol_start + len), chunks of `chunk` sectors, vol_start `phase` sectors
+// into its chunk; the member holds them contiguously from dev_start
+// (core/volume_stripes.h). Extents of the members of one area overlap in
+// volume sectors, each holding only its chunks.
 struct Extent {
   uint64_t vol_start = 0;
   uint64_t len = 0;
@@ -35,43 +43,57 @@ struct Extent {
   uint64_t dev_start = 0;
   bool reads_only = false;
   uint32_t copy = 0;
+  uint32_t stripes = 1;
+  uint32_t stripe = 0;
+  uint64_t chunk = 0;
+  uint64_t phase = 0;
   bool operator==(const Extent&) const = default;
 };
 inline constexpr uint32_t kMirrorCopyBase = 64;
 
-// A map: extents sorted by vol_start; only mirrors' extents overlap.
+// A map: extents sorted by vol_start; only mirrors' and stripes' extents
+// overlap.
 using ExtentMap = std::vector<Extent>;
 
-// The extent of one device-mapper target from its table line: `type` and
+// The extents of one device-mapper target from its table line: `type` and
 // `params` as DM_TABLE_STATUS reports them (start and length in sectors).
 // "linear": "<dev> <offset>"; "crypt": "<cipher> <key> <iv_offset> <dev>
 // <offset> [...]" — only the device and offset are read, the key is never
-// copied or put in a message. Other types (striped, raid, mirror, thin,
-// snapshot, ...) are refused with kUnsupported, naming the type.
-Result<Extent> parse_dm_target(std::string_view type, uint64_t start, uint64_t len,
-                               std::string_view params);
+// copied or put in a message; "striped": "<stripes> <chunk sectors> (<dev>
+// <offset>)+", one extent per stripe. Other types (raid, mirror, thin,
+// snapshot, cache, ...) are refused with kUnsupported, naming the type.
+Result<ExtentMap> parse_dm_target(std::string_view type, uint64_t start, uint64_t len,
+                                  std::string_view params);
 
 // The pieces of volume sectors [sector, sector + n) on the devices below, in
 // volume order (a mirrored sector once per member); sectors no extent covers
-// are left out.
+// are left out. A striped extent stays one extent per member (its share of
+// the range); chunk_pieces() splits a range at its chunks.
 ExtentMap map_range(const ExtentMap& map, uint64_t sector, uint64_t n);
+
+// The pieces of volume sectors [sector, sector + n), each on one device and
+// in one chunk of a striped extent (as the stacking drivers split a bio),
+// sorted by volume sector; none striped. At most n / chunk + 2 per member.
+ExtentMap chunk_pieces(const ExtentMap& map, uint64_t sector, uint64_t n);
 
 // `upper` with each extent on `lower_dev` replaced by the pieces `lower`
 // (the map of lower_dev) gives it; extents on other devices are kept. An
-// extent that `lower` does not cover whole is an error (kBadInput).
+// extent that `lower` does not cover whole is an error (kBadInput); a
+// striped level over a striped level is refused (kUnsupported).
 Result<ExtentMap> compose(const ExtentMap& upper, DevT lower_dev, const ExtentMap& lower);
 
 // Adjacent extents that continue each other on one device, joined.
 ExtentMap coalesce(const ExtentMap& map);
 
 // The volume sector of device sectors [sector, sector + n) of `dev` when
-// they lie inside one extent; nullopt otherwise (outside the volume, or
-// crossing from one extent to a piece of the volume elsewhere).
+// they lie inside one extent (and one chunk of a striped one); nullopt otherwise (outside the
+// volume, or crossing from one extent to a piece of the volume elsewhere).
 std::optional<uint64_t> volume_sector_of(const ExtentMap& map, DevT dev, uint64_t sector,
                                          uint64_t n);
 
 // A device's sector ranges [start, end) the capture's filter holds, at most
-// `max_ranges`: the extents on `dev`, sorted and joined where they touch;
+// `max_ranges`: the extents on `dev` (a member's share of a striped area is
+// one range), sorted and joined where they touch;
 // when more remain, the smallest gaps between them are closed until
 // `max_ranges` are left (requests in a closed gap are outside the volume and
 // are dropped in user space by volume_sector_of).
@@ -79,11 +101,11 @@ std::vector<std::pair<uint64_t, uint64_t>> filter_ranges(const ExtentMap& map, D
                                                          size_t max_ranges);
 
 // Request `r` on a disk as the volume `volume` saw it: one record per extent
-// it touches (a write none through a reads_only extent) (almost always one; two where the block
-// layer merged bios of two places of the volume that lie side by side on the disk), each with the
-// volume as its device, the volume's sector, its share of the bytes and of
-// the disk time. Empty when no sector of it lies in the volume. A request
-// of no bytes (a flush) whose sector lies in the volume gives one record.
+// (and per chunk of a striped extent) it touches (a write none through a reads_only extent) (almost
+// always one; two where the block layer merged bios of two places of the volume that lie side by
+// side on the disk), each with the volume as its device, the volume's sector, its share of the
+// bytes and of the disk time. Empty when no sector of it lies in the volume. A request of no bytes
+// (a flush) whose sector lies in the volume gives one record.
 std::vector<Request> requests_on_volume(const Request& r, const ExtentMap& map, DevT volume);
 
 // The copies of a mirrored map other than the first (Extent::copy), sorted;
@@ -106,11 +128,15 @@ struct VolumePiece {
 // The pieces of `volumes` (each volume's map, coalesced; every member of a
 // mirror, since a write reaches them all), volume by volume, at most `max`:
 // a volume whose pieces do not all fit is left out whole and appended to
-// `left_out`; a volume given twice is taken once.
+// `left_out`; a volume given twice is taken once. A volume with a striped
+// level is left out (not listed): the capture's pieces are linear, and
+// dm-stripe and md RAID0 issue their members' bios in the submitter's task.
 std::vector<VolumePiece> attribution_pieces(const std::vector<std::pair<DevT, ExtentMap>>& volumes,
                                             size_t max, std::vector<DevT>* left_out);
 
-// "0+2048>8:0@4096,2048+1024>8:16@0": the map as one line (trace headers).
+// "0+2048>8:0@4096,2048+1024>8:16@0": the map as one line (trace headers);
+// a striped extent adds "/S.N*C" (stripe S of N, chunks of C sectors) and
+// "+P" when it starts P sectors into its chunk: "0+1920>8:16@0/0.2*128".
 std::string format_extents(const ExtentMap& map);
 
 }  // namespace blkrr

@@ -15,10 +15,10 @@ const DevT kDm0 = make_dev(253, 0);
 TEST(VolumeMap, LinearTargetIsItsDeviceAndOffset) {
   auto e = parse_dm_target("linear", 0, 409600, "8:2 2048");
   ASSERT_TRUE(e.ok()) << e.error().message;
-  EXPECT_EQ(*e, (Extent{0, 409600, kSda2, 2048}));
+  EXPECT_EQ(*e, (ExtentMap{{0, 409600, kSda2, 2048}}));
   auto f = parse_dm_target("linear", 409600, 8, "  8:16   0 ");
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(*f, (Extent{409600, 8, kSdb, 0}));
+  EXPECT_EQ(*f, (ExtentMap{{409600, 8, kSdb, 0}}));
 }
 
 // A crypt table holds the key: only the device and offset are read, and no
@@ -28,7 +28,7 @@ TEST(VolumeMap, CryptTargetKeepsDeviceAndOffsetNeverTheKey) {
   auto e = parse_dm_target(
       "crypt", 0, 1000, std::string("aes-xts-plain64 ") + key + " 0 253:0 4096 1 allow_discards");
   ASSERT_TRUE(e.ok()) << e.error().message;
-  EXPECT_EQ(*e, (Extent{0, 1000, kDm0, 4096}));
+  EXPECT_EQ(*e, (ExtentMap{{0, 1000, kDm0, 4096}}));
   auto bad = parse_dm_target("crypt", 0, 1000, std::string("aes-xts-plain64 ") + key + " 0 x y");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message.find(key), std::string::npos) << bad.error().message;
@@ -37,10 +37,13 @@ TEST(VolumeMap, CryptTargetKeepsDeviceAndOffsetNeverTheKey) {
 }
 
 TEST(VolumeMap, NonLinearTargetsAreRefusedByName) {
-  auto s = parse_dm_target("striped", 0, 1000, "2 128 8:0 0 8:16 0");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().kind, ErrorKind::kUnsupported);
-  EXPECT_NE(s.error().message.find("'striped'"), std::string::npos);
+  for (const char* type : {"raid", "thin", "snapshot", "cache", "mirror"}) {
+    auto s = parse_dm_target(type, 0, 1000, "2 128 8:0 0 8:16 0");
+    ASSERT_FALSE(s.ok()) << type;
+    EXPECT_EQ(s.error().kind, ErrorKind::kUnsupported);
+    EXPECT_NE(s.error().message.find(std::string("'") + type + "'"), std::string::npos);
+    EXPECT_NE(s.error().message.find("record the devices below it"), std::string::npos);
+  }
   EXPECT_FALSE(parse_dm_target("linear", 0, 10, "8:0").ok());     // no offset
   EXPECT_FALSE(parse_dm_target("linear", 0, 10, "sda 0").ok());   // not MAJ:MIN
   EXPECT_FALSE(parse_dm_target("linear", 0, 10, "8:0 -1").ok());  // not a number

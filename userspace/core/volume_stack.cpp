@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <set>
 
@@ -14,6 +14,7 @@
 #include "core/device_stack.h"
 #include "core/fd.h"
 #include "core/sysfs.h"
+#include "core/volume_stripes.h"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +48,7 @@ Result<ExtentMap> parse_targets(const char* buf, const dm_ioctl& io) {
     std::string_view type(spec.target_type, strnlen(spec.target_type, sizeof spec.target_type));
     auto e = parse_dm_target(type, spec.sector_start, spec.length, p);
     if (!e) return e.error();
-    out.push_back(*e);
+    out.insert(out.end(), e->begin(), e->end());
     if (spec.next == 0) break;
     at = io.data_start + spec.next;  // the kernel's `next` counts from data_start
     if (i + 1 < io.target_count && at <= io.data_start)
@@ -86,6 +87,43 @@ Result<ExtentMap> mirror_of(const fs::path& md, uint64_t size) {
     out.push_back(e);
   }
   return out;
+}
+
+// An md RAID0's members (md/dev-*: slot, offset, size in KiB) as stripes of
+// chunk_size bytes. Only one zone (members of one size) is mapped.
+Result<ExtentMap> stripes_of(const fs::path& md, uint64_t size) {
+  const std::string name = md.filename().string();
+  const uint64_t chunk_bytes = sysfs::read_u64(md / "md" / "chunk_size");
+  const uint64_t disks = sysfs::read_u64(md / "md" / "raid_disks");
+  if (chunk_bytes == 0 || chunk_bytes % 512 || disks == 0 || disks > 4096)
+    return Error(ErrorKind::kBadInput,
+                 name + ": cannot read md/chunk_size (" + std::to_string(chunk_bytes) +
+                     " bytes) and md/raid_disks (" + std::to_string(disks) + ") of its RAID0");
+  const uint64_t chunk = chunk_bytes / 512;
+  std::vector<std::pair<DevT, uint64_t>> members(disks);
+  std::vector<bool> found(disks);
+  std::set<uint64_t> sizes;  // in sectors, whole chunks
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(md / "md", ec)) {
+    if (e.path().filename().string().rfind("dev-", 0) != 0) continue;
+    auto member = fs::canonical(e.path() / "block", ec);
+    auto dev = ec ? std::nullopt : parse_majmin(sysfs::read_line(member / "dev"));
+    auto slot = parse_u64(sysfs::read_line(e.path() / "slot"));
+    if (!dev || !slot || *slot >= disks || found[*slot]) continue;
+    found[*slot] = true;
+    members[*slot] = {*dev, sysfs::read_u64(e.path() / "offset")};
+    const uint64_t kib = sysfs::read_u64(e.path() / "size");
+    sizes.insert(kib > UINT64_MAX / 2 ? 0 : kib * 2 / chunk * chunk);
+  }
+  if (std::find(found.begin(), found.end(), false) != found.end())
+    return Error(ErrorKind::kBadInput, name + " is RAID0 of " + std::to_string(disks) +
+                                           " members, not all of which sysfs lists in a slot");
+  if (sizes.size() != 1 || *sizes.begin() > UINT64_MAX / disks || *sizes.begin() * disks != size)
+    return Error(ErrorKind::kUnsupported,
+                 name +
+                     " is md RAID0 of members of different sizes (several zones), whose "
+                     "layout blkrr does not map");
+  return striped_area(name + " (raid0)", 0, size, chunk, members);
 }
 
 std::string title_of(const fs::path& dir) {
@@ -135,14 +173,14 @@ Result<ExtentMap> map_down(DevT dev, const DmTableReader& read_table, const std:
   }
   if (fs::is_directory(*dir / "md", ec)) {
     std::string level = sysfs::read_line(*dir / "md" / "level");
-    if (level == "raid1") {
-      auto m = mirror_of(*dir, size);
+    if (level == "raid1" || level == "raid0") {
+      auto m = level == "raid1" ? mirror_of(*dir, size) : stripes_of(*dir, size);
       if (!m) return m.error();
       return map_through(std::move(*m), read_table, sysfs, depth);
     }
     return Error(ErrorKind::kUnsupported,
                  dir->filename().string() + " is md RAID (" + (level.empty() ? "?" : level) +
-                     "), whose sectors are not one to one on one device below");
+                     "), whose sectors are not arithmetically on the devices below");
   }
   return Error(ErrorKind::kUnsupported,
                dir->filename().string() + " is a bio-based device of no known mapping");
@@ -187,8 +225,9 @@ Result<VolumeMap> map_volume(const DeviceSelection& sel, const DmTableReader& re
     return Error(ErrorKind::kUsage,
                  extents.error().message +
                      ": blkrr records a stacked device only where every level maps its sectors "
-                     "one to one (partitions, device-mapper linear and crypt). Record the "
-                     "devices below it instead:" +
+                     "arithmetically (partitions, device-mapper linear, crypt and striped, md "
+                     "RAID1 and RAID0 of equal members; not RAID5/6, thin, snapshot or cache). "
+                     "Record the devices below it instead:" +
                      below +
                      " (their requests stay in their own sectors; a mirror's writes appear "
                      "once per member; see docs/capture.md)");

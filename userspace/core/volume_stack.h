@@ -1,7 +1,8 @@
 // A stacked volume mapped onto the disks that carry its requests: through
-// partitions (sysfs start), device-mapper linear and crypt targets (the
-// DM_TABLE_STATUS ioctl) and md RAID1 (sysfs md/dev-*/offset), any number of
-// levels deep.
+// partitions (sysfs start), device-mapper linear, crypt and striped targets
+// (the DM_TABLE_STATUS ioctl), md RAID1 (sysfs md/dev-*/offset) and md RAID0
+// of equal members (md/chunk_size, md/dev-*/slot), any number of levels deep
+// (a striped level over another striped level is refused).
 #pragma once
 
 #include <functional>
@@ -15,7 +16,7 @@
 namespace blkrr {
 
 // One device-mapper table as extents, or an error (kUnsupported for a
-// target that is not linear or crypt). The table is read and parsed in one
+// target that is not linear, crypt or striped). The table is read and parsed in one
 // step so that a crypt key never leaves the reader.
 using DmTableReader = std::function<Result<ExtentMap>(DevT dm)>;
 
@@ -33,11 +34,13 @@ struct VolumeMap {
   uint64_t nr_sectors = 0;
 };
 
-// Maps `sel` (a partition, a dm device or md RAID1 whose every level is
-// linear, crypt or RAID1) onto whole disks that have request queues; a RAID1
-// level gives a mirror map (Extent::reads_only). Other md levels, striped,
-// mirror, thin and snapshot targets are refused (kUsage) with the level that
-// is not linear and the request devices to record instead.
+// Maps `sel` (a partition, a dm device or md device whose every level is
+// linear, crypt, striped, RAID1 or RAID0) onto whole disks that have request
+// queues; a RAID1 level gives a mirror map (Extent::reads_only), a striped
+// or RAID0 level striped extents. Other md levels (RAID5/6, RAID10, RAID0
+// of members of different sizes), mirror, thin, snapshot and cache targets
+// are refused (kUsage) with the level and the request devices to record
+// instead.
 Result<VolumeMap> map_volume(const DeviceSelection& sel, const DmTableReader& read_table,
                              const std::string& sysfs = "/sys");
 
@@ -48,8 +51,8 @@ std::vector<DeviceSelection> volume_selections(const VolumeMap& v, const std::st
                                                size_t max_ranges);
 
 // Every stacked volume at the top of its stack (a dm or md device that no
-// other device holds) whose every level maps linearly, mapped onto its
-// disks; the others (striped, RAID5, thin...) are left out. For attribution
+// other device holds) whose every level is mapped (map_volume), mapped onto
+// its disks; the others (RAID5, thin...) are left out. For attribution
 // through the stack in every capture, whatever -d names.
 std::vector<VolumeMap> map_top_volumes(const DmTableReader& read_table,
                                        const std::string& sysfs = "/sys");

@@ -45,6 +45,8 @@ nlohmann::json stack_json(const StackCheck& c) {
           {"outside", c.outside},
           {"split", c.split},
           {"mirror_writes", c.mirror_writes},
+          {"replayed_split", c.replayed_split},
+          {"replayed_pieces", c.replayed_pieces},
           {"mirrors", mirrors}};
 }
 
@@ -55,6 +57,10 @@ std::string stack_text(const StackCheck& c) {
   s += strfmt(" %" PRIu64 " volume records (%" PRIu64 " from split requests), %" PRIu64
               " outside the volume\n",
               c.volume_records, c.split, c.outside);
+  if (c.replayed_split)
+    s += strfmt("  %" PRIu64 " replayed requests split by the stack into %" PRIu64
+                " pieces (chunks, segments)\n",
+                c.replayed_split, c.replayed_pieces);
   for (const auto& m : c.mirrors)
     s += strfmt("  mirror copy %u (%s): %" PRIu64 " writes, %" PRIu64 " served, %" PRIu64
                 " missing\n",

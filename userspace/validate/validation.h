@@ -205,6 +205,10 @@ struct StackCheck {
   uint64_t outside = 0;         // disk requests in a range the filter joined, outside the volume
   uint64_t split = 0;           // disk requests over two pieces of the volume: records added
   uint64_t mirror_writes = 0;   // writes seen on the members other than the first
+  // Replayed requests over two or more pieces of the volume (chunks of a
+  // stripe, segments), which the stack splits, and the pieces they became:
+  // each piece is served by requests of the disk that holds it.
+  uint64_t replayed_split = 0, replayed_pieces = 0;
   // One per member after the first (Extent::copy): the replayed writes and
   // how many of them that member's block layer served.
   struct Mirror {

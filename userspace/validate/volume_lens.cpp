@@ -35,6 +35,15 @@ void VolumeLens::add_block(const Request& r, WindowMatcher& main) {
 }
 
 void VolumeLens::add_replayed(const ReplayedRequest& r) {
+  if (r.submitted() && r.sectors > 0) {
+    uint64_t pieces = 0;  // on the members that take the request (a mirror's first)
+    for (const auto& p : chunk_pieces(volume_.extents, r.sector, r.sectors))
+      if (!p.reads_only) pieces++;
+    if (pieces > 1) {
+      replayed_split_++;
+      replayed_pieces_ += pieces;
+    }
+  }
   if (!is_write(r.op)) return;
   for (auto& m : members_) m.matcher->add_replayed(r);
 }
@@ -54,6 +63,8 @@ void VolumeLens::finish(Report& report, const Losses& losses) {
   s.outside = outside_;
   s.split = split_;
   s.mirror_writes = mirror_writes_;
+  s.replayed_split = replayed_split_;
+  s.replayed_pieces = replayed_pieces_;
   for (auto& m : members_) {
     Report r = m.matcher->finish(losses);
     ExtentMap own;

@@ -28,7 +28,9 @@ class VolumeLens {
   // A disk request the capture saw: its volume pieces to `main`, its writes
   // on each other member to that member's matcher.
   void add_block(const Request& r, WindowMatcher& main);
-  // A replayed request (volume sectors): writes also to each member's matcher.
+  // A replayed request (volume sectors): the pieces the stack splits it into
+  // (chunks of a stripe, segments) counted; writes also to each member's
+  // matcher.
   void add_replayed(const ReplayedRequest& r);
   void advance(uint64_t w);
   // report.stack, and the verdict made incomplete when a member missed writes.
@@ -45,6 +47,7 @@ class VolumeLens {
   std::vector<Member> members_;
   std::map<DevT, uint64_t> per_disk_;
   uint64_t records_ = 0, outside_ = 0, split_ = 0, mirror_writes_ = 0;
+  uint64_t replayed_split_ = 0, replayed_pieces_ = 0;
 };
 
 }  // namespace blkrr::validate

@@ -36,6 +36,17 @@ VolumeMap mirror() {
   return v;
 }
 
+// A dm striped volume of 64 sectors in chunks of 8: chunks 0, 2, 4, 6 on vdb
+// (at 2048), 1, 3, 5, 7 on vdc (at 16).
+VolumeMap stripes() {
+  VolumeMap v = linear();
+  v.stack = "dm-0 (vg-data) > {vdb, vdc}";
+  auto m = parse_dm_target("striped", 0, 64, "2 8 254:16 2048 254:32 16");
+  EXPECT_TRUE(m.ok());
+  if (m.ok()) v.extents = *m;
+  return v;
+}
+
 ReplayedRequest replayed(uint64_t id, uint64_t sector, uint32_t sectors, Op op) {
   ReplayedRequest r;
   r.id = id;
@@ -153,6 +164,42 @@ TEST(VolumeLens, MirrorWritesAreFollowedOnEachMember) {
     auto j = to_json(rep);
     EXPECT_EQ(j["stack"]["mirrors"][0]["writes"], 2u);
     EXPECT_EQ(j["stack"]["disks"][1]["name"].get<std::string>().empty(), false);
+  }
+}
+
+// A replayed write over sectors 4..20 is split by the stripe into three
+// pieces on two disks, each served by its own disk request; without the
+// piece on vdc the write is not covered (short).
+TEST(VolumeLens, StripedRequestsAreFollowedIntoEachChunk) {
+  for (bool lose_one : {false, true}) {
+    LensRun run(stripes());
+    auto w = replayed(0, 4, 16, Op::kWrite), r = replayed(1, 24, 8, Op::kRead);
+    run.replay(w);
+    run.replay(r);
+    run.lens.add_block(disk(kVdb, 2048 + 4, 4, Op::kWrite, w.submit_ns), run.main);
+    if (!lose_one) run.lens.add_block(disk(kVdc, 16, 8, Op::kWrite, w.submit_ns), run.main);
+    run.lens.add_block(disk(kVdb, 2048 + 8, 4, Op::kWrite, w.submit_ns), run.main);
+    run.lens.add_block(disk(kVdc, 16 + 8, 8, Op::kRead, r.submit_ns), run.main);
+    Report rep = run.finish();
+    ASSERT_TRUE(rep.stack);
+    EXPECT_EQ(rep.stack->replayed_split, 1u);
+    EXPECT_EQ(rep.stack->replayed_pieces, 3u);
+    EXPECT_EQ(rep.stack->split, 0u);
+    EXPECT_EQ(rep.stack->outside, 0u);
+    EXPECT_EQ(rep.stack->map, "0+56>254:16@2048/0.2*8,8+56>254:32@16/1.2*8");
+    if (!lose_one) {
+      EXPECT_EQ(rep.verdict, Verdict::kComplete) << rep.verdict_reason;
+      EXPECT_EQ(rep.covered, 2u);
+      EXPECT_EQ(rep.stack->volume_records, 4u);
+      EXPECT_EQ(to_json(rep)["stack"]["replayed_pieces"], 3u);
+    } else {
+      // The chunks on vdb served 8 of its 16 sectors: the write is short.
+      EXPECT_EQ(rep.verdict, Verdict::kIncomplete);
+      EXPECT_EQ(rep.covered, 1u);
+      ASSERT_EQ(rep.altered.size(), 1u);
+      EXPECT_EQ(rep.altered[0].req.sector, 4u);
+      EXPECT_EQ(rep.altered[0].covered_sectors, 8u);
+    }
   }
 }
 
