@@ -354,8 +354,8 @@ attrib_check() {
 
 # queue_check STACK DEV SNOOP_OUT TAG: behind an I/O scheduler every request
 # of the load passes through its queue, so snoop --queue must give each of
-# the load's lines a queue time (block_rq_insert to issue). Kernels without
-# block_io_start (before 6.5) have no queue time: SKIP, as blkrr says.
+# the load's lines a queue time (block_rq_insert to issue). A kernel without
+# block_rq_insert has none: SKIP.
 queue_check() {
   s=$1 dev=$2 sout=$3 tag=$4
   # shellcheck disable=SC2046  # lines of the load, with a queue time, their median (us)
@@ -363,8 +363,8 @@ queue_check() {
       END { m = 0; if (k) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
         m = v[int((k + 1) / 2)] / 1000 } printf "%d %d %.1f\n", n, k, m }' c="$tag" "$sout")
   detail="-d $dev (scheduler ${s#scsi-}): $2 of the load's $1 lines with a queue time, median $3 us"
-  if [ ! -e /sys/kernel/tracing/events/block/block_io_start ] && [ "${2:-0}" = 0 ]; then
-    result "$s-queue" SKIP "$detail: no block_io_start on this kernel (queue time needs it: capture.md)"
+  if [ ! -e /sys/kernel/tracing/events/block/block_rq_insert ] && [ "${2:-0}" = 0 ]; then
+    result "$s-queue" SKIP "$detail: no block_rq_insert on this kernel (capture.md: queue time)"
   elif [ "${1:-0}" -gt 0 ] && [ "$1" = "$2" ]; then
     result "$s-queue" PASS "$detail"
   else
