@@ -8,8 +8,9 @@
 # and an md RAID0 of two partitions,
 # each recorded around the same matrix_io load and replayed onto with
 # --validate (through the stack for dm, md and LVM); then top and snoop on
-# every stack at once, and two writers in a ratio of 3:1 through dm-crypt
-# and md RAID1 (attribution through the stack).
+# every stack at once, queue time behind the SCSI schedulers, two writers
+# in a ratio of 3:1 through dm-crypt, md RAID1 and LVM, and writeback through
+# dm-crypt (attribution through the stack).
 #   stacks.sh KERNEL BLKRR MATRIX_IO WORKDIR
 # Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
