@@ -481,8 +481,22 @@ writeback_check() {
   fi
 }
 
+# prog_cost: the run count and mean run time of blkrr's programs over every
+# capture loaded now (bpf_stats on since attrib_stacks began), one fact:
+# the cost of noting a volume's bio (blkrr_bio_queue) against a disk
+# request's start and completion in the same run. TCG's times are not a
+# machine's: the ratio is the measure.
+prog_cost() {
+  bpftool -j prog show 2>/dev/null | awk "$JF"' { n = split($0, o, "\"name\":");
+      for (i = 2; i <= n; i++) { nm = o[i]; sub(/^"/, "", nm); sub(/".*/, "", nm)
+        if (nm !~ /^blkrr_(bio_queue|io_start|issue|complete)/) continue
+        c = jf(o[i], "run_cnt"); t = jf(o[i], "run_time_ns"); cnt[nm] += c; tm[nm] += t } }
+      END { for (k in cnt) if (cnt[k] > 0) printf "%s %d runs, mean %.0f ns; ", k, cnt[k], tm[k] / cnt[k] }'
+}
+
 attrib_stacks() {
   sd=$(scsi_disk)
+  echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   devs=""
   for e in $ATTRIB_STACKS; do d=${e#*:}; [ "$d" = SCSI ] && d=/dev/$sd; devs="$devs $d"; done
   # shellcheck disable=SC2046  # one -d per device
@@ -511,6 +525,7 @@ attrib_stacks() {
   [ -b /dev/vg/data ] && share_check lvm /dev/vg/data >>"$W/at-share"
   rmdir /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
   [ -b /dev/mapper/mtx-crypt ] && writeback_check dm-crypt /dev/mapper/mtx-crypt >>"$W/at-share"
+  fact attribution-cost "$(prog_cost)"
   sleep 0.5
   stop "$s1"
   stop "$s2"
