@@ -4,14 +4,15 @@
 # result and fact helpers of checks.sh).
 # shellcheck disable=SC2154  # set by stacks.sh and checks.sh
 
-# Attribution on every stack at once (four captures in all, to keep the
-# matrix short): one top over every stack's device and three snoops (the
-# request devices; the volumes; dm-crypt over md RAID0, alone since md RAID0
-# is in the second), the load of each stack under its own name (stack_io),
-# then two writers in a ratio of 3:1 through dm-crypt, md RAID1, LVM and
-# dm-crypt over md RAID0 (share_check), then each stack's rows and lines
-# (attrib_check).
-ATTRIB_STACKS="nvme:/dev/nvme0n1 scsi-mq-deadline:SCSI scsi-bfq:SCSI partition:/dev/vdb1 dm-linear:/dev/mapper/mtx-linear dm-crypt:/dev/mapper/mtx-crypt md-raid1:/dev/md0 lvm:/dev/vg/data dm-striped:/dev/mapper/mtx-striped md-raid0:/dev/md1 raid0-crypt:/dev/mapper/mtx-rcrypt"
+# Attribution on every stack at once (three captures in all, to keep the
+# matrix short): one top over every stack's device and two snoops (the
+# request devices, the volumes), the load of each stack under its own name
+# (stack_io), then two writers in a ratio of 3:1 through dm-crypt, md RAID1
+# and LVM (share_check), then each stack's rows and lines (attrib_check).
+# The striped stacks follow in three captures of their own (a capture holds
+# at most 8 ranges of one disk, and all lie on vdb): attrib_striped.
+ATTRIB_STACKS="nvme:/dev/nvme0n1 scsi-mq-deadline:SCSI scsi-bfq:SCSI partition:/dev/vdb1 dm-linear:/dev/mapper/mtx-linear dm-crypt:/dev/mapper/mtx-crypt md-raid1:/dev/md0 lvm:/dev/vg/data"
+STRIPED_STACKS="dm-striped:/dev/mapper/mtx-striped md-raid0:/dev/md1 raid0-crypt:/dev/mapper/mtx-rcrypt"
 
 # snoop_start OUT DEV...: snoop --json --queue on DEVs in the background (pid in $spid).
 snoop_start() {
@@ -55,7 +56,7 @@ attrib_check() {
   got=$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++)
       if (jf(o[i], "pid") == p) { req += jf(o[i], "requests"); t += jf(o[i], "disk_time_ns")
         b += jf(o[i], "bytes"); if (!(jf(o[i], "device") in d)) { d[jf(o[i], "device")]; ds = ds jf(o[i], "device") " " } } }
-      END { printf "%d %d %d %s\n", req, b, t, ds }' p="$iopid" "$W/at-top.out")
+      END { printf "%d %d %d %s\n", req, b, t, ds }' p="$iopid" "$TOP")
   split_load "$W/at-$s.io" "$shift" "$chunk" >"$W/at-$s.pieces"
   want=$(awk -v c="$copies" '$1 == "W" { n += c; b += c * $3 } $1 == "R" { n++; b += $3 }
       END { printf "%d %d\n", n, b }' "$W/at-$s.io")
@@ -65,7 +66,7 @@ attrib_check() {
   detail="-d $dev: pid $iopid ($tag) charged $1 requests, $2 bytes, disk time $3 ns on $4 (issued: $want$([ "$copies" = 1 ] || echo ", writes on both members")$([ "$chunk" = 0 ] || echo ", $pieces pieces in chunks of $chunk sectors"))"
   if [ "${2:-0}" = "${want#* }" ] && [ "${1:-0}" -ge "${want% *}" ] && [ "${1:-0}" -le "$pieces" ] &&
     [ "${3:-0}" -gt 0 ]; then result "$s-top" PASS "$detail"; else
-    result "$s-top" FAIL "$detail; top: $(tail_of "$W/at-top.out.err")"
+    result "$s-top" FAIL "$detail; top: $(tail_of "$TOP.err")"
   fi
   awk -v p="$iopid" -v c="$tag" '{ print $0, p, c }' "$W/at-$s.pieces" >"$W/at-$s.want"
   awk "$JF"' jf($0, "comm") == c {
@@ -124,7 +125,7 @@ share_check() {
     result "$s-share" SKIP "no cgroup v2 directories for the two writers"
     return
   fi
-  l0=$(wc -l <"$W/at-top.out")
+  l0=$(wc -l <"$TOP")
   go=$(awk '{ printf "%d", $1 * 100 + 50 }' /proc/uptime) # in half a second
   stream mt-a 0 "$go" &
   p0=$!
@@ -140,8 +141,8 @@ share_check() {
     rs="$rs$?"
   done
   sleep 1.2 # two more intervals of top
-  l1=$(wc -l <"$W/at-top.out")
-  r=$(sed -n "$((l0 + 1)),${l1}p" "$W/at-top.out" | awk "$JF"' { n = split($0, o, "{");
+  l1=$(wc -l <"$TOP")
+  r=$(sed -n "$((l0 + 1)),${l1}p" "$TOP" | awk "$JF"' { n = split($0, o, "{");
       for (i = 1; i <= n; i++) { c = jf(o[i], "cgroup_id"); t = jf(o[i], "disk_time_ns"); if (c == "" || t == "") continue
         if (c == a) ta += t; else if (c == b) tb += t; else { to += t; if (t > 0) w[jf(o[i], "comm") " " jf(o[i], "device")] += t } } }
       END { all = ta + tb + to; if (all == 0) { print "0 0 0 0"; exit }
@@ -182,19 +183,19 @@ writeback_check() {
   # shellcheck disable=SC2217  # sleep only holds DEV open
   sleep 6 <"$dev" &
   holder=$!
-  l0=$(wc -l <"$W/at-top.out")
+  l0=$(wc -l <"$TOP")
   (echo 0 >/sys/fs/cgroup/mt-w/cgroup.procs 2>/dev/null
     exec dd if=/dev/zero of="$dev" bs=64k count=16 seek=64 conv=notrunc 2>"$W/wb.err")
   rd=$?
   sleep 3.5
-  l1=$(wc -l <"$W/at-top.out")
+  l1=$(wc -l <"$TOP")
   wait "$holder" 2>/dev/null
   echo "$e0" >/proc/sys/vm/dirty_expire_centisecs
   echo "$w0" >/proc/sys/vm/dirty_writeback_centisecs
   rmdir /sys/fs/cgroup/mt-w 2>/dev/null
   vol=$(basename "$(readlink -f "$dev")")
   # shellcheck disable=SC2046  # bytes: labelled kernel, dd's cgroup, other; who
-  set -- $(sed -n "$((l0 + 1)),${l1}p" "$W/at-top.out" | awk "$JF"' { n = split($0, o, "{");
+  set -- $(sed -n "$((l0 + 1)),${l1}p" "$TOP" | awk "$JF"' { n = split($0, o, "{");
       for (i = 1; i <= n; i++) { d = jf(o[i], "direction"); b = jf(o[i], "bytes")
         if (b == "" || b == 0 || d !~ /^w/) continue
         c = jf(o[i], "comm"); if (jf(o[i], "cgroup_id") == w) u += b; else if (index(c, "[kernel via")) k += b; else { x += b; who = who c "; " } } }
@@ -208,24 +209,21 @@ writeback_check() {
 }
 
 attrib_stacks() {
+  TOP=$W/at-top.out
   sd=$(scsi_disk)
   devs=""
   for e in $ATTRIB_STACKS; do d=${e#*:}; [ "$d" = SCSI ] && d=/dev/$sd; devs="$devs $d"; done
   # shellcheck disable=SC2046  # one -d per device
   "$BLKRR" top --json $(for d in $devs; do [ -b "$d" ] && printf -- '-d %s ' "$d"; done) 0.5 \
-    >"$W/at-top.out" 2>"$W/at-top.out.err" &
+    >"$TOP" 2>"$TOP.err" &
   tpid=$!
   snoop_start "$W/at-snoop1.out" /dev/nvme0n1 "/dev/$sd" /dev/vdb1
   s1=$spid
-  snoop_start "$W/at-snoop2.out" /dev/mapper/mtx-linear /dev/mapper/mtx-crypt /dev/md0 /dev/vg/data \
-    /dev/mapper/mtx-striped /dev/md1
+  snoop_start "$W/at-snoop2.out" /dev/mapper/mtx-linear /dev/mapper/mtx-crypt /dev/md0 /dev/vg/data
   s2=$spid
-  snoop_start "$W/at-snoop3.out" /dev/mapper/mtx-rcrypt
-  s3=$spid
-  wait_for "$W/at-top.out" '"seq":1' "$tpid" 120 || echo "top: $(tail_of "$W/at-top.out.err")" >>"$W/at-start"
+  wait_for "$TOP" '"seq":1' "$tpid" 120 || echo "top: $(tail_of "$TOP.err")" >>"$W/at-start"
   wait_for "$W/at-snoop1.out" origin_ns "$s1" 120 || echo "snoop: $(tail_of "$W/at-snoop1.out.err")" >>"$W/at-start"
   wait_for "$W/at-snoop2.out" origin_ns "$s2" 120 || echo "snoop: $(tail_of "$W/at-snoop2.out.err")" >>"$W/at-start"
-  wait_for "$W/at-snoop3.out" origin_ns "$s3" 120 || echo "snoop: $(tail_of "$W/at-snoop3.out.err")" >>"$W/at-start"
   : >"$W/at-failed"
   for e in $ATTRIB_STACKS; do
     s=${e%%:*} d=${e#*:}
@@ -239,13 +237,11 @@ attrib_stacks() {
   [ -b /dev/mapper/mtx-crypt ] && share_check dm-crypt /dev/mapper/mtx-crypt >>"$W/at-share"
   [ -b /dev/md0 ] && share_check md-raid1 /dev/md0 >>"$W/at-share"
   [ -b /dev/vg/data ] && share_check lvm /dev/vg/data >>"$W/at-share"
-  [ -b /dev/mapper/mtx-rcrypt ] && share_check raid0-crypt /dev/mapper/mtx-rcrypt >>"$W/at-share"
   rmdir /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
   [ -b /dev/mapper/mtx-crypt ] && writeback_check dm-crypt /dev/mapper/mtx-crypt >>"$W/at-share"
   sleep 0.5
   stop "$s1"
   stop "$s2"
-  stop "$s3"
   stop "$tpid"
   for e in $ATTRIB_STACKS; do
     s=${e%%:*} d=${e#*:}
@@ -255,14 +251,60 @@ attrib_stacks() {
     nvme | scsi-*) attrib_check "$s" "$d" "$W/at-snoop1.out" 0 1 ;;
     partition) attrib_check "$s" "$d" "$W/at-snoop1.out" "$(cat /sys/class/block/vdb1/start)" 1 ;;
     md-raid1) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 2 ;;
-    dm-striped) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 1 8 ;;
-    md-raid0) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 1 32 ;;
-    raid0-crypt) attrib_check "$s" "$d" "$W/at-snoop3.out" 0 1 32 ;;
     *) attrib_check "$s" "$d" "$W/at-snoop2.out" 0 1 ;;
     esac
   done
   cat "$W/at-share" 2>/dev/null
   [ -s "$W/at-start" ] && fact attribution-start "$(cat "$W/at-start")"
   fact "attribution-kernel-rows" "$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++) if (index(o[i], "[kernel via")) { k = jf(o[i], "comm") " " jf(o[i], "device"); r[k] += jf(o[i], "requests") } }
-      END { for (k in r) printf "%s: %d requests; ", k, r[k] }' "$W/at-top.out")"
+      END { for (k in r) printf "%s: %d requests; ", k, r[k] }' "$TOP")"
+}
+
+# top_start OUT DEV...: top --json at 0.5 s on DEVs in the background (pid in $tpid).
+top_start() {
+  out=$1
+  shift
+  # shellcheck disable=SC2046  # one -d per device
+  "$BLKRR" top --json $(for d in "$@"; do [ -b "$d" ] && printf -- '-d %s ' "$d"; done) 0.5 \
+    >"$out" 2>"$out.err" &
+  tpid=$!
+}
+
+# The striped stacks as attrib_stacks does the others, in captures of their
+# own: a top over the three, a snoop over dm striped and md RAID0 and one
+# over dm-crypt over md RAID0 (on md RAID0's sectors: alone, so that its
+# lines are its volume's), then the 3:1 share through dm-crypt over md RAID0.
+attrib_striped() {
+  TOP=$W/at-top2.out
+  # shellcheck disable=SC2046  # the devices of the list
+  top_start "$TOP" $(for e in $STRIPED_STACKS; do echo "${e#*:}"; done)
+  snoop_start "$W/at-snoop3.out" /dev/mapper/mtx-striped /dev/md1
+  s3=$spid
+  snoop_start "$W/at-snoop4.out" /dev/mapper/mtx-rcrypt
+  s4=$spid
+  wait_for "$TOP" '"seq":1' "$tpid" 120 || echo "top: $(tail_of "$TOP.err")" >>"$W/at-start2"
+  wait_for "$W/at-snoop3.out" origin_ns "$s3" 120 || echo "snoop: $(tail_of "$W/at-snoop3.out.err")" >>"$W/at-start2"
+  wait_for "$W/at-snoop4.out" origin_ns "$s4" 120 || echo "snoop: $(tail_of "$W/at-snoop4.out.err")" >>"$W/at-start2"
+  for e in $STRIPED_STACKS; do [ -b "${e#*:}" ] && stack_io "${e%%:*}" "${e#*:}"; done
+  sleep 0.6
+  : >"$W/at-share2"
+  [ -b /dev/mapper/mtx-rcrypt ] && share_check raid0-crypt /dev/mapper/mtx-rcrypt >>"$W/at-share2"
+  rmdir /sys/fs/cgroup/mt-a /sys/fs/cgroup/mt-b 2>/dev/null
+  sleep 0.5
+  stop "$s3"
+  stop "$s4"
+  stop "$tpid"
+  for e in $STRIPED_STACKS; do
+    s=${e%%:*} d=${e#*:}
+    if [ ! -b "$d" ]; then result "$s-top" SKIP "no $d"; result "$s-snoop" SKIP "no $d"; continue; fi
+    case $s in
+    dm-striped) attrib_check "$s" "$d" "$W/at-snoop3.out" 0 1 8 ;;
+    md-raid0) attrib_check "$s" "$d" "$W/at-snoop3.out" 0 1 32 ;;
+    *) attrib_check "$s" "$d" "$W/at-snoop4.out" 0 1 32 ;;
+    esac
+  done
+  cat "$W/at-share2" 2>/dev/null
+  [ -s "$W/at-start2" ] && fact attribution-striped-start "$(cat "$W/at-start2")"
+  fact "attribution-striped-kernel-rows" "$(awk "$JF"' { n = split($0, o, "{"); for (i = 1; i <= n; i++) if (index(o[i], "[kernel via")) { k = jf(o[i], "comm") " " jf(o[i], "device"); r[k] += jf(o[i], "requests") } }
+      END { for (k in r) printf "%s: %d requests; ", k, r[k] }' "$TOP")"
 }
