@@ -325,7 +325,7 @@ static __always_inline int on_bio_queue(struct bio* bio) {
   fill_task(&o.task);
   o.ns = bpf_ktime_get_ns();
   o.vol = dev;
-  if (note_bio(dev, bio->bi_iter.bi_sector, bytes >> 9, &o)) count(BLKRR_CNT_STACK_BIOS);
+  count_add(BLKRR_CNT_STACK_BIOS, note_bio(dev, bio->bi_iter.bi_sector, bytes >> 9, &o));
   return 0;
 }
 

@@ -163,15 +163,57 @@ struct blkrr_dev_sel {
 };
 
 /* Volume sectors [vol_start, vol_start + len) of stacked device `vol` are
- * sectors [disk_start, ...) of whole disk `disk` (a mirror: one piece per
- * member). */
+ * sectors [disk_start, disk_start + disk_len) of whole disk `disk` (a
+ * mirror: one piece per member). A striped member (stripes > 1: dm striped,
+ * md RAID0) holds only its chunks of them: chunks of `chunk` sectors dealt
+ * out to `stripes` members, vol_start `phase` sectors into a chunk of this
+ * member (member `stripe`), its chunks contiguous on the disk from
+ * disk_start (userspace/core/volume_stripes.h). A linear piece has
+ * stripes 1, chunk and phase 0 and disk_len len. */
 struct blkrr_seg {
   __u64 vol_start;
   __u64 len;
   __u64 disk_start;
+  __u64 disk_len;
+  __u64 chunk;
+  __u64 phase;
   __u32 vol;
   __u32 disk;
+  __u32 stripes;
+  __u32 stripe;
 };
+
+/* Where piece s (its fields as scalars: the BPF side reads them from
+ * read-only data) takes a volume bio [sector, end): a linear piece at
+ * `sector` when it holds it; a striped member at the first sector of the
+ * bio that lies in one of its chunks. Sets *disk_sector to that sector's
+ * disk sector and returns how many sectors from there lie in the bio, the
+ * piece and (striped) that chunk; 0 when the piece takes none. */
+static inline __u64 blkrr_seg_take(__u64 vol_start, __u64 len, __u64 disk_start, __u64 chunk,
+                                   __u64 phase, __u32 stripes, __u64 sector, __u64 end,
+                                   __u64* disk_sector) {
+  __u64 a = sector > vol_start ? sector : vol_start;
+  if (a >= end || a - vol_start >= len) return 0;
+  __u64 n = len - (a - vol_start);
+  if (stripes < 2 || !chunk) {
+    if (a != sector) return 0;
+    *disk_sector = disk_start + (a - vol_start);
+  } else {
+    __u64 p = phase + (a - vol_start);
+    __u64 k = p / chunk;
+    __u64 r = k % stripes;
+    if (r) { /* the member's next chunk */
+      p = (k - r + stripes) * chunk;
+      a = vol_start + (p - phase);
+      if (a >= end || a - vol_start >= len) return 0;
+      n = len - (a - vol_start);
+    }
+    __u64 off = p % chunk;
+    *disk_sector = disk_start + (p / chunk / stripes) * chunk + off - phase;
+    if (chunk - off < n) n = chunk - off;
+  }
+  return end - a < n ? end - a : n;
+}
 
 /* The submitter of a volume's bio, by the disk sector it maps to. */
 struct blkrr_owner_key {

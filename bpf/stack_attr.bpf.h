@@ -2,8 +2,9 @@
 /* Attribution through stacked volumes (docs/capture.md): the submitter of a
  * bio on a dm or md volume is noted at block_bio_queue under the disk sector
  * the volume's map sends it to (the loader's cfg_segs, one per linear piece,
- * one per mirror member); the disk request that starts there is charged to
- * that submitter instead of the stacking driver's thread that issued it.
+ * one per mirror member, one per member of a striped area); the disk
+ * request that starts there is charged to that submitter instead of the
+ * stacking driver's thread that issued it.
  * Included by capture.bpf.c only. */
 #pragma once
 
@@ -44,29 +45,44 @@ static __always_inline void put_owner(struct blkrr_owner_key* k, const struct bl
 }
 
 /* Notes owner o of the bio [sector, sector + nsec) of device dev at every
- * piece of a volume it lies in (every member of a mirror). */
-static __always_inline __u32 note_bio(__u32 dev, __u64 sector, __u64 nsec,
+ * piece of a volume that takes it (every member of a mirror; each member
+ * of a striped volume whose chunks it reaches, at the first of them): at
+ * its disk sector, and in the granules of the part of the bio in that
+ * piece (in that chunk of a striped member). Returns 1 when noted, 0 if
+ * not, for count_add() (no branch on it). */
+static __always_inline __u64 note_bio(__u32 dev, __u64 sector, __u64 nsec,
                                       const struct blkrr_owner* o) {
-  __u32 noted = 0;
+  __u64 noted = 0;
   for (__u32 i = 0; i < BLKRR_MAX_SEGS; i++) {
     if (i >= cfg_nsegs) break;
     const volatile struct blkrr_seg* s = &cfg_segs[i];
-    if (s->vol != dev || sector < s->vol_start || sector - s->vol_start >= s->len) continue;
+    if (s->vol != dev) continue;
+    /* The bio's bounds, copied for this piece in a way the verifier does not
+     * link to the originals: comparing them with this piece's sectors then
+     * narrows only the copies, so every path reaches the next piece with
+     * the same bounds and the verifier's states there merge (without, it
+     * walks the rest of the table once per way through this piece). */
+    __u64 first = sector, end = sector + nsec;
+    asm volatile("%0 |= 0" : "+r"(first));
+    asm volatile("%0 |= 0" : "+r"(end));
     struct blkrr_owner_key k = {};
+    __u64 d = 0;
+    __u64 n = blkrr_seg_take(s->vol_start, s->len, s->disk_start, s->chunk, s->phase, s->stripes,
+                             first, end, &d);
+    if (!n) continue;
     k.disk = s->disk;
-    k.sector = s->disk_start + (sector - s->vol_start);
+    k.sector = d;
     put_owner(&k, o);
-    __u64 left = s->len - (sector - s->vol_start);
-    __u64 end = k.sector + (nsec < left ? nsec : left);
-    __u64 g = k.sector >> BLKRR_GRANULE_SHIFT;
+    __u64 last = d + n;
+    __u64 g = d >> BLKRR_GRANULE_SHIFT;
     k.granule = 1;
     for (int j = 0; j < BLKRR_GRANULES_PER_BIO; j++) {
-      if ((g << BLKRR_GRANULE_SHIFT) >= end) break;
+      if ((g << BLKRR_GRANULE_SHIFT) >= last) break;
       k.sector = g;
       put_owner(&k, o);
       g++;
     }
-    noted++;
+    noted = 1; /* not a count: the verifier would follow each value apart */
   }
   return noted;
 }
@@ -85,7 +101,7 @@ static __always_inline __u32 volume_at(__u32 disk, __u64 sector) {
   for (__u32 i = 0; i < BLKRR_MAX_SEGS; i++) {
     if (i >= cfg_nsegs) break;
     const volatile struct blkrr_seg* s = &cfg_segs[i];
-    if (s->disk == disk && sector >= s->disk_start && sector - s->disk_start < s->len)
+    if (s->disk == disk && sector >= s->disk_start && sector - s->disk_start < s->disk_len)
       return s->vol;
   }
   return 0;

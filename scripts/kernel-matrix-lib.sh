@@ -176,6 +176,7 @@ build_initramfs() {
   cp "$WORK/matrix_io" "$st/usr/local/bin/"
   cp "$ROOT/tests/matrix/checks.sh" "$st/checks.sh"
   cp "$ROOT/tests/matrix/stacks.sh" "$st/stacks.sh"
+  cp "$ROOT/tests/matrix/attrib.sh" "$st/attrib.sh"
   echo "$k" >"$st/label"
   write_init "$st/init"
   stage_modules "$kroot/lib/modules/$kver" "$st/modules" virtio_pci virtio_blk

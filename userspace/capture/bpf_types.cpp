@@ -3,9 +3,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/volume_stripes.h"
+
 namespace blkrr::capture {
 
 static_assert(sizeof(blkrr_event) == 96, "ring-buffer record layout changed");
+static_assert(sizeof(blkrr_seg) == 64, "stacked volume piece layout changed");
 static_assert(static_cast<int>(Op::kWriteZeroes) == BLKRR_OP_WRITE_ZEROES);
 static_assert(static_cast<int>(Op::kOther) == BLKRR_OP_OTHER);
 static_assert(static_cast<int>(kFlagPrio) == static_cast<int>(BLKRR_F_PRIO));
@@ -200,6 +203,25 @@ const char* counter_name(int index) {
     default:
       return "unknown";
   }
+}
+
+blkrr_seg stack_seg(const VolumePiece& p) {
+  const Extent& e = p.extent;
+  blkrr_seg s{};
+  s.vol_start = e.vol_start;
+  s.len = e.len;
+  s.disk_start = e.dev_start;
+  s.disk_len = dev_len(e);
+  s.vol = p.volume;
+  s.disk = e.dev;
+  s.stripes = 1;
+  if (is_striped(e)) {
+    s.chunk = e.chunk;
+    s.phase = e.phase;
+    s.stripes = e.stripes;
+    s.stripe = e.stripe;
+  }
+  return s;
 }
 
 }  // namespace blkrr::capture

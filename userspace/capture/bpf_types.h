@@ -11,6 +11,7 @@
 #include "bpf/capture_events.h"
 #include "capture/capture.h"
 #include "core/request.h"
+#include "core/volume_map.h"
 
 namespace blkrr::capture {
 
@@ -43,6 +44,11 @@ Request inflight_to_request(const blkrr_inflight& e);
 // partition device, part == 0).
 AggEntry agg_entry(const blkrr_agg_key& k, const blkrr_agg_val& v);
 std::vector<blkrr_agg_key> agg_kernel_keys(const AggKey& k);
+
+// A piece of a stacked volume as the capture's cfg_segs entry: a striped
+// member with its stripes, index, chunk and phase; a linear piece with
+// stripes 1 (bpf/capture_events.h).
+blkrr_seg stack_seg(const VolumePiece& p);
 
 // Names of the in-kernel counters (index = enum blkrr_counter).
 const char* counter_name(int index);

@@ -4,8 +4,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
+
+#include "core/volume_stripes.h"
 
 namespace blkrr::capture {
 namespace {
@@ -156,6 +159,73 @@ TEST(BpfTypes, AggEntryRoundTripsToTheKernelKey) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].part, k.disk);
   EXPECT_EQ(std::memcmp(&back[1], &k, sizeof(k)), 0);
+}
+
+// The capture's piece of a stacked volume: a linear extent as it is, a
+// striped member with its stripes, index, chunk, phase and disk length.
+TEST(BpfTypes, StackSegCarriesTheStripe) {
+  const DevT sda = make_dev(8, 0), dm0 = make_dev(253, 0);
+  blkrr_seg lin = stack_seg({dm0, {100, 50, sda, 2048}});
+  EXPECT_EQ(lin.vol_start, 100u);
+  EXPECT_EQ(lin.len, 50u);
+  EXPECT_EQ(lin.disk_start, 2048u);
+  EXPECT_EQ(lin.disk_len, 50u);
+  EXPECT_EQ(lin.vol, dm0);
+  EXPECT_EQ(lin.disk, sda);
+  EXPECT_EQ(lin.stripes, 1u);
+  EXPECT_EQ(lin.chunk, 0u);
+  Extent e{4, 36, sda, 1012};
+  e.stripes = 3;
+  e.stripe = 2;
+  e.chunk = 8;
+  e.phase = 4;
+  blkrr_seg st = stack_seg({dm0, e});
+  EXPECT_EQ(st.stripes, 3u);
+  EXPECT_EQ(st.stripe, 2u);
+  EXPECT_EQ(st.chunk, 8u);
+  EXPECT_EQ(st.phase, 4u);
+  EXPECT_EQ(st.disk_len, dev_len(e));
+  EXPECT_EQ(st.len, 36u);
+}
+
+// Where a piece takes a volume bio (bpf/stack_attr.bpf.h's note_bio): for
+// every bio of a striped volume with a phase (dm-crypt 20 sectors into
+// three stripes of 8), each member at the first of the bio's chunk pieces on its
+// disk, for the sectors of that chunk; a linear piece at the bio's first
+// sector only.
+TEST(BpfTypes, SegTakeIsTheFirstChunkPieceOfTheMember) {
+  const DevT dm0 = make_dev(253, 0);
+  auto stripes = parse_dm_target("striped", 0, 96, "3 8 8:0 1000 8:16 0 8:32 0");
+  ASSERT_TRUE(stripes.ok());
+  auto map = compose({{0, 60, dm0, 20}}, dm0, *stripes);
+  ASSERT_TRUE(map.ok());
+  ASSERT_EQ(map->size(), 3u);
+  int taken = 0;
+  for (uint64_t s = 0; s < 64; ++s)
+    for (uint64_t n = 1; n <= 40; ++n)
+      for (const auto& e : *map) {
+        blkrr_seg g = stack_seg({dm0, e});
+        __u64 d = 0;
+        __u64 k = blkrr_seg_take(g.vol_start, g.len, g.disk_start, g.chunk, g.phase, g.stripes, s,
+                                 s + n, &d);
+        std::optional<Extent> want;
+        for (const auto& p : chunk_pieces(*map, s, n))
+          if (p.dev == e.dev) {
+            want = p;
+            break;
+          }
+        ASSERT_EQ(k != 0, want.has_value()) << s << "+" << n << " on " << dev_to_string(e.dev);
+        if (!want) continue;
+        EXPECT_EQ(d, want->dev_start) << s << "+" << n;
+        EXPECT_EQ(k, want->len) << s << "+" << n;
+        ++taken;
+      }
+  EXPECT_GT(taken, 2000);
+  __u64 d = 0;  // linear: sectors 100..150 at 2048
+  EXPECT_EQ(blkrr_seg_take(100, 50, 2048, 0, 0, 1, 120, 200, &d), 30u);
+  EXPECT_EQ(d, 2068u);
+  EXPECT_EQ(blkrr_seg_take(100, 50, 2048, 0, 0, 1, 90, 200, &d), 0u);  // starts before it
+  EXPECT_EQ(blkrr_seg_take(100, 50, 2048, 0, 0, 1, 150, 200, &d), 0u);
 }
 
 }  // namespace

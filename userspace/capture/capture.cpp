@@ -212,15 +212,8 @@ Status CaptureImpl::select_stack_pieces() {
                                         std::to_string(cfg_.stack_pieces.size()) + ", at most " +
                                         std::to_string(BLKRR_MAX_SEGS) + ")");
   uint32_t n = 0;
-  for (const auto& p : cfg_.stack_pieces) {
-    blkrr_seg s{};
-    s.vol_start = p.extent.vol_start;
-    s.len = p.extent.len;
-    s.disk_start = p.extent.dev_start;
-    s.vol = p.volume;
-    s.disk = p.extent.dev;
-    const_cast<blkrr_seg&>(ro->cfg_segs[n++]) = s;
-  }
+  for (const auto& p : cfg_.stack_pieces)
+    const_cast<blkrr_seg&>(ro->cfg_segs[n++]) = capture::stack_seg(p);
   ro->cfg_nsegs = n;
   return {};
 }

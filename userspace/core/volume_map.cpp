@@ -288,8 +288,6 @@ std::vector<VolumePiece> attribution_pieces(const std::vector<std::pair<DevT, Ex
   for (const auto& [volume, map] : volumes) {
     if (std::find(seen.begin(), seen.end(), volume) != seen.end()) continue;
     seen.push_back(volume);
-    if (std::any_of(map.begin(), map.end(), [](const Extent& e) { return is_striped(e); }))
-      continue;  // its members' bios are issued in the submitter's task
     ExtentMap pieces = coalesce(map);
     if (out.size() + pieces.size() > max) {
       if (left_out) left_out->push_back(volume);

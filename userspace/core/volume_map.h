@@ -126,11 +126,10 @@ struct VolumePiece {
 };
 
 // The pieces of `volumes` (each volume's map, coalesced; every member of a
-// mirror, since a write reaches them all), volume by volume, at most `max`:
-// a volume whose pieces do not all fit is left out whole and appended to
-// `left_out`; a volume given twice is taken once. A volume with a striped
-// level is left out (not listed): the capture's pieces are linear, and
-// dm-stripe and md RAID0 issue their members' bios in the submitter's task.
+// mirror, since a write reaches them all; every member of a striped area,
+// one piece each with its stripe, chunk and phase), volume by volume, at
+// most `max`: a volume whose pieces do not all fit is left out whole and
+// appended to `left_out`; a volume given twice is taken once.
 std::vector<VolumePiece> attribution_pieces(const std::vector<std::pair<DevT, ExtentMap>>& volumes,
                                             size_t max, std::vector<DevT>* left_out);
 

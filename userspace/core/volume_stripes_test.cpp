@@ -225,13 +225,26 @@ TEST(VolumeStripes, AHugeVolumeStaysOneExtentPerMember) {
   EXPECT_LT(format_extents(*c).size(), 400u);
 }
 
-// Attribution's pieces are linear: a striped volume is left out, unlisted.
-TEST(VolumeStripes, AttributionLeavesStripedVolumesOut) {
+// Attribution takes every member of a striped volume, one piece each with
+// its stripe, chunk and phase (dm-crypt over it: the crypt volume's map);
+// a striped volume whose members do not all fit is left out whole.
+TEST(VolumeStripes, AttributionPiecesHoldEveryStripedMember) {
   std::vector<DevT> left;
-  auto p = attribution_pieces({{kDm0, two_stripes()}, {kDm1, {{0, 10, kSda, 0}}}}, 64, &left);
-  ASSERT_EQ(p.size(), 1u);
-  EXPECT_EQ(p[0].volume, kDm1);
+  auto crypt = compose({{0, 40, kDm0, 20}}, kDm0, two_stripes());
+  ASSERT_TRUE(crypt.ok()) << crypt.error().message;
+  auto p = attribution_pieces(
+      {{kDm0, two_stripes()}, {kDm1, {{0, 10, kSda, 0}}}, {make_dev(253, 2), *crypt}}, 64, &left);
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p[0], (VolumePiece{kDm0, striped(0, 56, kSda, 1000, 0, 2, 8)}));
+  EXPECT_EQ(p[1], (VolumePiece{kDm0, striped(8, 56, kSdb, 0, 1, 2, 8)}));
+  EXPECT_EQ(p[2], (VolumePiece{kDm1, {0, 10, kSda, 0}}));
+  // Crypt sector 0 is dm-0 sector 20: 4 sectors into chunk 2 (sda's second).
+  EXPECT_EQ(p[3], (VolumePiece{make_dev(253, 2), striped(0, 36, kSda, 1012, 0, 2, 8, 4)}));
+  EXPECT_EQ(p[4], (VolumePiece{make_dev(253, 2), striped(4, 36, kSdb, 8, 1, 2, 8)}));
   EXPECT_TRUE(left.empty());
+  p = attribution_pieces({{kDm1, {{0, 10, kSda, 0}}}, {kDm0, two_stripes()}}, 2, &left);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(left, std::vector<DevT>{kDm0});  // its two members do not fit in the one left
 }
 
 }  // namespace
