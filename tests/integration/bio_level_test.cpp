@@ -1,7 +1,8 @@
 // Bio-level capture end to end on a scratch zram device (bio-based, no disk
 // below): blkrr record gives exactly the bios of a known O_DIRECT load, as
 // the device's own requests, flagged bio-level, with their submitters; the
-// recording converts and replays onto the device, validated at the bio level.
+// recording converts and replays onto the device, validated at the bio level;
+// snoop and top show the same bios.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -261,6 +262,37 @@ TEST(BioLevel, SnoopShowsTheBiosOfAZramDevice) {
   }
   EXPECT_EQ(writes, 64u) << snoop->output().substr(0, 2000);
   EXPECT_EQ(flagged, 64u);
+}
+
+// top charges the device's bios to their submitter, on the device's row.
+TEST(BioLevel, TopChargesTheBiosOfAZramDeviceToTheWriter) {
+  SKIP_UNLESS_CAPTURE();
+  auto z = ScratchZram::create();
+  if (!z) GTEST_SKIP() << "no scratch zram device: " << z.error().message;
+  auto top = BlkrrProcess::start({"top", "--json", "-d", z->name(), "0.5"}, "\"seq\":1");
+  ASSERT_TRUE(top) << top.error().message;
+  const pid_t w = run_child(kWriter, z->path(), Op::kWrite);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  top->signal(SIGINT);
+  EXPECT_EQ(top->wait(), 0) << top->output();
+  uint64_t requests = 0, bytes = 0, want_bytes = 0, busy = 0;
+  for (const auto& o : known_ops(Op::kWrite)) want_bytes += o.bytes;
+  std::istringstream docs(top->output());
+  for (std::string line; std::getline(docs, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("rows")) continue;
+    for (const auto& r : j["rows"]) {
+      if (r.value("comm", std::string()) != kWriter) continue;
+      EXPECT_EQ(r.value("pid", 0), w) << r.dump();
+      EXPECT_EQ(r.value("device", std::string()), z->name()) << r.dump();
+      requests += r.value("requests", uint64_t{0});
+      bytes += r.value("bytes", uint64_t{0});
+    }
+    for (const auto& d : j["devices"]) busy += d.value("busy_ns", uint64_t{0});
+  }
+  EXPECT_EQ(requests, 64u);
+  EXPECT_EQ(bytes, want_bytes);
+  EXPECT_GT(busy, 0u);
 }
 
 }  // namespace
