@@ -7,7 +7,9 @@
 # (the second a dm-crypt volume), a dm striped volume over two partitions
 # and an md RAID0 of two partitions,
 # each recorded around the same matrix_io load and replayed onto with
-# --validate (through the stack for dm, md and LVM); then top and snoop on
+# --validate (through the stack for dm, md and LVM); a dm snapshot of one
+# partition with its exceptions on another, recorded and validated at the
+# bio level; then top and snoop on
 # every stack at once, queue time behind the SCSI schedulers, two writers
 # in a ratio of 3:1 through dm-crypt, md RAID1 and LVM, and writeback through
 # dm-crypt (attribution through the stack).
@@ -16,7 +18,8 @@
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
 # vdb, GPT-partitioned on the host: vdb1 (partition), vdb2 (dm-linear),
 # vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1), vdb6 and vdb7 (LVM), vdb8 and
-# vdb9 (dm striped), vdb10 and vdb11 (md RAID0). Modules in /modules/stacks.
+# vdb9 (dm striped), vdb10 and vdb11 (md RAID0), vdb12 and vdb13 (dm
+# snapshot). Modules in /modules/stacks.
 K=$1 BLKRR=$2 IO=$3 W=$4
 set -- "$K" /dev/null "$BLKRR" "$IO" "$W"
 export MATRIX_LIB_ONLY=1
@@ -272,6 +275,7 @@ stack_dm_snapshot() {
   else
     result dm-snapshot-bio-level FAIL "$b of $n records flagged bio-level; header: ${why:-no bio_level setting}"
   fi
+  replay_stack dm-snapshot /dev/mapper/mtx-snap
 }
 
 # md RAID0 of vdb10 and vdb11 (equal sizes) in chunks of 16 KiB: the load's
