@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device.h"
 #include "core/trace_format.h"
 #include "tests/integration/test_capture_skip.h"
 #include "tests/integration/test_processes.h"
@@ -64,15 +65,15 @@ class ScratchZram {
     const std::string sys = "/sys/block/" + z.name_;
     if (!write_file(sys + "/disksize", "64M"))
       return Error(ErrorKind::kIo, "cannot set the disksize of " + z.name_);
-    unsigned maj = 0, min = 0;
-    if (std::sscanf(read_line(sys + "/dev").c_str(), "%u:%u", &maj, &min) != 2)
-      return Error(ErrorKind::kIo, "no dev number for " + z.name_);
-    z.dev_ = make_dev(maj, min);
+    auto dev = parse_majmin(read_line(sys + "/dev"));
+    if (!dev) return Error(ErrorKind::kIo, "no dev number for " + z.name_);
+    z.dev_ = *dev;
     z.path_ = "/dev/" + z.name_;
     struct stat st {};
     if (stat(z.path_.c_str(), &st) != 0) {  // no devtmpfs node: make one
       z.path_ = "/tmp/blkrr-test-" + z.name_;
-      if (mknod(z.path_.c_str(), S_IFBLK | 0600, makedev(maj, min)) != 0)
+      if (mknod(z.path_.c_str(), S_IFBLK | 0600, makedev(dev_major(z.dev_), dev_minor(z.dev_))) !=
+          0)
         return Error::system("mknod " + z.path_, errno);
       z.own_node_ = true;
     }
@@ -148,7 +149,7 @@ pid_t run_child(const std::string& comm, const std::string& dev, Op op) {
 // Records a zram device while a writer and then a reader run the known
 // load; the trace's path.
 std::string record_known_load(const ScratchZram& z, pid_t* writer, pid_t* reader) {
-  const std::string out = "/tmp/blkrr-bio-level-" + std::to_string(getpid()) + ".blkrr";
+  std::string out = "/tmp/blkrr-bio-level-" + std::to_string(getpid()) + ".blkrr";
   auto rec = BlkrrProcess::start({"record", "-d", z.name(), "-o", out}, kReady);
   EXPECT_TRUE(rec) << (rec ? "" : rec.error().message);
   if (!rec) return out;
