@@ -486,6 +486,7 @@ int blkrr_check(struct bpf_iter__bpf_map_elem* ctx) {
   __u64* key = ctx->key;
   struct blkrr_inflight* e = ctx->value;
   if (!key || !e || e->state != BLKRR_RQ_INFLIGHT) return 0;
+  if (e->rec_flags & BLKRR_R_BIO_LEVEL) return 0; /* a bio: no request to read */
   if (!bpf_core_field_exists(((struct request*)0)->state)) return 0;
   struct request* rq = (struct request*)*key;
   enum mq_rq_state st;
@@ -503,3 +504,5 @@ int blkrr_check(struct bpf_iter__bpf_map_elem* ctx) {
   if (e->suspect_gen < gen) give_up(e, BLKRR_CNT_NOT_SEEN_CHECKED);
   return 0;
 }
+
+#include "bio_level.bpf.h"

@@ -42,6 +42,7 @@ enum blkrr_counter {
   BLKRR_CNT_STACK_BIOS,       /* bios of a stacked volume whose submitter was noted */
   BLKRR_CNT_STACK_MATCHED,    /* disk requests charged to the submitter of a volume's bio */
   BLKRR_CNT_STACK_UNMATCHED,  /* disk requests in a volume with no submitter found */
+  BLKRR_CNT_BIO_NOT_QUEUED,   /* bio-level: completion of a bio whose queue was not noted */
   BLKRR_CNT_NR,
 };
 
@@ -77,6 +78,7 @@ enum blkrr_rec_flag {
   BLKRR_R_TASK_FROM_ISSUE = 1 << 4,
   BLKRR_R_TASK_FROM_BIO = 1 << 5,    /* submitter of the stacked volume's bio */
   BLKRR_R_KERNEL_VIA_STACK = 1 << 6, /* in a volume, from a kernel thread */
+  BLKRR_R_BIO_LEVEL = 1 << 7,        /* a bio of a device captured at the bio level */
 };
 
 /* Who created a request (block_io_start, submitter context). */

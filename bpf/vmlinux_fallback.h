@@ -88,6 +88,7 @@ struct bvec_iter {
 struct bio {
   struct block_device* bi_bdev;
   blk_opf_t bi_opf;
+  blk_status_t bi_status;
   struct bvec_iter bi_iter;
 };
 

@@ -185,10 +185,11 @@ build_initramfs() {
   stage_modules "$kroot/lib/modules/$kver" "$st/modules/faults" sd_mod scsi_debug
   grep -q scsi_debug "$st/modules/faults/order" || : >"$st/modules/faults/order"
   # The stacks (tests/matrix/stacks.sh): virtio-scsi, schedulers, device-mapper
-  # linear, striped and crypt with AES-XTS, md RAID1 and RAID0 (NVMe is built
-  # into these kernels; dm-mod holds the striped target).
+  # linear, striped and crypt with AES-XTS, snapshot (recorded at the bio
+  # level), md RAID1 and RAID0 (NVMe is built into these kernels; dm-mod
+  # holds the striped target).
   stage_modules "$kroot/lib/modules/$kver" "$st/modules/stacks" virtio_scsi sd_mod mq-deadline \
-    bfq dm-mod dm-crypt xts aesni-intel md-mod raid1 raid0
+    bfq dm-mod dm-crypt xts aesni-intel md-mod raid1 raid0 dm-snapshot
   (cd "$st" && find . | cpio -o -H newc --quiet) >"$out"
 }
 
@@ -233,11 +234,12 @@ boot_guest() {
 # disks of 64 MiB, and a GPT disk whose partitions (sectors) are vdb1
 # 2048+65536, vdb2 67584+65536, vdb3 133120+65536, vdb4 198656+32768,
 # vdb5 231424+32768, vdb6 264192+16384, vdb7 280576+16384, vdb8 296960+8192,
-# vdb9 305152+8192, vdb10 313344+16384 and vdb11 329728+16384.
+# vdb9 305152+8192, vdb10 313344+16384, vdb11 329728+16384, vdb12
+# 346112+16384 and vdb13 362496+16384.
 stack_disks() {
   truncate -s 64M "$1/nvme.img" "$1/scsi.img"
-  truncate -s 176M "$1/gpt.img"
-  printf 'label: gpt\n2048,65536\n67584,65536\n133120,65536\n198656,32768\n231424,32768\n264192,16384\n280576,16384\n296960,8192\n305152,8192\n313344,16384\n329728,16384\n' |
+  truncate -s 192M "$1/gpt.img"
+  printf 'label: gpt\n2048,65536\n67584,65536\n133120,65536\n198656,32768\n231424,32768\n264192,16384\n280576,16384\n296960,8192\n305152,8192\n313344,16384\n329728,16384\n346112,16384\n362496,16384\n' |
     sfdisk --quiet "$1/gpt.img" >/dev/null
 }
 

@@ -3,7 +3,7 @@
 # on this kind of VM) and runs blkrr's capture smoke tests (tests/matrix/checks.sh)
 # in each guest, then the device stacks (tests/matrix/stacks.sh: NVMe, SCSI
 # with mq-deadline and bfq, a GPT partition, dm-linear, dm-crypt, md RAID1,
-# LVM, dm striped, md RAID0) in
+# LVM, dm striped, md RAID0, dm snapshot at the bio level) in
 # the same boot, and the checks on the host kernel over a loop device.
 # Prints one result per kernel and check, a table, timings; exits 1 when a
 # check fails. A kernel that cannot be downloaded is SKIP with the reason (CI

@@ -28,9 +28,10 @@ TEST(CaptureMaps, FallbackVmlinuxObjectLoadsOnThisKernel) {
   bpf_object* obj = bpf_object__open_file(BLKRR_BPF_FALLBACK_OBJ, nullptr);
   ASSERT_NE(obj, nullptr) << BLKRR_BPF_FALLBACK_OBJ;
   int want = 0;
-  // With every optional program, stacked volumes' block_bio_queue too.
+  // With every optional program, stacked volumes' block_bio_queue and the
+  // bio-level programs too.
   for (const auto& [name, on] :
-       capture::program_autoload(capture::plan_programs(*f, true, false, true))) {
+       capture::program_autoload(capture::plan_programs(*f, true, false, true, true))) {
     bpf_program* p = bpf_object__find_program_by_name(obj, name.c_str());
     ASSERT_NE(p, nullptr) << name;
     bpf_program__set_autoload(p, on);

@@ -7,17 +7,20 @@
 # (the second a dm-crypt volume), a dm striped volume over two partitions
 # and an md RAID0 of two partitions,
 # each recorded around the same matrix_io load and replayed onto with
-# --validate (through the stack for dm, md and LVM); then top and snoop on
-# every stack at once (and on a dm-crypt volume over the md RAID0), queue
-# time behind the SCSI schedulers, two writers in a ratio of 3:1 through
-# dm-crypt, md RAID1, LVM and dm-crypt over md RAID0, and writeback through
-# dm-crypt (attribution through the stack, tests/matrix/attrib.sh).
+# --validate (through the stack for dm, md and LVM); a dm snapshot of one
+# partition with its exceptions on another, recorded and validated at the
+# bio level; then top and snoop on every stack at once (and on a dm-crypt
+# volume over the md RAID0), queue time behind the SCSI schedulers, two
+# writers in a ratio of 3:1 through dm-crypt, md RAID1, LVM and dm-crypt
+# over md RAID0, and writeback through dm-crypt (attribution through the
+# stack, tests/matrix/attrib.sh).
 #   stacks.sh KERNEL BLKRR MATRIX_IO WORKDIR
 # Prints lines MATRIX KERNEL STACK-CHECK PASS|FAIL|SKIP DETAILS.
 # The guest's disks (kernel-matrix-lib.sh): nvme0n1, a virtio-scsi disk and
 # vdb, GPT-partitioned on the host: vdb1 (partition), vdb2 (dm-linear),
 # vdb3 (dm-crypt), vdb4 and vdb5 (md RAID1), vdb6 and vdb7 (LVM), vdb8 and
-# vdb9 (dm striped), vdb10 and vdb11 (md RAID0). Modules in /modules/stacks.
+# vdb9 (dm striped), vdb10 and vdb11 (md RAID0), vdb12 and vdb13 (dm
+# snapshot). Modules in /modules/stacks.
 K=$1 BLKRR=$2 IO=$3 W=$4
 set -- "$K" /dev/null "$BLKRR" "$IO" "$W"
 export MATRIX_LIB_ONLY=1
@@ -249,6 +252,33 @@ stack_dm_striped() {
   offline_stack dm-striped /dev/mapper/mtx-striped
 }
 
+# dm snapshot of vdb12 with its exceptions on vdb13 (chunks of 4 KiB, not
+# persistent): a target blkrr does not map, recorded at the bio level. The
+# load's requests are the records, exactly, each flagged bio-level, in the
+# volume's own sectors.
+stack_dm_snapshot() {
+  o=$(majmin /dev/vdb12) c=$(majmin /dev/vdb13)
+  echo "0 $(sectors /dev/vdb12) snapshot $o $c N 8" |
+    dmsetup create --noudevsync mtx-snap 2>"$W/dmsnap.err" ||
+    { result dm-snapshot-record FAIL "dmsetup create: $(tail_of "$W/dmsnap.err")"; return; }
+  dmsetup mknodes 2>/dev/null
+  fact "stack:dm-snapshot" "$(dmsetup table mtx-snap | tr '\n' ';')"
+  "$BLKRR" devices /dev/mapper/mtx-snap >"$W/dmsnap.dev" 2>&1
+  fact "stack:dm-snapshot-devices" "$(grep stack: "$W/dmsnap.dev")"
+  record_stack dm-snapshot /dev/mapper/mtx-snap 0
+  [ -s "$W/dm-snapshot.json" ] || return
+  n=$(awk "$JF"' index($0, "\"sector\":") { n++ } END { print n + 0 }' "$W/dm-snapshot.json")
+  b=$(awk "$JF"' index($0, "\"sector\":") && index(jf($0, "record_flags"), "bio-level") { n++ }
+      END { print n + 0 }' "$W/dm-snapshot.json")
+  why=$(grep -o '"bio_level\.[^"]*":"[^"]*"' "$W/dm-snapshot.json" | head -1)
+  if [ "$n" -gt 0 ] && [ "$b" -eq "$n" ] && [ -n "$why" ]; then
+    result dm-snapshot-bio-level PASS "$b of $n records flagged bio-level; header $why"
+  else
+    result dm-snapshot-bio-level FAIL "$b of $n records flagged bio-level; header: ${why:-no bio_level setting}"
+  fi
+  replay_stack dm-snapshot /dev/mapper/mtx-snap
+}
+
 # md RAID0 of vdb10 and vdb11 (equal sizes) in chunks of 16 KiB: the load's
 # requests of 32 KiB are split in two.
 stack_md_raid0() {
@@ -319,6 +349,7 @@ timed lvm stack_lvm
 timed dm-striped stack_dm_striped
 timed md-raid0 stack_md_raid0
 timed raid0-crypt stack_raid0_crypt
+timed dm-snapshot stack_dm_snapshot
 timed attribution attrib_stacks
 timed attribution-striped attrib_striped
 echo "MATRIX-STACKS-END $K"

@@ -16,6 +16,7 @@ static_assert(static_cast<int>(kFlagReadahead) == static_cast<int>(BLKRR_F_READA
 static_assert(static_cast<int>(kRecTaskFromIssue) == static_cast<int>(BLKRR_R_TASK_FROM_ISSUE));
 static_assert(static_cast<int>(kRecTaskFromBio) == static_cast<int>(BLKRR_R_TASK_FROM_BIO));
 static_assert(static_cast<int>(kRecKernelViaStack) == static_cast<int>(BLKRR_R_KERNEL_VIA_STACK));
+static_assert(static_cast<int>(kRecBioLevel) == static_cast<int>(BLKRR_R_BIO_LEVEL));
 static_assert(static_cast<int>(kRecCompletionNotSeen) ==
               static_cast<int>(BLKRR_R_COMPLETION_NOT_SEEN));
 
@@ -200,6 +201,8 @@ const char* counter_name(int index) {
       return "volume_submitter_found";
     case BLKRR_CNT_STACK_UNMATCHED:
       return "volume_submitter_unknown";
+    case BLKRR_CNT_BIO_NOT_QUEUED:
+      return "bio_completion_not_queued";
     default:
       return "unknown";
   }

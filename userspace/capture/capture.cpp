@@ -143,7 +143,12 @@ Status CaptureImpl::init(const CaptureConfig& cfg_in) {
 // until it is known whether the retry is needed and succeeds.
 Status CaptureImpl::load_programs() {
   plan_ = capture::plan_programs(features_, cfg_.queue_time, cfg_.io_done_fallback,
-                                 !cfg_.stack_pieces.empty());
+                                 !cfg_.stack_pieces.empty(), !cfg_.bio_level.empty());
+  if (!cfg_.bio_level.empty() && !plan_.bio_level)
+    return Error(ErrorKind::kUnsupported,
+                 cfg_.bio_level.front().name +
+                     " can only be recorded at the bio level, and this kernel cannot: " +
+                     capture::bio_level_refusal(features_.kernel));
   hold_libbpf_log(plan_.has_optional(), false);
   Status loaded = open_and_load();
   if (!loaded && plan_.has_optional()) {
@@ -242,11 +247,15 @@ Status CaptureImpl::select_devices() {
   if (sel.size() > BLKRR_MAX_DISKS)
     return Error(ErrorKind::kUsage,
                  "too many devices selected (at most " + std::to_string(BLKRR_MAX_DISKS) + ")");
+  uint64_t bio_mask = 0;
   for (auto& [disk, s] : sel) {
     if (whole.count(disk)) s.nr_ranges = 0;
+    for (const auto& b : cfg_.bio_level)
+      if (b.dev == disk) bio_mask |= uint64_t{1} << ro->cfg_ndisks;
     const_cast<blkrr_dev_sel&>(ro->cfg_disks[ro->cfg_ndisks]) = s;
     ro->cfg_ndisks = ro->cfg_ndisks + 1;
   }
+  ro->cfg_bio_level_mask = bio_mask;
   return {};
 }
 

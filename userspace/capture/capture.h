@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bio_level.h"
 #include "core/device.h"
 #include "core/request.h"
 #include "core/result.h"
@@ -62,6 +63,11 @@ struct CaptureConfig {
   // their bios become are charged to the bios' submitters (block_bio_queue;
   // docs/capture.md). At most kCaptureStackPieces.
   std::vector<VolumePiece> stack_pieces;
+  // Selected devices (each also in `devices`, whole) captured at the bio
+  // level: their bios from block_bio_queue to block_bio_complete, written
+  // as their requests (bpf/bio_level.bpf.h; core/bio_level.h). Loads the
+  // two programs; without them (empty) the capture runs as before.
+  std::vector<BioLevelDevice> bio_level;
 };
 constexpr size_t kCaptureStackPieces = 64;
 

@@ -74,6 +74,10 @@ void add_optional(std::vector<FeatureRow>* rows, const FeatureSet& f) {
   rows->push_back({"block_bio_queue", false, k.has_bio_queue(), tracepoint_detail(k.bio_queue_args),
                    "no attribution through stacked volumes: the disk requests of dm and md "
                    "volumes stay with the thread that issued them (kcryptd, md*_raid1...)"});
+  rows->push_back({"block_bio_complete", false, k.has_bio_complete(),
+                   tracepoint_detail(k.bio_complete_args),
+                   "no bio-level capture: a dm, md or zram device whose mapping blkrr cannot "
+                   "follow (thin, snapshot, RAID5...) is refused; record the devices below it"});
   rows->push_back({"task_btf_helper", false, k.task_btf_helper.ok,
                    k.task_btf_helper.ok ? "available" : k.task_btf_helper.why,
                    "top reads the parent pid through bpf_get_current_task"});

@@ -16,6 +16,7 @@ KernelFeatures full_kernel() {
   k.io_start_args = 1;
   k.io_done_args = 1;
   k.bio_queue_args = 1;
+  k.bio_complete_args = 2;
   k.tp_btf = k.raw_tp = k.ringbuf = k.map_iter = k.atomics = {true, ""};
   k.cgroup_id_helper = k.task_btf_helper = {true, ""};
   k.lockdown = "none";

@@ -182,6 +182,7 @@ KernelFeatures probe_kernel() {
   f.io_start_args = tracepoint_args(b, "block_io_start");
   f.io_done_args = tracepoint_args(b, "block_io_done");
   f.bio_queue_args = tracepoint_args(b, "block_bio_queue");
+  f.bio_complete_args = tracepoint_args(b, "block_bio_complete");
   f.cgroup_id_helper = helper_in_btf(b, "BPF_FUNC_get_current_cgroup_id");
   f.task_btf_helper = helper_in_btf(b, "BPF_FUNC_get_current_task_btf");
   if (!has_bpf_capabilities(f)) {

@@ -25,23 +25,27 @@ struct KernelFeatures {
   // Before 5.11 issue, insert and requeue take the request_queue first (2).
   int issue_args = -1, complete_args = -1, requeue_args = -1, insert_args = -1;
   int io_start_args = -1, io_done_args = -1;
-  int bio_queue_args = -1;  // block_bio_queue: the request_queue first before 5.11 (2)
-  Probe tp_btf;             // a trial tp_btf program on block_rq_issue loads and attaches
-  Probe raw_tp;             // a trial raw tracepoint program on block_rq_issue
-  Probe ringbuf;            // BPF_MAP_TYPE_RINGBUF
-  Probe map_iter;           // a trial iter/bpf_map_elem program loads
-  Probe atomics;            // fetching atomics / compare-and-swap in BPF (5.12+)
-  Probe cgroup_id_helper;   // bpf_get_current_cgroup_id in tracing programs
-  Probe task_btf_helper;    // bpf_get_current_task_btf (top's parent pid)
-  std::string lockdown;     // none, integrity, confidentiality, or "not reported"
-  std::string lsms;         // active LSMs (comma list), or "not reported"
-  uint64_t cap_eff = 0;     // effective capability set
+  int bio_queue_args = -1;     // block_bio_queue: the request_queue first before 5.11 (2)
+  int bio_complete_args = -1;  // block_bio_complete: request_queue, bio (2) on 5.10-6.18
+  Probe tp_btf;                // a trial tp_btf program on block_rq_issue loads and attaches
+  Probe raw_tp;                // a trial raw tracepoint program on block_rq_issue
+  Probe ringbuf;               // BPF_MAP_TYPE_RINGBUF
+  Probe map_iter;              // a trial iter/bpf_map_elem program loads
+  Probe atomics;               // fetching atomics / compare-and-swap in BPF (5.12+)
+  Probe cgroup_id_helper;      // bpf_get_current_cgroup_id in tracing programs
+  Probe task_btf_helper;       // bpf_get_current_task_btf (top's parent pid)
+  std::string lockdown;        // none, integrity, confidentiality, or "not reported"
+  std::string lsms;            // active LSMs (comma list), or "not reported"
+  uint64_t cap_eff = 0;        // effective capability set
   bool cap_known = false;
 
   bool has_io_start() const { return io_start_args == 1; }
   bool has_io_done() const { return io_done_args == 1; }
   bool has_rq_insert() const { return insert_args == 1 || insert_args == 2; }
   bool has_bio_queue() const { return bio_queue_args == 1 || bio_queue_args == 2; }
+  bool has_bio_complete() const { return bio_complete_args == 2; }
+  // Bio-level capture of bio-based devices (bpf/bio_level.bpf.h).
+  bool has_bio_level() const { return has_bio_queue() && has_bio_complete(); }
 };
 
 // Probes the kernel (no caching: see features.h for the cached view).

@@ -14,12 +14,16 @@
 namespace blkrr::capture {
 
 struct ProgramPlan {
-  bool io_start = false;           // blkrr_io_start: attribution to the creating task
-  bool insert = false;             // blkrr_insert: queue time
-  bool check = false;              // blkrr_check: the map-iterator checker
-  bool io_done = false;            // blkrr_io_done: second completion source
-  bool bio_queue = false;          // blkrr_bio_queue: attribution through stacked volumes
-  bool bio_queue_arg = false;      // block_bio_queue takes the request_queue first
+  bool io_start = false;       // blkrr_io_start: attribution to the creating task
+  bool insert = false;         // blkrr_insert: queue time
+  bool check = false;          // blkrr_check: the map-iterator checker
+  bool io_done = false;        // blkrr_io_done: second completion source
+  bool bio_queue = false;      // blkrr_bio_queue: attribution through stacked volumes
+  bool bio_queue_arg = false;  // block_bio_queue takes the request_queue first
+  // blkrr_biolvl_*: bio-level capture of selected bio-based devices
+  // (block_bio_queue + block_bio_complete). Not optional: a selected
+  // device needs it, so the retry keeps it.
+  bool bio_level = false;
   bool idle_check = false;         // user-space sysfs idle check (no checker)
   bool queue_arg = false;          // tracepoints take the request_queue first
   bool compat = false;             // the object without fetching atomics (before 5.12)
@@ -40,8 +44,15 @@ struct ProgramPlan {
 // block_rq_complete the kernel skips; see docs/capture.md).
 // stack_wanted: the loader has pieces of stacked volumes to follow
 // (block_bio_queue, when the kernel has it).
+// bio_level_wanted: a device is captured at the bio level (block_bio_queue
+// and block_bio_complete; when the kernel lacks either, bio_level stays off
+// and the caller refuses the device: bio_level_refusal()).
 ProgramPlan plan_programs(const FeatureSet& f, bool queue_time_wanted, bool io_done_wanted = false,
-                          bool stack_wanted = false);
+                          bool stack_wanted = false, bool bio_level_wanted = false);
+
+// Why this kernel cannot capture a device at the bio level ("" when it can):
+// the tracepoint missing or of an unknown prototype.
+std::string bio_level_refusal(const KernelFeatures& k);
 
 // Every program of bpf/capture.bpf.c with whether the plan loads it.
 std::vector<std::pair<std::string, bool>> program_autoload(const ProgramPlan& p);

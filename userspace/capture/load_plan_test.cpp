@@ -104,9 +104,9 @@ TEST(LoadPlan, MinimalIsTheRetryAfterAFailedLoad) {
 TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
   auto p = plan_programs(FeatureSet{kernel(false, true, true), {}}, true, true);
   auto a = program_autoload(p);
-  ASSERT_EQ(a.size(), 12u);
+  ASSERT_EQ(a.size(), 15u);
   std::map<std::string, bool> m(a.begin(), a.end());
-  EXPECT_EQ(m.size(), 12u);
+  EXPECT_EQ(m.size(), 15u);
   EXPECT_TRUE(m["blkrr_issue"] && !m["blkrr_issue_q"]);
   EXPECT_TRUE(m["blkrr_insert"] && !m["blkrr_insert_q"]);
   EXPECT_TRUE(m["blkrr_io_done"] && !m["blkrr_check"]);
@@ -115,6 +115,10 @@ TEST(LoadPlan, AutoloadNamesEveryProgramOnceWithTheRightVariant) {
   EXPECT_TRUE(!o["blkrr_issue"] && o["blkrr_issue_q"] && o["blkrr_requeue_q"]);
   EXPECT_TRUE(o["blkrr_check"] && !o["blkrr_io_start"] && o["blkrr_insert_q"]);
   EXPECT_TRUE(!m["blkrr_bio_queue"] && !m["blkrr_bio_queue_q"]);  // no volumes given
+  // No bio-level device selected: none of the bio-level programs.
+  EXPECT_TRUE(!m["blkrr_biolvl_queue"] && !m["blkrr_biolvl_queue_q"] &&
+              !m["blkrr_biolvl_complete"]);
+  EXPECT_EQ(p.describe().count("bio_level"), 0u);
 }
 
 TEST(LoadPlan, StackedVolumesLoadTheBioQueueVariantOfTheKernel) {
@@ -138,6 +142,44 @@ TEST(LoadPlan, StackedVolumesLoadTheBioQueueVariantOfTheKernel) {
   EXPECT_FALSE(none.bio_queue);
   ASSERT_EQ(none.notes.size(), 1u);
   EXPECT_NE(none.notes[0].find("block_bio_queue"), std::string::npos) << none.notes[0];
+}
+
+TEST(LoadPlan, BioLevelDevicesLoadQueueAndCompleteAndKeepThemInTheRetry) {
+  KernelFeatures k = kernel(true, true, false);
+  k.bio_queue_args = 1;
+  k.bio_complete_args = 2;
+  auto p = plan_programs(FeatureSet{k, {}}, false, false, false, true);
+  EXPECT_TRUE(p.bio_level);
+  EXPECT_FALSE(p.bio_queue);  // the attribution program is another matter
+  std::map<std::string, bool> m;
+  for (const auto& [name, on] : program_autoload(p)) m[name] = on;
+  EXPECT_TRUE(m["blkrr_biolvl_queue"] && !m["blkrr_biolvl_queue_q"] && m["blkrr_biolvl_complete"]);
+  EXPECT_EQ(p.describe().count("bio_level"), 1u);
+  EXPECT_TRUE(p.minimal().bio_level);  // the selected device needs it
+  EXPECT_EQ(bio_level_refusal(k), "");
+  k.bio_queue_args = 2;  // before 5.11
+  m.clear();
+  for (const auto& [name, on] :
+       program_autoload(plan_programs(FeatureSet{k, {}}, false, false, false, true)))
+    m[name] = on;
+  EXPECT_TRUE(!m["blkrr_biolvl_queue"] && m["blkrr_biolvl_queue_q"] && m["blkrr_biolvl_complete"]);
+  // Not wanted: not loaded, whatever the kernel has.
+  EXPECT_FALSE(plan_programs(FeatureSet{k, {}}, false, false, true, false).bio_level);
+}
+
+TEST(LoadPlan, BioLevelNeedsBlockBioCompleteWithTheKnownPrototype) {
+  KernelFeatures k = kernel(true, true, false);
+  k.bio_queue_args = 1;
+  k.bio_complete_args = -1;
+  EXPECT_FALSE(plan_programs(FeatureSet{k, {}}, false, false, false, true).bio_level);
+  EXPECT_EQ(bio_level_refusal(k), "block_bio_complete is not in this kernel's BTF");
+  k.bio_complete_args = 3;
+  EXPECT_FALSE(plan_programs(FeatureSet{k, {}}, false, false, false, true).bio_level);
+  EXPECT_NE(bio_level_refusal(k).find("3 arguments"), std::string::npos);
+  k.bio_complete_args = 2;
+  k.bio_queue_args = -1;
+  EXPECT_FALSE(plan_programs(FeatureSet{k, {}}, false, false, false, true).bio_level);
+  EXPECT_EQ(bio_level_refusal(k), "block_bio_queue is not in this kernel's BTF");
 }
 
 }  // namespace

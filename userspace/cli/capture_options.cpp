@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <string>
 
+#include "capture/features.h"
+#include "capture/load_plan.h"
 #include "core/args.h"
+#include "core/bio_level.h"
 #include "core/device.h"
 #include "core/device_stack.h"
 
@@ -40,14 +43,27 @@ Status require_process(uint32_t pid) {
 namespace {
 
 // The volume's pieces as the capture's sector ranges on each disk below it.
-Status select_volume(const DeviceSelection& sel, const std::string& option, CaptureConfig& cfg,
-                     std::vector<VolumeMap>& volumes) {
-  auto v = map_volume(sel, read_dm_table);
-  if (!v) return v.error().context(option);
-  if (v->extents.empty()) return Error(ErrorKind::kUsage, option + ": the volume has no sectors");
-  for (auto& piece : volume_selections(*v, sel.spec, kCaptureRangesPerDisk))
+Status select_volume(VolumeMap v, const DeviceSelection& sel, const std::string& option,
+                     CaptureConfig& cfg, std::vector<VolumeMap>& volumes) {
+  if (v.extents.empty()) return Error(ErrorKind::kUsage, option + ": the volume has no sectors");
+  for (auto& piece : volume_selections(v, sel.spec, kCaptureRangesPerDisk))
     cfg.devices.push_back(std::move(piece));
-  volumes.push_back(std::move(*v));
+  volumes.push_back(std::move(v));
+  return {};
+}
+
+// A device whose mapping blkrr cannot follow, captured at the bio level
+// where the kernel traces bio completions; refused as before otherwise.
+Status select_bio_level(const DeviceSelection& sel, const LevelChoice& c, CaptureConfig& cfg) {
+  auto f = capture::features();
+  if (!f) return f.error();
+  if (std::string why = capture::bio_level_refusal(f->kernel); !why.empty())
+    return Error(ErrorKind::kUsage, c.refusal +
+                                        " (blkrr records such a device at the bio level "
+                                        "only where the kernel traces bio completions: " +
+                                        why + ")");
+  cfg.devices.push_back(sel);
+  cfg.bio_level.push_back(c.bio);
   return {};
 }
 
@@ -58,12 +74,22 @@ Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
   for (const auto& d : args) {
     auto sel = resolve_device(d);
     if (!sel) return Error(ErrorKind::kUsage, "-d " + d + ": " + sel.error().message);
-    // A dm or md volume is mapped; zram, brd and the like are refused below.
-    if (volumes && is_mapped_volume(sel->disk)) {
-      BLKRR_TRY(select_volume(*sel, "-d " + d, cfg, *volumes));
-      continue;
+    const std::string option = "-d " + d;
+    // A dm or md volume is mapped onto its disks; one whose mapping blkrr
+    // cannot follow, and zram, brd and the like, are captured at the bio level.
+    if (volumes && !has_request_queue(sel->disk)) {
+      auto c = choose_capture_level(*sel, read_dm_table);
+      if (!c) return c.error().context(option);
+      if (c->level == CaptureLevel::kVolume) {
+        BLKRR_TRY(select_volume(std::move(*c->volume), *sel, option, cfg, *volumes));
+        continue;
+      }
+      if (c->level == CaptureLevel::kBio) {
+        BLKRR_TRY(select_bio_level(*sel, *c, cfg));
+        continue;
+      }
     }
-    BLKRR_TRY(require_request_device(*sel, "-d " + d));
+    BLKRR_TRY(require_request_device(*sel, option));
     cfg.devices.push_back(*sel);
   }
   return {};

@@ -28,9 +28,12 @@ Status require_process(uint32_t pid);
 // Resolves every -d argument (sdX, /dev/sdX, MAJ:MIN, a partition, a stacked
 // device by any of its names) into cfg.devices; the error names the argument
 // that failed (exit status 2). A bio-based device (dm, md) is refused with
-// the devices below it, unless `volumes` is given (record): then a linear
-// stack is mapped onto its disks (core/volume_stack.h), their sector ranges
-// selected, and its map appended to `volumes`.
+// the devices below it, unless `volumes` is given (record, top, snoop): then
+// a linear stack is mapped onto its disks (core/volume_stack.h), their
+// sector ranges selected, and its map appended to `volumes`; a device whose
+// mapping blkrr cannot follow (dm thin, md RAID5, zram...) is selected whole
+// and added to cfg.bio_level (core/bio_level.h), where the kernel has
+// block_bio_complete (else refused as before, with the reason).
 Status select_devices(const std::vector<std::string>& args, CaptureConfig& cfg,
                       std::vector<VolumeMap>* volumes = nullptr);
 

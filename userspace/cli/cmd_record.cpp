@@ -165,6 +165,8 @@ Result<TraceHeader> trace_header(const RecordArgs& a, const CaptureConfig& cfg, 
     last = s.spec;
   }
   h.settings["devices"] = devspec.empty() ? "all" : devspec;
+  // Devices recorded at the bio level, and why (docs/capture.md).
+  for (const auto& b : cfg.bio_level) h.settings["bio_level." + b.name] = b.why;
   if (cfg.tgid) h.settings["pid"] = std::to_string(*cfg.tgid);
   if (cfg.comm) h.settings["comm"] = *cfg.comm;
   if (cfg.cgroup_id)

@@ -129,6 +129,7 @@ std::string rec_flags_to_string(uint8_t rf) {
   add(kRecTaskFromIssue, "task-at-issue");
   add(kRecTaskFromBio, "task-from-volume-bio");
   add(kRecKernelViaStack, "kernel-via-volume");
+  add(kRecBioLevel, "bio-level");
   return out;
 }
 

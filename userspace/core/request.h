@@ -48,6 +48,10 @@ enum RecordFlag : uint8_t {
   // Below a stacked volume, from a kernel thread (writeback, md's own I/O,
   // or a driver thread whose submitter was not found).
   kRecKernelViaStack = 1u << 6,
+  // A bio of a device captured at the bio level (a dm, md or zram device
+  // whose mapping blkrr cannot follow to its disks): the device's own bio
+  // from queue to completion, not a disk request.
+  kRecBioLevel = 1u << 7,
 };
 
 // Device numbers are kept in the kernel's internal encoding (major << 20 | minor).

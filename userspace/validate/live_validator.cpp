@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "core/bio_level.h"
 #include "core/device_stack.h"
 #include "core/volume_stack.h"
 
@@ -37,14 +38,22 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const std::string& d
   if (!sel) return sel.error().context("validator: resolving " + device);
   // The validator proves completeness from requests: a dm or md volume has
   // none of its own, so the disks below it are watched through its map
-  // (validate/volume_lens.h); other devices without requests are refused.
-  if (is_mapped_volume(sel->disk)) {
-    auto v = map_volume(*sel, read_dm_table);
-    if (!v) return v.error().context("validator: " + device);
-    return start(*sel, opts, std::move(*v));
+  // (validate/volume_lens.h); a device whose mapping blkrr cannot follow
+  // is watched at the bio level (core/bio_level.h).
+  if (!has_request_queue(sel->disk)) {
+    auto c = choose_capture_level(*sel, read_dm_table);
+    if (!c) return c.error().context("validator: " + device);
+    if (c->level == CaptureLevel::kVolume) return start(*sel, opts, std::move(*c->volume));
+    if (c->level == CaptureLevel::kBio) return start(*sel, opts, c->bio);
   }
   BLKRR_TRY(require_request_device(*sel, device));
   return start(*sel, opts);
+}
+
+Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
+                                                            const LiveOptions& opts,
+                                                            BioLevelDevice bio) {
+  return start_plain(device, opts, {std::move(bio)});
 }
 
 Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
@@ -71,6 +80,12 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
 
 Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelection& device,
                                                             const LiveOptions& opts) {
+  return start_plain(device, opts, {});
+}
+
+Result<std::unique_ptr<LiveValidator>> LiveValidator::start_plain(
+    const DeviceSelection& device, const LiveOptions& opts,
+    const std::vector<BioLevelDevice>& bio_level) {
   std::unique_ptr<LiveValidator> v(new LiveValidator(opts));
   v->dev_ = device;
   v->part_offset_ = device.part ? device.part->start_sector : 0;
@@ -82,6 +97,7 @@ Result<std::unique_ptr<LiveValidator>> LiveValidator::start(const DeviceSelectio
   }
   CaptureConfig cfg;
   cfg.devices = {device};
+  cfg.bio_level = bio_level;
   BLKRR_TRY(v->attach(cfg));
   return v;
 }

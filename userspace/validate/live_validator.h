@@ -90,6 +90,12 @@ class LiveValidator {
   // (validate/volume_lens.h); Report::stack says what was seen where.
   static Result<std::unique_ptr<LiveValidator>> start(const DeviceSelection& device,
                                                       const LiveOptions& opts, VolumeMap volume);
+  // `device` a bio-based device whose mapping blkrr cannot follow (dm thin,
+  // md RAID5, zram: core/bio_level.h): its bios are captured and matched as
+  // its requests. That proves what reached the device's block layer, not
+  // what the disks below it were asked (docs/validate.md).
+  static Result<std::unique_ptr<LiveValidator>> start(const DeviceSelection& device,
+                                                      const LiveOptions& opts, BioLevelDevice bio);
   ~LiveValidator();
   LiveValidator(const LiveValidator&) = delete;
   LiveValidator& operator=(const LiveValidator&) = delete;
@@ -112,6 +118,9 @@ class LiveValidator {
 
  private:
   explicit LiveValidator(const LiveOptions& opts);
+  static Result<std::unique_ptr<LiveValidator>> start_plain(
+      const DeviceSelection& device, const LiveOptions& opts,
+      const std::vector<BioLevelDevice>& bio_level);
   Status attach(CaptureConfig cfg);  // starts the capture and the reader thread
   void reader();
   void on_record(const Request& r);
