@@ -11,6 +11,17 @@ void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
   }
   outstanding_.insert(r.seq);
   Held h{r, flags, 0, 0, false};
+  SlotThread& t = slot_threads_[r.pid];
+  if (r.slots > 0) {
+    t.queue.push_back(h);
+    ++slot_queued_;
+    release_slots(r.pid);
+    c_.max_held = std::max<uint64_t>(c_.max_held, held());
+    return;
+  }
+  // Every request of a thread takes one of its slots until it completes.
+  ++t.active;
+  slot_out_.emplace(r.seq, r.pid);
   for (uint8_t i = 0; i < r.nparents; ++i) {
     const uint64_t p = r.parents[i];
     if (p < first_seq_) continue;  // before the window: never replayed
@@ -52,11 +63,54 @@ void DependencyGate::make_ready(Held h) {
   } else if (h.req.nparents > 0) {
     ++c_.parents_unknown;
   }
+  SlotThread& t = slot_threads_[h.req.pid];
+  t.seen = true;
+  t.last_ns = std::max(t.last_ns, h.req.due_ns);
   ready_.push(std::move(h));
+}
+
+// Hands out the thread's waiting slot requests while it has a free slot.
+// Each is due at the thread's latest event plus its think time (less the
+// reaction), and its due time is the thread's next event: a thread's
+// requests keep their order and their recorded pace.
+void DependencyGate::release_slots(uint32_t pid) {
+  auto it = slot_threads_.find(pid);
+  if (it == slot_threads_.end()) return;
+  SlotThread& t = it->second;
+  while (!t.queue.empty() && t.active < t.queue.front().req.slots) {
+    Held h = std::move(t.queue.front());
+    t.queue.pop_front();
+    --slot_queued_;
+    ++t.active;
+    slot_out_.emplace(h.req.seq, pid);
+    if (t.seen) {
+      const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
+      h.req.due_ns = t.last_ns + h.req.think_ns - comp;
+      h.req.ready_ns = t.last_ns;
+      h.req.after_parents = true;
+      c_.compensated_ns += comp;
+      ++c_.dependent;
+      ++c_.slot;
+    }
+    t.seen = true;
+    t.last_ns = std::max(t.last_ns, h.req.due_ns);
+    ready_.push(std::move(h));
+  }
+  if (t.queue.empty() && t.active == 0 && slot_threads_.size() > kMaxSlotThreads)
+    slot_threads_.erase(it);
 }
 
 void DependencyGate::on_done(uint64_t seq, uint64_t t) {
   if (outstanding_.erase(seq) == 0) return;
+  if (auto s = slot_out_.find(seq); s != slot_out_.end()) {
+    const uint32_t pid = s->second;
+    SlotThread& th = slot_threads_[pid];
+    slot_out_.erase(s);
+    if (th.active > 0) --th.active;
+    th.seen = true;
+    th.last_ns = std::max(th.last_ns, t);
+    release_slots(pid);
+  }
   done_at_[seq] = t;
   done_order_.push_back(seq);
   if (done_order_.size() > kRecentDone) {
@@ -97,11 +151,15 @@ void DependencyGate::drain(const std::function<void(const PlannedRequest&, uint8
   }
   std::vector<const Held*> rest;
   for (const auto& [seq, h] : waiting_) rest.push_back(&h);
+  for (const auto& [pid, t] : slot_threads_)
+    for (const Held& h : t.queue) rest.push_back(&h);
   std::sort(rest.begin(), rest.end(),
             [](const Held* a, const Held* b) { return a->req.seq < b->req.seq; });
   for (const Held* h : rest) fn(h->req, h->flags);
   waiting_.clear();
   children_.clear();
+  slot_threads_.clear();
+  slot_queued_ = 0;
 }
 
 // A running mean over the last ~16 samples: the loop's reaction is steady,

@@ -1,9 +1,14 @@
 // --timing dependency: holds the requests read ahead of the replay until
 // their parents completed on the lab device, then hands them out in due
 // order (the latest parent's completion plus the think time, less the
-// replayer's own measured reaction time). Independent requests keep their
-// recorded due time. Memory: the requests it holds (bounded by the caller)
-// and the completion times of the last kRecentDone requests.
+// replayer's own measured reaction time). Requests of kind slot (an async
+// thread's) wait instead for one of their thread's slots: they go in their
+// thread's order, each when the thread has fewer than `slots` of them out,
+// at the thread's latest event (the previous one's due time or a
+// completion) plus the think time. Independent requests keep their recorded
+// due time. Memory: the requests it holds (bounded by the caller), the
+// completion times of the last kRecentDone requests and one entry per
+// thread with slot requests.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +24,8 @@
 namespace blkrr::replay {
 
 struct GateCounters {
-  uint64_t dependent = 0;         // requests timed from their parents' completions
+  uint64_t dependent = 0;         // requests timed from their parents' completions or a slot
+  uint64_t slot = 0;              // of which released by a free slot of their thread
   uint64_t parents_unknown = 0;   // parents not replayed (before the window, skipped): kept time
   uint64_t reaction_samples = 0;  // dependent requests whose lateness was measured
   uint64_t reaction_sum_ns = 0;   // their summed lateness (submit - aimed due)
@@ -43,7 +49,7 @@ class DependencyGate {
   bool ready() const { return !ready_.empty(); }
   uint64_t next_due() const { return ready_.top().req.due_ns; }
   PlannedRequest pop(uint8_t& flags);
-  size_t held() const { return ready_.size() + waiting_.size(); }
+  size_t held() const { return ready_.size() + waiting_.size() + slot_queued_; }
   // Every request still held, for the records of an interrupted replay.
   void drain(const std::function<void(const PlannedRequest&, uint8_t)>& fn);
 
@@ -68,8 +74,19 @@ class DependencyGate {
     }
   };
   static constexpr size_t kRecentDone = 1u << 16;
+  static constexpr size_t kMaxSlotThreads = 4096;  // idle threads beyond are forgotten
+
+  // A slot request's thread: its requests out (released, not done), its
+  // latest event, and those waiting for a slot, in order.
+  struct SlotThread {
+    uint32_t active = 0;
+    bool seen = false;  // an event happened in this replay (else: recorded times)
+    uint64_t last_ns = 0;
+    std::deque<Held> queue;
+  };
 
   void make_ready(Held h);
+  void release_slots(uint32_t pid);
 
   bool compensate_;
   bool have_first_ = false;
@@ -81,6 +98,9 @@ class DependencyGate {
   std::unordered_set<uint64_t> outstanding_;                      // held or in flight
   std::unordered_map<uint64_t, uint64_t> done_at_;                // seq -> completion
   std::deque<uint64_t> done_order_;                               // for forgetting done_at_
+  std::unordered_map<uint32_t, SlotThread> slot_threads_;         // by pid
+  std::unordered_map<uint64_t, uint32_t> slot_out_;               // released slot seq -> pid
+  size_t slot_queued_ = 0;
   GateCounters c_;
 };
 

@@ -222,6 +222,87 @@ TEST(DependencyGate, CompensatesTheMeasuredReactionTime) {
   }
 }
 
+TEST(DependencyGate, SlotRequestsGoWhenTheirThreadHasAFreeSlot) {
+  DependencyGate g(false);
+  std::vector<PlannedRequest> p(5);
+  for (uint64_t i = 0; i < p.size(); ++i) {
+    p[i].seq = i;
+    p[i].pid = 9;
+    p[i].slots = 2;
+    p[i].due_ns = i * kMs;  // recorded
+    p[i].think_ns = 10 * kUs;
+    g.add(p[i], 0, 0);
+  }
+  EXPECT_EQ(g.held(), 5u);
+  uint8_t f = 0;
+  // The first keeps its recorded time; the second follows it by its think time.
+  const PlannedRequest a = g.pop(f), b = g.pop(f);
+  EXPECT_EQ(a.due_ns, 0u);
+  EXPECT_FALSE(a.after_parents);
+  EXPECT_EQ(b.seq, 1u);
+  EXPECT_EQ(b.due_ns, 10 * kUs);
+  EXPECT_TRUE(b.after_parents);
+  EXPECT_FALSE(g.ready());  // both slots busy
+  // The second completes first: any completion of the thread frees a slot.
+  g.on_done(1, 500 * kUs);
+  ASSERT_TRUE(g.ready());
+  const PlannedRequest c = g.pop(f);
+  EXPECT_EQ(c.seq, 2u);
+  EXPECT_EQ(c.due_ns, 510 * kUs);
+  EXPECT_EQ(c.ready_ns, 500 * kUs);
+  EXPECT_FALSE(g.ready());
+  // Two completions free two slots: the next two go in order, the second
+  // paced after the first by its think time.
+  g.on_done(0, 600 * kUs);
+  g.on_done(2, 700 * kUs);
+  const PlannedRequest d = g.pop(f), e = g.pop(f);
+  EXPECT_EQ(d.seq, 3u);
+  EXPECT_EQ(d.due_ns, 610 * kUs);
+  EXPECT_EQ(e.seq, 4u);
+  EXPECT_EQ(e.due_ns, 710 * kUs);
+  EXPECT_EQ(g.counters().slot, 4u);
+  EXPECT_EQ(g.held(), 0u);
+}
+
+// An async thread of queue depth 4 replayed on a slower and a faster device:
+// never more than 4 of its requests out, each slot request submitted its
+// think time after its thread's latest event, in its thread's order.
+TEST(DependencyReplay, AsyncThreadKeepsItsQueueDepth) {
+  std::vector<Request> reqs;
+  std::vector<uint64_t> done;
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t issue =
+        i < 4 ? static_cast<uint64_t>(i) : done[static_cast<size_t>(i - 4)] + 3 + (i % 3) * 200;
+    done.push_back(issue + 100 + static_cast<uint64_t>(i % 5) * 20);
+    reqs.push_back(dep_req(1, issue, done.back(), static_cast<uint64_t>(i) * 64));
+  }
+  for (uint64_t lab : {5 * kUs, 700 * kUs}) {
+    Harness h;
+    dependency_mode(h);
+    h.engine.latency = [lab](const IoOp& op) { return lab + (op.offset / 512 / 64) % 3 * kUs; };
+    h.run(reqs);
+    ASSERT_EQ(h.sink.all.size(), reqs.size());
+    std::vector<const ReplayRecord*> by_seq(reqs.size());
+    for (const auto& r : h.sink.all) by_seq[r.req.seq] = &r;
+    uint64_t slot = 0;
+    for (size_t k = 1; k < by_seq.size(); ++k) {
+      const ReplayRecord& r = *by_seq[k];
+      EXPECT_GE(r.submit_ns, by_seq[k - 1]->submit_ns) << k;
+      if (r.req.slots == 0) continue;
+      ++slot;
+      uint32_t out = 0;
+      for (size_t j = 0; j < k; ++j)
+        if (by_seq[j]->complete_ns > r.submit_ns) ++out;
+      EXPECT_LT(out, r.req.slots) << k;
+      if (!r.req.after_parents) continue;
+      EXPECT_EQ(r.submit_ns, r.req.ready_ns + r.req.think_ns) << k;
+      EXPECT_GE(r.req.ready_ns, by_seq[k - 1]->req.due_ns) << k;
+    }
+    EXPECT_GT(slot, 190u);
+    EXPECT_EQ(h.res.max_in_flight, 4u);
+  }
+}
+
 TEST(DependencyGate, ParentsBeforeTheWindowLeaveTheTimestamp) {
   DependencyGate g(true);
   PlannedRequest r;
