@@ -303,6 +303,56 @@ TEST(DependencyReplay, AsyncThreadKeepsItsQueueDepth) {
   }
 }
 
+// A chain cut by one long pause (beyond the thread window): the request
+// after the pause keeps its recorded distance from its thread's previous
+// request, not its recorded time, and the chain goes on from there.
+TEST(DependencyReplay, PauseInAChainKeepsItsGapNotTheRecordedClock) {
+  Harness h;
+  dependency_mode(h);
+  h.engine.latency = [](const IoOp&) { return 10 * kUs; };
+  // Recorded on a slow device: 1 ms latency, 50 µs gaps, a 5 ms pause.
+  h.run({dep_req(1, 0, 1000, 0), dep_req(1, 1050, 2050, 800), dep_req(1, 7050, 8050, 1600),
+         dep_req(1, 8100, 9100, 2400)});
+  ASSERT_EQ(h.sink.all.size(), 4u);
+  EXPECT_EQ(h.rec(1).submit_ns, 60 * kUs);
+  EXPECT_FALSE(h.rec(2).req.after_parents);  // independent: 6 ms after the previous request
+  EXPECT_EQ(h.rec(2).submit_ns, 60 * kUs + 6000 * kUs);
+  EXPECT_EQ(h.rec(3).submit_ns, 6060 * kUs + 10 * kUs + 50 * kUs);
+  EXPECT_EQ(h.res.gate.paced, 1u);
+  EXPECT_EQ(h.res.gate.dependent, 2u);
+}
+
+TEST(DependencyGate, IndependentRequestWaitsForItsThreadsEarlierOnes) {
+  DependencyGate g(false);
+  PlannedRequest a, b, c;
+  a.seq = 0;
+  a.pid = 3;
+  a.due_ns = 0;
+  b = a;
+  b.seq = 1;
+  b.due_ns = 1 * kMs;
+  b.nparents = 1;
+  b.parents[0] = 0;
+  b.think_ns = 20 * kUs;
+  c = a;
+  c.seq = 2;
+  c.due_ns = 4 * kMs;  // recorded 3 ms after b
+  g.add(a, 0, 0);
+  g.add(b, 0, 0);
+  g.add(c, 0, 0);
+  uint8_t f = 0;
+  EXPECT_EQ(g.pop(f).seq, 0u);
+  EXPECT_FALSE(g.ready());  // c waits until b's due time is known
+  g.on_done(0, 300 * kUs);
+  const PlannedRequest x = g.pop(f), y = g.pop(f);
+  EXPECT_EQ(x.seq, 1u);
+  EXPECT_EQ(x.due_ns, 320 * kUs);
+  EXPECT_EQ(y.seq, 2u);
+  EXPECT_EQ(y.due_ns, 3320 * kUs);
+  EXPECT_FALSE(y.after_parents);
+  EXPECT_EQ(g.counters().paced, 1u);
+}
+
 TEST(DependencyGate, ParentsBeforeTheWindowLeaveTheTimestamp) {
   DependencyGate g(true);
   PlannedRequest r;
