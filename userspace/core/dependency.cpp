@@ -31,8 +31,11 @@ std::string_view async_rule_name(DependencyOptions::Async a) {
 }
 
 uint32_t DependencyInferrer::ThreadState::settle(uint64_t issue_ns) {
-  while (!inflight.empty() && inflight.front() <= issue_ns) {
-    last_done_ns = std::max(last_done_ns, inflight.front());
+  while (!inflight.empty() && inflight.front().first <= issue_ns) {
+    if (inflight.front().first >= last_done_ns) {
+      last_done_ns = inflight.front().first;
+      last_done_seq = inflight.front().second;
+    }
     std::pop_heap(inflight.begin(), inflight.end(), std::greater<>());
     inflight.pop_back();
   }
@@ -162,7 +165,7 @@ void DependencyInferrer::remember(const Request& r, uint64_t seq, uint64_t issue
                                   const Dependency& d) {
   ThreadState& ts = threads_[r.pid];
   if (r.completed() && d.kind != DepKind::kSibling && ts.inflight.size() < kMaxSlots) {
-    ts.inflight.push_back(std::max(r.complete_ns, issue_ns));
+    ts.inflight.emplace_back(std::max(r.complete_ns, issue_ns), seq);
     std::push_heap(ts.inflight.begin(), ts.inflight.end(), std::greater<>());
   }
   ts.last_seq = seq;
@@ -210,6 +213,29 @@ void DependencyInferrer::count(const Dependency& d) {
   count_kind(c_, d.kind);
 }
 
+// At least 8 gaps, their median below a tenth of the window.
+bool DependencyInferrer::ThreadState::quick(uint64_t window) const {
+  const uint32_t n = std::min(ngaps, kThinkSamples);
+  if (n < 8) return false;
+  std::array<uint64_t, kThinkSamples> g = gaps;
+  std::nth_element(g.begin(), g.begin() + n / 2, g.begin() + n);
+  return g[n / 2] <= window / 10;
+}
+
+// A gap beyond the thread window after the thread's latest completion is
+// still the thread's when it is under ten windows and the thread's typical
+// gap is under a tenth of one: a wake-up of the recording host that came
+// late, not a pause of the application.
+bool DependencyInferrer::late_thread_parent(ThreadState& ts, uint64_t issue_ns,
+                                            Dependency& d) const {
+  if (ts.last_done_seq == ~0ull || ts.last_done_ns > issue_ns + o_.skew_ns) return false;
+  const uint64_t gap = issue_ns > ts.last_done_ns ? issue_ns - ts.last_done_ns : 0;
+  if (gap > 10 * o_.thread_window_ns || !ts.quick(o_.thread_window_ns)) return false;
+  d.kind = DepKind::kThread;
+  d.parents[d.nparents++] = ts.last_done_seq;
+  return true;
+}
+
 void DependencyInferrer::set_think(ThreadState& ts, uint64_t gap, Dependency& d) {
   d.think_ns = gap;
   if (o_.think != DependencyOptions::Think::kWork) return;
@@ -231,7 +257,8 @@ bool DependencyInferrer::slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_
   const uint64_t event = std::max(ts.last_issue_ns, ts.last_done_ns);
   const uint64_t gap = issue_ns > event ? issue_ns - event : 0;
   const bool full = ts.prev_count >= depth;
-  const uint64_t window = full ? 10 * o_.thread_window_ns : o_.thread_window_ns;
+  const bool wide = full || ts.quick(o_.thread_window_ns);
+  const uint64_t window = wide ? 10 * o_.thread_window_ns : o_.thread_window_ns;
   if (gap > window) return false;
   d.kind = DepKind::kSlot;
   d.slots = depth;
@@ -252,7 +279,8 @@ void DependencyInferrer::parent_times(ThreadState& ts, uint64_t issue, bool sibl
     latest = std::max(latest, it->second->first);
     depth = std::max(depth, it->second->second.depth + 1);
   }
-  d.depth = depth;
+  if (latest == 0 && d.kind == DepKind::kThread) latest = ts.last_done_ns;  // parent pruned
+  d.depth = std::max<uint32_t>(depth, 1);
   if (latest > issue) ++c_.skewed;
   const uint64_t gap = issue > latest ? issue - latest : 0;
   if (sibling) {
@@ -286,11 +314,11 @@ Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {
     const uint32_t count = ts.settle(issue + o_.skew_ns);
     const bool slot = slot_parent(ts, issue, count, d);
     ts.prev_count = count;
-    if (slot) {
-    } else if (const Entry* p = thread_parent(r.pid, issue)) {
+    const Entry* p = slot ? nullptr : thread_parent(r.pid, issue);
+    if (p != nullptr) {
       d.kind = DepKind::kThread;
       d.parents[d.nparents++] = p->seq;
-    } else {
+    } else if (!slot && !late_thread_parent(ts, issue, d)) {
       cross_parents(r.pid, issue, d);
       if (d.nparents > 0) d.kind = DepKind::kCross;
     }

@@ -12,6 +12,7 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/request.h"
@@ -120,9 +121,11 @@ class DependencyInferrer {
   };
   struct ThreadState {
     uint64_t last_seq = ~0ull, last_issue_ns = 0, last_end_sector = 0, last_complete_ns = kNoTime;
-    Dependency last_dep;             // what the previous request got (for siblings)
-    std::vector<uint64_t> inflight;  // min-heap: completions of its requests still in flight
+    Dependency last_dep;  // what the previous request got (for siblings)
+    // min-heap: (completion, seq) of its requests still in flight
+    std::vector<std::pair<uint64_t, uint64_t>> inflight;
     uint64_t last_done_ns = 0;       // its latest completion at or before the last issue
+    uint64_t last_done_seq = ~0ull;  // ... and its request
     uint32_t prev_count = 0;         // in flight after its previous (non-sibling) issue
     uint32_t ndepth = 0, ngaps = 0;  // samples taken (rings below)
     std::array<uint32_t, kDepthSamples> depths{};
@@ -130,6 +133,7 @@ class DependencyInferrer {
     uint32_t settle(uint64_t issue_ns);  // drops completions up to issue_ns: the count in flight
     uint32_t depth(uint32_t count);      // records a count, returns the thread's depth
     uint64_t work(uint64_t gap, uint32_t quantile);  // records a gap, returns its work part
+    bool quick(uint64_t window) const;  // its typical gap is below a tenth of the window
   };
   using CompleteMap = std::multimap<uint64_t, Entry>;  // by completion time
 
@@ -141,6 +145,7 @@ class DependencyInferrer {
   void remember(const Request& r, uint64_t seq, uint64_t issue_ns, const Dependency& d);
   void count(const Dependency& d);
   bool slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_t count, Dependency& d);
+  bool late_thread_parent(ThreadState& ts, uint64_t issue_ns, Dependency& d) const;
   void set_think(ThreadState& ts, uint64_t gap, Dependency& d);
   void parent_times(ThreadState& ts, uint64_t issue, bool sibling, Dependency& d);
 

@@ -352,5 +352,26 @@ TEST(Dependency, FullAsyncThreadWaitsBeyondTheWindowOpenOneDoesNot) {
   EXPECT_TRUE(d[3].independent());
 }
 
+TEST(Dependency, LateWakeUpOfAQuickChainIsNotAPause) {
+  // A chain with 20 µs gaps; then one gap of 3 ms (three windows) and one of
+  // 15 ms (fifteen windows).
+  std::vector<Request> rs;
+  uint64_t t = 0;
+  for (int i = 0; i < 12; ++i, t += 120) rs.push_back(req(1, t, t + 100, i * 64u));
+  const uint64_t late = t - 20 + 3000;
+  rs.push_back(req(1, late, late + 100, 5000));
+  const uint64_t pause = late + 100 + 15'000;
+  rs.push_back(req(1, pause, pause + 100, 6000));
+  auto d = infer(rs);
+  EXPECT_EQ(d[12].kind, DepKind::kThread);
+  EXPECT_EQ(parents(d[12]), std::vector<uint64_t>{11});
+  EXPECT_EQ(d[12].think_ns, 20 * kUs);  // its work; the rest was the late wake-up
+  EXPECT_TRUE(d[13].independent());
+  // Too few gaps to know the thread's typical one: beyond the window is a pause.
+  std::vector<Request> few(rs.begin(), rs.begin() + 3);
+  few.push_back(req(1, 240 + 100 + 3000, 240 + 100 + 3100, 5000));
+  EXPECT_TRUE(infer(few)[3].independent());
+}
+
 }  // namespace
 }  // namespace blkrr
