@@ -213,18 +213,18 @@ void DependencyInferrer::count(const Dependency& d) {
   count_kind(c_, d.kind);
 }
 
-// At least 8 gaps, their median below a tenth of the window.
+// At least 8 gaps, their median at most half the window.
 bool DependencyInferrer::ThreadState::quick(uint64_t window) const {
   const uint32_t n = std::min(ngaps, kThinkSamples);
   if (n < 8) return false;
   std::array<uint64_t, kThinkSamples> g = gaps;
   std::nth_element(g.begin(), g.begin() + n / 2, g.begin() + n);
-  return g[n / 2] <= window / 10;
+  return g[n / 2] <= window / 2;
 }
 
 // A gap beyond the thread window after the thread's latest completion is
 // still the thread's when it is under ten windows and the thread's typical
-// gap is under a tenth of one: a wake-up of the recording host that came
+// gap is at most half of one: a wake-up of the recording host that came
 // late, not a pause of the application.
 bool DependencyInferrer::late_thread_parent(ThreadState& ts, uint64_t issue_ns,
                                             Dependency& d) const {
@@ -247,8 +247,8 @@ void DependencyInferrer::set_think(ThreadState& ts, uint64_t gap, Dependency& d)
 // queue depth: the request waits for one of its thread's slots, then its
 // think time after the thread's latest event (its previous issue or a
 // completion). Beyond the thread window the request is not the thread's
-// (open loop), unless the thread had all its slots busy after its previous
-// issue: then it had to wait for a completion, and up to ten windows count.
+// (open loop), unless its typical gap is at most half a window: then up to
+// ten windows count (a late wake-up, as for a chain).
 bool DependencyInferrer::slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_t count,
                                      Dependency& d) {
   if (o_.async != DependencyOptions::Async::kSlots) return false;
@@ -256,9 +256,8 @@ bool DependencyInferrer::slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_
   if (depth < 2 || ts.last_seq == ~0ull) return false;
   const uint64_t event = std::max(ts.last_issue_ns, ts.last_done_ns);
   const uint64_t gap = issue_ns > event ? issue_ns - event : 0;
-  const bool full = ts.prev_count >= depth;
-  const bool wide = full || ts.quick(o_.thread_window_ns);
-  const uint64_t window = wide ? 10 * o_.thread_window_ns : o_.thread_window_ns;
+  const uint64_t window =
+      ts.quick(o_.thread_window_ns) ? 10 * o_.thread_window_ns : o_.thread_window_ns;
   if (gap > window) return false;
   d.kind = DepKind::kSlot;
   d.slots = depth;
@@ -313,7 +312,6 @@ Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {
   } else {
     const uint32_t count = ts.settle(issue + o_.skew_ns);
     const bool slot = slot_parent(ts, issue, count, d);
-    ts.prev_count = count;
     const Entry* p = slot ? nullptr : thread_parent(r.pid, issue);
     if (p != nullptr) {
       d.kind = DepKind::kThread;

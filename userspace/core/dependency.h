@@ -126,14 +126,13 @@ class DependencyInferrer {
     std::vector<std::pair<uint64_t, uint64_t>> inflight;
     uint64_t last_done_ns = 0;       // its latest completion at or before the last issue
     uint64_t last_done_seq = ~0ull;  // ... and its request
-    uint32_t prev_count = 0;         // in flight after its previous (non-sibling) issue
     uint32_t ndepth = 0, ngaps = 0;  // samples taken (rings below)
     std::array<uint32_t, kDepthSamples> depths{};
     std::array<uint64_t, kThinkSamples> gaps{};
     uint32_t settle(uint64_t issue_ns);  // drops completions up to issue_ns: the count in flight
     uint32_t depth(uint32_t count);      // records a count, returns the thread's depth
     uint64_t work(uint64_t gap, uint32_t quantile);  // records a gap, returns its work part
-    bool quick(uint64_t window) const;  // its typical gap is below a tenth of the window
+    bool quick(uint64_t window) const;               // its typical gap is at most half the window
   };
   using CompleteMap = std::multimap<uint64_t, Entry>;  // by completion time
 

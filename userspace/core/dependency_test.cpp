@@ -332,24 +332,21 @@ TEST(Dependency, SyncAndAsyncThreadsMixed) {
   }
 }
 
-TEST(Dependency, FullAsyncThreadWaitsBeyondTheWindowOpenOneDoesNot) {
-  DependencyOptions o;
-  o.thread_window_ns = 100 * kUs;
-  // Two in flight, both done by 120 µs. The thread was full after its
-  // second issue, so it waited for a slot: 800 µs after the completion (8
-  // windows) is still its slot request (think time: its work, 10 µs so
-  // far); 3 ms after (30 windows) is open loop.
-  auto d = infer({req(1, 0, 100, 0), req(1, 10, 120, 100), req(1, 920, 1000, 200)}, o);
-  EXPECT_EQ(d[2].kind, DepKind::kSlot);
-  EXPECT_EQ(d[2].think_ns, 10 * kUs);
-  d = infer({req(1, 0, 100, 0), req(1, 10, 120, 100), req(1, 3120, 3200, 200)}, o);
-  EXPECT_TRUE(d[2].independent());
-  // Not full (one of two out after its last issue): beyond the window it is
-  // open loop.
-  d = infer({req(1, 0, 100, 0), req(1, 10, 120, 100), req(1, 130, 140, 200), req(1, 400, 500, 300)},
-            o);
-  EXPECT_EQ(d[2].kind, DepKind::kSlot);
-  EXPECT_TRUE(d[3].independent());
+TEST(Dependency, AsyncThreadsLateWakeUpIsNotAPause) {
+  // Queue depth 4 with quick gaps, then a request 3 ms (three windows) after
+  // the thread's latest completion: still a slot request; 15 ms after: not.
+  auto rs = qd4(1, 40, 0);
+  uint64_t last = 0;
+  for (const auto& r : rs) last = std::max(last, r.complete_ns / kUs);
+  rs.push_back(req(1, last + 3000, last + 3100, 90'000));
+  rs.push_back(req(1, last + 3100 + 15'000, last + 3100 + 15'100, 91'000));
+  auto d = infer(rs);
+  EXPECT_EQ(d[40].kind, DepKind::kSlot);
+  EXPECT_LE(d[40].think_ns, 2 * kUs);
+  EXPECT_TRUE(d[41].independent());
+  // Too few gaps to know the thread's typical one: beyond the window is open loop.
+  auto e = infer({req(1, 0, 100, 0), req(1, 10, 120, 100), req(1, 3120, 3200, 200)});
+  EXPECT_TRUE(e[2].independent());
 }
 
 TEST(Dependency, LateWakeUpOfAQuickChainIsNotAPause) {
