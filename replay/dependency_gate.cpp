@@ -12,8 +12,14 @@ void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
   outstanding_.insert(r.seq);
   Held h{r, flags, 0, 0, false, r.due_ns};
   Thread& t = threads_[r.pid];
+  const bool chained = r.nparents > 0 || r.slots > 0;
+  ++(chained ? t.chained : t.open);
+  if (t.chained + t.open > 64) {  // recent ones weigh: halve both
+    t.chained /= 2;
+    t.open /= 2;
+  }
   const bool history = t.seen || !t.pending.empty() || !t.queue.empty();
-  if (r.slots > 0 || (r.nparents == 0 && history)) {
+  if (r.slots > 0 || (!chained && history && t.chained > t.open)) {
     t.queue.push_back(h);
     ++queued_;
     release_queue(r.pid);

@@ -5,13 +5,14 @@
 // thread's) wait instead for one of their thread's slots: each goes when its
 // thread has fewer than `slots` requests out, at the thread's latest event
 // (its previous request's due time or a completion) plus the think time.
-// An independent request of a thread already seen keeps its recorded gap
-// after its thread's previous request (that one's due time in this replay
-// plus the difference of their recorded times): a thread's clock, not the
-// recording's. A thread's slot and independent requests go in its order,
-// after its earlier requests were handed out. Memory: the requests it holds
-// (bounded by the caller), the completion times of the last kRecentDone
-// requests and a few words per thread.
+// An independent request of a thread already seen whose recent requests
+// were mostly chained (parents or a slot) keeps its recorded gap after its
+// thread's previous request (that one's due time in this replay plus the
+// difference of their recorded times): a pause of a closed loop, on the
+// thread's clock. In a mostly open-loop thread it keeps its recorded time. A thread's slot and
+// independent requests go in its order, after its earlier requests were handed out. Memory: the
+// requests it holds (bounded by the caller), the completion times of the last kRecentDone requests
+// and a few words per thread.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +89,8 @@ class DependencyGate {
   // its slot and independent requests waiting their turn, in order.
   struct Thread {
     uint32_t active = 0;
-    std::set<uint64_t> pending;  // seqs of its requests waiting for parents
+    uint32_t chained = 0, open = 0;  // recent requests with parents or a slot, and without
+    std::set<uint64_t> pending;      // seqs of its requests waiting for parents
     bool seen = false;
     uint64_t last_ns = 0, last_due = 0, last_rec_due = 0;
     std::deque<Held> queue;

@@ -305,52 +305,83 @@ TEST(DependencyReplay, AsyncThreadKeepsItsQueueDepth) {
 
 // A chain cut by one long pause (beyond the thread window): the request
 // after the pause keeps its recorded distance from its thread's previous
-// request, not its recorded time, and the chain goes on from there.
+// request, not its recorded time, and the chain goes on from there. (A
+// thread of mostly independent requests keeps their recorded times:
+// IndependentRequestsKeepTheirTimestamps.)
 TEST(DependencyReplay, PauseInAChainKeepsItsGapNotTheRecordedClock) {
   Harness h;
   dependency_mode(h);
   h.engine.latency = [](const IoOp&) { return 10 * kUs; };
   // Recorded on a slow device: 1 ms latency, 50 µs gaps, a 5 ms pause.
-  h.run({dep_req(1, 0, 1000, 0), dep_req(1, 1050, 2050, 800), dep_req(1, 7050, 8050, 1600),
-         dep_req(1, 8100, 9100, 2400)});
-  ASSERT_EQ(h.sink.all.size(), 4u);
-  EXPECT_EQ(h.rec(1).submit_ns, 60 * kUs);
-  EXPECT_FALSE(h.rec(2).req.after_parents);  // independent: 6 ms after the previous request
-  EXPECT_EQ(h.rec(2).submit_ns, 60 * kUs + 6000 * kUs);
-  EXPECT_EQ(h.rec(3).submit_ns, 6060 * kUs + 10 * kUs + 50 * kUs);
+  h.run({dep_req(1, 0, 1000, 0), dep_req(1, 1050, 2050, 800), dep_req(1, 2100, 3100, 1600),
+         dep_req(1, 3150, 4150, 2400), dep_req(1, 9150, 10150, 3200),
+         dep_req(1, 10200, 11200, 4000)});
+  ASSERT_EQ(h.sink.all.size(), 6u);
+  EXPECT_EQ(h.rec(3).submit_ns, 180 * kUs);
+  EXPECT_FALSE(h.rec(4).req.after_parents);  // independent: 6 ms after the previous request
+  EXPECT_EQ(h.rec(4).submit_ns, 180 * kUs + 6000 * kUs);
+  EXPECT_EQ(h.rec(5).submit_ns, 6180 * kUs + 10 * kUs + 50 * kUs);
   EXPECT_EQ(h.res.gate.paced, 1u);
-  EXPECT_EQ(h.res.gate.dependent, 2u);
+  EXPECT_EQ(h.res.gate.dependent, 4u);
 }
 
 TEST(DependencyGate, IndependentRequestWaitsForItsThreadsEarlierOnes) {
+  // A chain a <- b1 <- b2 <- b3, then c recorded 3 ms after b3, independent.
   DependencyGate g(false);
-  PlannedRequest a, b, c;
-  a.seq = 0;
-  a.pid = 3;
-  a.due_ns = 0;
-  b = a;
-  b.seq = 1;
-  b.due_ns = 1 * kMs;
-  b.nparents = 1;
-  b.parents[0] = 0;
-  b.think_ns = 20 * kUs;
-  c = a;
-  c.seq = 2;
-  c.due_ns = 4 * kMs;  // recorded 3 ms after b
-  g.add(a, 0, 0);
-  g.add(b, 0, 0);
-  g.add(c, 0, 0);
+  std::vector<PlannedRequest> p(5);
+  for (uint64_t i = 0; i < p.size(); ++i) {
+    p[i].seq = i;
+    p[i].pid = 3;
+    p[i].due_ns = i * kMs;
+    if (i >= 1 && i <= 3) {
+      p[i].nparents = 1;
+      p[i].parents[0] = i - 1;
+      p[i].think_ns = 20 * kUs;
+    }
+  }
+  p[4].due_ns = 6 * kMs;
+  for (const auto& r : p) g.add(r, 0, 0);
   uint8_t f = 0;
   EXPECT_EQ(g.pop(f).seq, 0u);
-  EXPECT_FALSE(g.ready());  // c waits until b's due time is known
-  g.on_done(0, 300 * kUs);
-  const PlannedRequest x = g.pop(f), y = g.pop(f);
-  EXPECT_EQ(x.seq, 1u);
-  EXPECT_EQ(x.due_ns, 320 * kUs);
-  EXPECT_EQ(y.seq, 2u);
-  EXPECT_EQ(y.due_ns, 3320 * kUs);
-  EXPECT_FALSE(y.after_parents);
+  EXPECT_FALSE(g.ready());  // c waits until b3's due time is known
+  for (uint64_t i = 0; i < 3; ++i) {
+    g.on_done(i, (i + 1) * 100 * kUs);
+    const PlannedRequest b = g.pop(f);
+    EXPECT_EQ(b.seq, i + 1);
+    EXPECT_EQ(b.due_ns, (i + 1) * 100 * kUs + 20 * kUs);
+    if (i < 2) EXPECT_FALSE(g.ready());
+  }
+  const PlannedRequest c = g.pop(f);
+  EXPECT_EQ(c.seq, 4u);
+  EXPECT_EQ(c.due_ns, 320 * kUs + 3 * kMs);
+  EXPECT_FALSE(c.after_parents);
   EXPECT_EQ(g.counters().paced, 1u);
+}
+
+TEST(DependencyGate, MostlyOpenThreadKeepsItsTimestamps) {
+  // Independent requests every 2.5 ms, one of them chained to the previous
+  // completion: the next independent one keeps its recorded time.
+  DependencyGate g(false);
+  std::vector<PlannedRequest> p(6);
+  for (uint64_t i = 0; i < p.size(); ++i) {
+    p[i].seq = i;
+    p[i].pid = 5;
+    p[i].due_ns = i * 2500 * kUs;
+  }
+  p[3].nparents = 1;
+  p[3].parents[0] = 2;
+  p[3].think_ns = 10 * kUs;
+  uint8_t f = 0;
+  for (uint64_t i = 0; i < 3; ++i) g.add(p[i], 0, 0);
+  for (uint64_t i = 0; i < 3; ++i) EXPECT_EQ(g.pop(f).due_ns, i * 2500 * kUs);
+  g.on_done(2, 5100 * kUs);
+  g.add(p[3], 0, 5100 * kUs);
+  EXPECT_EQ(g.pop(f).due_ns, 5110 * kUs);
+  g.add(p[4], 0, 5100 * kUs);
+  g.add(p[5], 0, 5100 * kUs);
+  EXPECT_EQ(g.pop(f).due_ns, 10000 * kUs);
+  EXPECT_EQ(g.pop(f).due_ns, 12500 * kUs);
+  EXPECT_EQ(g.counters().paced, 0u);
 }
 
 TEST(DependencyGate, ParentsBeforeTheWindowLeaveTheTimestamp) {
