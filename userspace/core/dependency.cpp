@@ -256,9 +256,9 @@ bool DependencyInferrer::slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_
   if (depth < 2 || ts.last_seq == ~0ull) return false;
   const uint64_t event = std::max(ts.last_issue_ns, ts.last_done_ns);
   const uint64_t gap = issue_ns > event ? issue_ns - event : 0;
-  const uint64_t window =
-      ts.quick(o_.thread_window_ns) ? 10 * o_.thread_window_ns : o_.thread_window_ns;
-  if (gap > window) return false;
+  if (gap > o_.thread_window_ns &&
+      (gap > 10 * o_.thread_window_ns || !ts.quick(o_.thread_window_ns)))
+    return false;
   d.kind = DepKind::kSlot;
   d.slots = depth;
   d.depth = 1;
