@@ -68,7 +68,7 @@ void DependencyGate::make_ready(Held h) {
   ++t.active;  // every request handed out takes one of its thread's slots until done
   out_.emplace(h.req.seq, pid);
   note_due(t, h);
-  ready_.push(std::move(h));
+  ready_.push(h);
   release_queue(pid);
 }
 
@@ -109,14 +109,14 @@ void DependencyGate::release_queue(uint32_t pid) {
   while (!t.queue.empty() && (t.pending.empty() || *t.pending.begin() > t.queue.front().req.seq)) {
     const uint32_t slots = t.queue.front().req.slots;
     if (slots > 0 && t.active >= slots) break;
-    Held h = std::move(t.queue.front());
+    Held h = t.queue.front();
     t.queue.pop_front();
     --queued_;
     ++t.active;
     out_.emplace(h.req.seq, pid);
     time_queued(t, h);
     note_due(t, h);
-    ready_.push(std::move(h));
+    ready_.push(h);
   }
   if (t.queue.empty() && t.active == 0 && t.pending.empty() && threads_.size() > kMaxThreads)
     threads_.erase(it);
@@ -147,10 +147,10 @@ void DependencyGate::on_done(uint64_t seq, uint64_t t) {
     h.ready_ns = std::max(h.ready_ns, t);
     h.known = true;
     if (--h.remaining == 0) {
-      Held ready = std::move(h);
+      Held ready = h;
       waiting_.erase(w);
       threads_[ready.req.pid].pending.erase(ready.req.seq);
-      make_ready(std::move(ready));
+      make_ready(ready);
     }
   }
   children_.erase(kids);
