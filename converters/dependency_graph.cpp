@@ -18,7 +18,10 @@ nlohmann::json options_json(const DependencyOptions& d) {
           {"skew_ns", d.skew_ns},
           {"sibling_ns", d.sibling_ns},
           {"max_fanin", d.max_fanin},
-          {"max_tracked", d.max_tracked}};
+          {"max_tracked", d.max_tracked},
+          {"think", think_rule_name(d.think)},
+          {"think_quantile", d.think_quantile},
+          {"async", async_rule_name(d.async)}};
 }
 
 std::string input_names(const GraphOptions& o) {
@@ -30,10 +33,11 @@ std::string input_names(const GraphOptions& o) {
 }  // namespace
 
 std::string graph_header(const GraphOptions& o) {
-  return "# blkrr dependencies 1\n# input " + input_names(o) + "\n# options " +
+  return "# blkrr dependencies 2\n# input " + input_names(o) + "\n# options " +
          options_json(o.deps).dump() +
          "\n# "
-         "seq\tissue_ns\tcomplete_ns\ttid\top\tsector\tsectors\tkind\tthink_ns\tdepth\tparents\n";
+         "seq\tissue_ns\tcomplete_ns\ttid\top\tsector\tsectors\tkind\tthink_"
+         "ns\tdepth\tparents\tslots\n";
 }
 
 std::string graph_line(const Request& r, const Dependency& d) {
@@ -41,11 +45,11 @@ std::string graph_line(const Request& r, const Dependency& d) {
   for (uint8_t i = 0; i < d.nparents; ++i) parents += (i ? "," : "") + std::to_string(d.parents[i]);
   if (parents.empty()) parents = "-";
   const std::string done = r.completed() ? std::to_string(r.complete_ns) : "-";
-  return strfmt("%llu\t%llu\t%s\t%u\t%c\t%llu\t%u\t%s\t%llu\t%u\t%s\n",
+  return strfmt("%llu\t%llu\t%s\t%u\t%c\t%llu\t%u\t%s\t%llu\t%u\t%s\t%u\n",
                 static_cast<unsigned long long>(d.seq), static_cast<unsigned long long>(r.issue_ns),
                 done.c_str(), r.pid, op_letter(r.op), static_cast<unsigned long long>(r.sector),
                 r.sectors(), std::string(dep_kind_name(d.kind)).c_str(),
-                static_cast<unsigned long long>(d.think_ns), d.depth, parents.c_str());
+                static_cast<unsigned long long>(d.think_ns), d.depth, parents.c_str(), d.slots);
 }
 
 Result<GraphResult> infer_dependency_graph(const GraphOptions& o) {

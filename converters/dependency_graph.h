@@ -3,10 +3,11 @@
 // (core/dependency_stats.h) for convert's summary and `blkrr report`.
 //
 // File: text, one line per request in issue order, tab-separated:
-//   seq issue_ns complete_ns tid op sector sectors kind think_ns depth parents
+//   seq issue_ns complete_ns tid op sector sectors kind think_ns depth parents slots
 // complete_ns is "-" when unknown, parents a comma-separated list of seqs or
-// "-". Lines starting with '#' are the header: the format's name and version,
-// the input, the inference's options (JSON) and the column names.
+// "-", slots the thread's depth for kind slot (else 0). Version 2; version 1
+// (no slots column, no kind slot) is read too. Lines starting with '#' are the header: the format's
+// name and version, the input, the inference's options (JSON) and the column names.
 #pragma once
 
 #include <string>
@@ -49,7 +50,8 @@ std::string graph_line(const Request& r, const Dependency& d);
 // describe request k of the trace in issue order (same issue time, operation,
 // sector and length); a graph of another trace is an error naming the line.
 // Parents must be earlier requests; the kind must agree with them
-// (independent exactly when there is none). Memory: one line.
+// (independent and slot exactly when there is none; slots > 0 exactly for
+// kind slot). Memory: one line.
 class DependencyGraphReader {
  public:
   static Result<DependencyGraphReader> open(const std::string& path);
@@ -75,6 +77,7 @@ class DependencyGraphReader {
   DependencyCounters counters_;
   std::string pending_;  // the first request line, read with the header
   bool have_pending_ = false;
+  int version_ = 2;
 };
 
 }  // namespace blkrr

@@ -10,10 +10,12 @@ namespace blkrr {
 namespace {
 
 constexpr std::string_view kMagic = "# blkrr dependencies ";
-constexpr size_t kFields = 11;  // seq issue complete tid op sector sectors kind think depth parents
+// seq issue complete tid op sector sectors kind think depth parents (slots: version 2)
+constexpr size_t kFieldsV1 = 11, kFields = 12;
 
 std::optional<DepKind> parse_kind(std::string_view s) {
-  for (DepKind k : {DepKind::kIndependent, DepKind::kThread, DepKind::kCross, DepKind::kSibling})
+  for (DepKind k : {DepKind::kIndependent, DepKind::kThread, DepKind::kCross, DepKind::kSibling,
+                    DepKind::kSlot})
     if (s == dep_kind_name(k)) return k;
   return std::nullopt;
 }
@@ -32,6 +34,17 @@ void read_options(std::string_view text, DependencyOptions& o) {
   get("sibling_ns", o.sibling_ns);
   get("max_fanin", o.max_fanin);
   get("max_tracked", o.max_tracked);
+  get("think_quantile", o.think_quantile);
+  auto name = [&j](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  // A graph without these names (version 1) was inferred with the recorded
+  // gaps and completion chains.
+  o.think = name("think") == "work" ? DependencyOptions::Think::kWork
+                                    : DependencyOptions::Think::kRecorded;
+  o.async = name("async") == "slots" ? DependencyOptions::Async::kSlots
+                                     : DependencyOptions::Async::kCompletion;
 }
 
 // "3,7,12" or "-": at most kMaxParents seqs, each below `seq`, growing.
@@ -78,12 +91,13 @@ Status DependencyGraphReader::read_header() {
   if (!*got || l.substr(0, kMagic.size()) != kMagic)
     return Error(ErrorKind::kBadInput, in_.where() +
                                            ": not a dependency graph (it starts with '# blkrr "
-                                           "dependencies 1'; write one with blkrr convert TRACE "
+                                           "dependencies 2'; write one with blkrr convert TRACE "
                                            "--dependencies FILE)");
-  if (l.substr(kMagic.size()) != "1")
+  const std::string_view v = l.substr(kMagic.size());
+  if (v != "1" && v != "2")
     return Error(ErrorKind::kBadInput, in_.where() + ": dependency graph version '" +
-                                           std::string(l.substr(kMagic.size())) +
-                                           "', this blkrr reads version 1");
+                                           std::string(v) + "', this blkrr reads versions 1 and 2");
+  version_ = v == "1" ? 1 : 2;
   for (;;) {
     got = in_.next(l);
     if (!got) return got.error();
@@ -114,9 +128,10 @@ Status DependencyGraphReader::parse(std::string_view line, const Request& r, uin
   auto bad = [&](const std::string& why) {
     return Error(ErrorKind::kBadInput, in_.where() + ": " + why);
   };
+  const size_t fields = version_ == 1 ? kFieldsV1 : kFields;
   std::string_view f[kFields + 1];
-  if (split_at(line, '\t', f, kFields) != kFields)
-    return bad("expected " + std::to_string(kFields) + " tab-separated fields");
+  if (split_at(line, '\t', f, fields) != fields)
+    return bad("expected " + std::to_string(fields) + " tab-separated fields");
   uint64_t line_seq = 0, issue = 0, sector = 0, sectors = 0;
   if (!parse_u64_field(f[0], line_seq) || !parse_u64_field(f[1], issue) ||
       !parse_u64_field(f[5], sector) || !parse_u64_field(f[6], sectors) ||
@@ -140,9 +155,16 @@ Status DependencyGraphReader::parse(std::string_view line, const Request& r, uin
   d.kind = *kind;
   std::string why;
   if (!parse_parents(trim(f[10]), seq, d, why)) return bad(why);
-  if ((d.kind == DepKind::kIndependent) != (d.nparents == 0))
+  uint64_t slots = 0;
+  if (fields == kFields && (!parse_u64_field(f[11], slots) || slots > kMaxSlots))
+    return bad("slots is not a number of at most " + std::to_string(kMaxSlots));
+  d.slots = static_cast<uint32_t>(slots);
+  const bool none = d.kind == DepKind::kIndependent || d.kind == DepKind::kSlot;
+  if (none != (d.nparents == 0))
     return bad("kind '" + std::string(f[7]) +
-               "' disagrees with the parents (independent exactly when there are none)");
+               "' disagrees with the parents (independent and slot exactly when there are none)");
+  if (d.slot() != (d.slots > 0))
+    return bad("kind '" + std::string(f[7]) + "' disagrees with slots (above 0 exactly for slot)");
   if (d.independent()) d.think_ns = 0;
   return {};
 }

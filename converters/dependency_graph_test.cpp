@@ -32,9 +32,9 @@ TEST(DependencyGraph, WritesOneLinePerRequest) {
   EXPECT_EQ(r->counters.thread, 1u);
   EXPECT_EQ(testing::slurp_raw(o.output),
             graph_header(o) +
-                "0\t100000\t200000\t0\tR\t0\t8\tindependent\t0\t0\t-\n"
-                "1\t250000\t350000\t0\tR\t16\t8\tthread\t50000\t1\t0\n"
-                "2\t10000000\t10050000\t0\tW\t32\t8\tindependent\t0\t0\t-\n");
+                "0\t100000\t200000\t0\tR\t0\t8\tindependent\t0\t0\t-\t0\n"
+                "1\t250000\t350000\t0\tR\t16\t8\tthread\t50000\t1\t0\t0\n"
+                "2\t10000000\t10050000\t0\tW\t32\t8\tindependent\t0\t0\t-\t0\n");
   const auto j = r->stats.to_json();
   EXPECT_EQ(j["fanin"][0].get<uint64_t>(), 2u);
   EXPECT_EQ(j["fanin"][1].get<uint64_t>(), 1u);

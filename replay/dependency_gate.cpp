@@ -10,7 +10,22 @@ void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
     first_seq_ = r.seq;
   }
   outstanding_.insert(r.seq);
-  Held h{r, flags, 0, 0, false};
+  Held h{r, flags, 0, 0, false, r.due_ns};
+  Thread& t = threads_[r.pid];
+  const bool chained = r.nparents > 0 || r.slots > 0;
+  ++(chained ? t.chained : t.open);
+  if (t.chained + t.open > 64) {  // recent ones weigh: halve both
+    t.chained /= 2;
+    t.open /= 2;
+  }
+  const bool history = t.seen || !t.pending.empty() || !t.queue.empty();
+  if (r.slots > 0 || (!chained && history && t.chained > t.open)) {
+    t.queue.push_back(h);
+    ++queued_;
+    release_queue(r.pid);
+    c_.max_held = std::max<uint64_t>(c_.max_held, held());
+    return;
+  }
   for (uint8_t i = 0; i < r.nparents; ++i) {
     const uint64_t p = r.parents[i];
     if (p < first_seq_) continue;  // before the window: never replayed
@@ -20,17 +35,13 @@ void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
       continue;
     }
     auto d = done_at_.find(p);
-    if (d != done_at_.end()) {
-      h.ready_ns = std::max(h.ready_ns, d->second);
-      h.known = true;
-    } else {
-      // Skipped by the planner (unsupported operation, mapping) or completed
-      // so long ago that it was forgotten: taken as done now.
-      h.ready_ns = std::max(h.ready_ns, now);
-      h.known = true;
-    }
+    // Not found: skipped by the planner (unsupported operation, mapping) or
+    // completed so long ago that it was forgotten: taken as done now.
+    h.ready_ns = std::max(h.ready_ns, d != done_at_.end() ? d->second : now);
+    h.known = true;
   }
   if (h.remaining > 0) {
+    t.pending.insert(r.seq);
     waiting_.emplace(r.seq, h);
   } else {
     make_ready(h);
@@ -52,11 +63,75 @@ void DependencyGate::make_ready(Held h) {
   } else if (h.req.nparents > 0) {
     ++c_.parents_unknown;
   }
-  ready_.push(std::move(h));
+  const uint32_t pid = h.req.pid;
+  Thread& t = threads_[pid];
+  ++t.active;  // every request handed out takes one of its thread's slots until done
+  out_.emplace(h.req.seq, pid);
+  note_due(t, h);
+  ready_.push(h);
+  release_queue(pid);
+}
+
+void DependencyGate::note_due(Thread& t, const Held& h) {
+  t.seen = true;
+  t.last_ns = std::max(t.last_ns, h.req.due_ns);
+  t.last_due = h.req.due_ns;
+  t.last_rec_due = h.rec_due;
+}
+
+// A queued request's due time. Slot: the thread's latest event plus the
+// think time (less the reaction). Independent: the thread's previous due
+// plus their recorded distance. The first request of a thread keeps its
+// recorded time.
+void DependencyGate::time_queued(Thread& t, Held& h) {
+  if (!t.seen) return;
+  if (h.req.slots > 0) {
+    const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
+    h.req.due_ns = t.last_ns + h.req.think_ns - comp;
+    h.req.ready_ns = t.last_ns;
+    h.req.after_parents = true;
+    c_.compensated_ns += comp;
+    ++c_.dependent;
+    ++c_.slot;
+  } else {
+    h.req.due_ns = t.last_due + (h.rec_due > t.last_rec_due ? h.rec_due - t.last_rec_due : 0);
+    ++c_.paced;
+  }
+}
+
+// Hands out the thread's queued requests in order once its earlier requests
+// were handed out, a slot request only while its thread has a free slot.
+void DependencyGate::release_queue(uint32_t pid) {
+  auto it = threads_.find(pid);
+  if (it == threads_.end()) return;
+  Thread& t = it->second;
+  // (A later request waiting for parents may wait for a queued one.)
+  while (!t.queue.empty() && (t.pending.empty() || *t.pending.begin() > t.queue.front().req.seq)) {
+    const uint32_t slots = t.queue.front().req.slots;
+    if (slots > 0 && t.active >= slots) break;
+    Held h = t.queue.front();
+    t.queue.pop_front();
+    --queued_;
+    ++t.active;
+    out_.emplace(h.req.seq, pid);
+    time_queued(t, h);
+    note_due(t, h);
+    ready_.push(h);
+  }
+  if (t.queue.empty() && t.active == 0 && t.pending.empty() && threads_.size() > kMaxThreads)
+    threads_.erase(it);
 }
 
 void DependencyGate::on_done(uint64_t seq, uint64_t t) {
   if (outstanding_.erase(seq) == 0) return;
+  if (auto o = out_.find(seq); o != out_.end()) {
+    const uint32_t pid = o->second;
+    out_.erase(o);
+    Thread& th = threads_[pid];
+    if (th.active > 0) --th.active;
+    th.last_ns = std::max(th.last_ns, t);
+    release_queue(pid);
+  }
   done_at_[seq] = t;
   done_order_.push_back(seq);
   if (done_order_.size() > kRecentDone) {
@@ -72,15 +147,17 @@ void DependencyGate::on_done(uint64_t seq, uint64_t t) {
     h.ready_ns = std::max(h.ready_ns, t);
     h.known = true;
     if (--h.remaining == 0) {
-      make_ready(std::move(h));
+      Held ready = h;
       waiting_.erase(w);
+      threads_[ready.req.pid].pending.erase(ready.req.seq);
+      make_ready(ready);
     }
   }
   children_.erase(kids);
 }
 
 void DependencyGate::put_back(const PlannedRequest& r, uint8_t flags) {
-  ready_.push(Held{r, flags, 0, r.ready_ns, r.after_parents});
+  ready_.push(Held{r, flags, 0, r.ready_ns, r.after_parents, r.due_ns});
 }
 
 PlannedRequest DependencyGate::pop(uint8_t& flags) {
@@ -97,11 +174,15 @@ void DependencyGate::drain(const std::function<void(const PlannedRequest&, uint8
   }
   std::vector<const Held*> rest;
   for (const auto& [seq, h] : waiting_) rest.push_back(&h);
+  for (const auto& [pid, t] : threads_)
+    for (const Held& h : t.queue) rest.push_back(&h);
   std::sort(rest.begin(), rest.end(),
             [](const Held* a, const Held* b) { return a->req.seq < b->req.seq; });
   for (const Held* h : rest) fn(h->req, h->flags);
   waiting_.clear();
   children_.clear();
+  threads_.clear();
+  queued_ = 0;
 }
 
 // A running mean over the last ~16 samples: the loop's reaction is steady,

@@ -1,15 +1,25 @@
 // --timing dependency: holds the requests read ahead of the replay until
 // their parents completed on the lab device, then hands them out in due
 // order (the latest parent's completion plus the think time, less the
-// replayer's own measured reaction time). Independent requests keep their
-// recorded due time. Memory: the requests it holds (bounded by the caller)
-// and the completion times of the last kRecentDone requests.
+// replayer's own measured reaction time). Requests of kind slot (an async
+// thread's) wait instead for one of their thread's slots: each goes when its
+// thread has fewer than `slots` requests out, at the thread's latest event
+// (its previous request's due time or a completion) plus the think time.
+// An independent request of a thread already seen whose recent requests
+// were mostly chained (parents or a slot) keeps its recorded gap after its
+// thread's previous request (that one's due time in this replay plus the
+// difference of their recorded times): a pause of a closed loop, on the
+// thread's clock. In a mostly open-loop thread it keeps its recorded time. A thread's slot and
+// independent requests go in its order, after its earlier requests were handed out. Memory: the
+// requests it holds (bounded by the caller), the completion times of the last kRecentDone requests
+// and a few words per thread.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <queue>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -19,7 +29,9 @@
 namespace blkrr::replay {
 
 struct GateCounters {
-  uint64_t dependent = 0;         // requests timed from their parents' completions
+  uint64_t dependent = 0;         // requests timed from their parents' completions or a slot
+  uint64_t slot = 0;              // of which released by a free slot of their thread
+  uint64_t paced = 0;             // independent requests timed from their thread's previous one
   uint64_t parents_unknown = 0;   // parents not replayed (before the window, skipped): kept time
   uint64_t reaction_samples = 0;  // dependent requests whose lateness was measured
   uint64_t reaction_sum_ns = 0;   // their summed lateness (submit - aimed due)
@@ -43,7 +55,7 @@ class DependencyGate {
   bool ready() const { return !ready_.empty(); }
   uint64_t next_due() const { return ready_.top().req.due_ns; }
   PlannedRequest pop(uint8_t& flags);
-  size_t held() const { return ready_.size() + waiting_.size(); }
+  size_t held() const { return ready_.size() + waiting_.size() + queued_; }
   // Every request still held, for the records of an interrupted replay.
   void drain(const std::function<void(const PlannedRequest&, uint8_t)>& fn);
 
@@ -60,6 +72,7 @@ class DependencyGate {
     uint32_t remaining = 0;  // parents not completed yet
     uint64_t ready_ns = 0;   // latest completion of a parent so far
     bool known = false;      // a parent completed in this replay
+    uint64_t rec_due = 0;    // its recorded due time (before the gate's)
   };
   struct Later {
     bool operator()(const Held& a, const Held& b) const {
@@ -68,8 +81,25 @@ class DependencyGate {
     }
   };
   static constexpr size_t kRecentDone = 1u << 16;
+  static constexpr size_t kMaxThreads = 4096;  // idle threads beyond are forgotten
+
+  // One thread of the load: its requests out (handed out, not done) and
+  // those waiting for parents, its latest event (a due time or a
+  // completion), its last handed-out request's due and recorded due, and
+  // its slot and independent requests waiting their turn, in order.
+  struct Thread {
+    uint32_t active = 0;
+    uint32_t chained = 0, open = 0;  // recent requests with parents or a slot, and without
+    std::set<uint64_t> pending;      // seqs of its requests waiting for parents
+    bool seen = false;
+    uint64_t last_ns = 0, last_due = 0, last_rec_due = 0;
+    std::deque<Held> queue;
+  };
 
   void make_ready(Held h);
+  void note_due(Thread& t, const Held& h);
+  void release_queue(uint32_t pid);
+  void time_queued(Thread& t, Held& h);
 
   bool compensate_;
   bool have_first_ = false;
@@ -81,6 +111,9 @@ class DependencyGate {
   std::unordered_set<uint64_t> outstanding_;                      // held or in flight
   std::unordered_map<uint64_t, uint64_t> done_at_;                // seq -> completion
   std::deque<uint64_t> done_order_;                               // for forgetting done_at_
+  std::unordered_map<uint32_t, Thread> threads_;                  // by pid
+  std::unordered_map<uint64_t, uint32_t> out_;                    // seq -> pid, until done
+  size_t queued_ = 0;
   GateCounters c_;
 };
 

@@ -50,8 +50,8 @@ Request dep_req(uint32_t tid, uint64_t issue_us, uint64_t complete_us, uint64_t 
   return r;
 }
 
-// Four synchronous threads with think times, one thread with two requests
-// in flight, and open-loop arrivals far apart: every kind of parent.
+// Four synchronous threads with think times, an async thread with three
+// requests in flight, and open-loop arrivals far apart: every kind of parent.
 std::vector<Request> mixed_trace() {
   std::mt19937_64 rng(11);
   std::vector<Request> reqs;
@@ -64,6 +64,13 @@ std::vector<Request> mixed_trace() {
     reqs.push_back(dep_req(it->first, issue, issue + lat, static_cast<uint64_t>(i) * 64,
                            rng() % 4 == 0 ? Op::kWrite : Op::kRead));
     it->second = issue + lat + rng() % 60;
+  }
+  uint64_t at = 7;  // the async thread: three in flight, the next 4 µs after a completion
+  std::vector<uint64_t> done;
+  for (uint64_t k = 0; k < 60; ++k) {
+    const uint64_t issue = k < 3 ? at + k : done[k - 3] + 4;
+    done.push_back(issue + 40 + rng() % 100);
+    reqs.push_back(dep_req(7, issue, done.back(), 200'000 + k * 64, Op::kRead));
   }
   for (uint64_t k = 0; k < 20; ++k)  // an open-loop thread: one request every 5 ms
     reqs.push_back(dep_req(9, 2 + k * 5000, 2 + k * 5000 + 80, 100'000 + k * 64, Op::kRead));
@@ -106,8 +113,9 @@ TEST_F(GraphReplay, IssuesExactlyAsTheInferredGraph) {
     EXPECT_EQ(stored.res.last_complete_ns, inferred.res.last_complete_ns);
     EXPECT_EQ(g->counters().requests, reqs.size());
     EXPECT_EQ(g->counters().independent + g->counters().thread + g->counters().cross +
-                  g->counters().sibling,
+                  g->counters().sibling + g->counters().slot,
               reqs.size());
+    EXPECT_GT(g->counters().slot, 50u);
   }
 }
 
@@ -116,8 +124,8 @@ std::vector<Request> pair() {
   return {dep_req(1, 0, 100, 0, Op::kRead), dep_req(1, 150, 250, 800, Op::kRead)};
 }
 constexpr const char* kPairLines =
-    "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\n"
-    "1\t150000\t250000\t1\tR\t800\t8\tthread\t50000\t1\t0\n";
+    "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\t0\n"
+    "1\t150000\t250000\t1\tR\t800\t8\tthread\t50000\t1\t0\t0\n";
 
 TEST_F(GraphReplay, FollowsAnEditedGraph) {
   GraphOptions o;
@@ -128,8 +136,8 @@ TEST_F(GraphReplay, FollowsAnEditedGraph) {
   // (150 µs) instead of following its parent on a 1 ms device.
   const std::string edited =
       write("edited.deps", header +
-                               "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\n"
-                               "1\t150000\t250000\t1\tR\t800\t8\tindependent\t0\t0\t-\n");
+                               "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\t0\n"
+                               "1\t150000\t250000\t1\tR\t800\t8\tindependent\t0\t0\t-\t0\n");
   for (const auto& [path, second_at] :
        {std::pair{as_written, 1'050 * kUs}, std::pair{edited, 150 * kUs}}) {
     auto g = DependencyGraphReader::open(path);
@@ -182,28 +190,39 @@ TEST_F(GraphReplay, RefusesTheGraphOfAnotherTrace) {
 
 TEST_F(GraphReplay, RefusesMalformedGraphs) {
   const std::string header = graph_header(GraphOptions{});
-  const std::string first = "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\n";
+  const std::string first = "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\t0\n";
+  const std::string second = "1\t150000\t250000\t1\tR\t800\t8\t";
   const std::pair<std::string, std::string> cases[] = {
-      {first + "1\t150000\t250000\t1\tR\t800\t8\tthread\t50000\t1\t1\n",
-       ":6: parent 1 is not an earlier request"},
-      {first + "1\t150000\t250000\t1\tR\t800\t8\tthread\t50000\t1\t-\n",
-       ":6: kind 'thread' disagrees with the parents"},
-      {first + "1\t150000\t250000\t1\tR\t800\t8\tcousin\t50000\t1\t0\n",
-       ":6: unknown kind 'cousin'"},
-      {first + "1\t150000\t250000\t1\tR\t800\t8\tthread\t50000\t1\n",
-       ":6: expected 11 tab-separated fields"},
-      {first + "1\t150000\t250000\t1\tR\t800\t8\tthread\t5e4\t1\t0\n", ":6: a number field"},
+      {first + second + "thread\t50000\t1\t1\t0\n", ":6: parent 1 is not an earlier request"},
+      {first + second + "thread\t50000\t1\t-\t0\n", ":6: kind 'thread' disagrees with the parents"},
+      {first + second + "cousin\t50000\t1\t0\t0\n", ":6: unknown kind 'cousin'"},
+      {first + second + "thread\t50000\t1\t0\n", ":6: expected 12 tab-separated fields"},
+      {first + second + "thread\t5e4\t1\t0\t0\n", ":6: a number field"},
+      {first + second + "slot\t50000\t1\t0\t2\n", ":6: kind 'slot' disagrees with the parents"},
+      {first + second + "slot\t50000\t1\t-\t0\n", ":6: kind 'slot' disagrees with slots"},
+      {first + second + "thread\t50000\t1\t0\t4\n", ":6: kind 'thread' disagrees with slots"},
+      {first + second + "slot\t50000\t1\t-\t99999\n", ":6: slots is not a number"},
   };
   for (const auto& [body, want] : cases) {
     const std::string path = write("bad.deps", header + body);
     const std::string e = planner_error(path, pair());
     EXPECT_NE(e.find(want), std::string::npos) << e << "\nwanted: " << want;
   }
-  EXPECT_NE(planner_error(write("v2.deps", "# blkrr dependencies 2\n"), pair())
-                .find("v2.deps:1: dependency graph version '2', this blkrr reads version 1"),
+  EXPECT_NE(planner_error(write("v3.deps", "# blkrr dependencies 3\n"), pair())
+                .find("v3.deps:1: dependency graph version '3', this blkrr reads versions 1 and 2"),
             std::string::npos);
   EXPECT_NE(planner_error(write("x.deps", "seq\tissue\n"), pair()).find("not a dependency graph"),
             std::string::npos);
+  // A slot line is read; a version 1 graph (no slots column) too.
+  EXPECT_EQ(
+      planner_error(write("s.deps", header + first + second + "slot\t50000\t1\t-\t2\n"), pair()),
+      "");
+  EXPECT_EQ(planner_error(write("v1.deps",
+                                "# blkrr dependencies 1\n"
+                                "0\t0\t100000\t1\tR\t0\t8\tindependent\t0\t0\t-\n" +
+                                    second + "thread\t50000\t1\t0\n"),
+                          pair()),
+            "");
 }
 
 TEST_F(GraphReplay, HeaderOptionsAreTheGraphsWindows) {

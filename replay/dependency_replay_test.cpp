@@ -1,7 +1,7 @@
 // --timing dependency on a fake clock and engine: a request is never issued
 // before its parents completed on the lab device, its think time is kept,
 // independent requests keep their timestamps, and the conflict and verify
-// modes work as in the other timings.
+// modes work as in the other timings (the gate alone: dependency_gate_test.cpp).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -190,51 +190,65 @@ TEST(DependencyReplay, InterruptedReplayRecordsWhatWaitedForParents) {
   EXPECT_EQ(h.res.not_started, 2u);
 }
 
-TEST(DependencyGate, CompensatesTheMeasuredReactionTime) {
-  for (bool compensate : {true, false}) {
-    DependencyGate g(compensate);
-    g.learn_reaction(20 * kUs);
-    PlannedRequest p, c, d;
-    p.seq = 0;
-    c.seq = 1;
-    c.nparents = 1;
-    c.parents[0] = 0;
-    c.think_ns = 50 * kUs;
-    d = c;
-    d.seq = 2;
-    d.think_ns = 10 * kUs;  // shorter than the reaction: due at the completion
-    g.add(p, 0, 0);
-    g.add(c, 0, 0);
-    g.add(d, 0, 0);
-    EXPECT_EQ(g.held(), 3u);
-    uint8_t f = 0;
-    ASSERT_TRUE(g.ready());
-    EXPECT_EQ(g.pop(f).seq, 0u);
-    EXPECT_FALSE(g.ready());
-    g.on_done(0, 1 * kMs);
-    ASSERT_TRUE(g.ready());
-    const PlannedRequest first = g.pop(f), second = g.pop(f);
-    EXPECT_EQ(first.seq, 2u);
-    EXPECT_EQ(first.due_ns, compensate ? 1 * kMs : 1 * kMs + 10 * kUs);
-    EXPECT_EQ(second.due_ns, compensate ? 1 * kMs + 30 * kUs : 1 * kMs + 50 * kUs);
-    EXPECT_EQ(g.counters().compensated_ns, compensate ? 30 * kUs : 0u);
-    EXPECT_EQ(g.reaction_ns(), 20 * kUs);
+// An async thread of queue depth 4 replayed on a slower and a faster device:
+// never more than 4 of its requests out, each slot request submitted its
+// think time after its thread's latest event, in its thread's order.
+TEST(DependencyReplay, AsyncThreadKeepsItsQueueDepth) {
+  std::vector<Request> reqs;
+  std::vector<uint64_t> done;
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t issue =
+        i < 4 ? static_cast<uint64_t>(i) : done[static_cast<size_t>(i - 4)] + 3 + (i % 3) * 200;
+    done.push_back(issue + 100 + static_cast<uint64_t>(i % 5) * 20);
+    reqs.push_back(dep_req(1, issue, done.back(), static_cast<uint64_t>(i) * 64));
+  }
+  for (uint64_t lab : {5 * kUs, 700 * kUs}) {
+    Harness h;
+    dependency_mode(h);
+    h.engine.latency = [lab](const IoOp& op) { return lab + (op.offset / 512 / 64) % 3 * kUs; };
+    h.run(reqs);
+    ASSERT_EQ(h.sink.all.size(), reqs.size());
+    std::vector<const ReplayRecord*> by_seq(reqs.size());
+    for (const auto& r : h.sink.all) by_seq[r.req.seq] = &r;
+    uint64_t slot = 0;
+    for (size_t k = 1; k < by_seq.size(); ++k) {
+      const ReplayRecord& r = *by_seq[k];
+      EXPECT_GE(r.submit_ns, by_seq[k - 1]->submit_ns) << k;
+      if (r.req.slots == 0) continue;
+      ++slot;
+      uint32_t out = 0;
+      for (size_t j = 0; j < k; ++j)
+        if (by_seq[j]->complete_ns > r.submit_ns) ++out;
+      EXPECT_LT(out, r.req.slots) << k;
+      if (!r.req.after_parents) continue;
+      EXPECT_EQ(r.submit_ns, r.req.ready_ns + r.req.think_ns) << k;
+      EXPECT_GE(r.req.ready_ns, by_seq[k - 1]->req.due_ns) << k;
+    }
+    EXPECT_GT(slot, 190u);
+    EXPECT_EQ(h.res.max_in_flight, 4u);
   }
 }
 
-TEST(DependencyGate, ParentsBeforeTheWindowLeaveTheTimestamp) {
-  DependencyGate g(true);
-  PlannedRequest r;
-  r.seq = 5;
-  r.due_ns = 7 * kMs;
-  r.nparents = 1;
-  r.parents[0] = 2;  // never replayed (before --start)
-  g.add(r, 0, 0);
-  uint8_t f = 0;
-  const PlannedRequest out = g.pop(f);
-  EXPECT_EQ(out.due_ns, 7 * kMs);
-  EXPECT_FALSE(out.after_parents);
-  EXPECT_EQ(g.counters().parents_unknown, 1u);
+// A chain cut by one long pause (beyond the thread window): the request
+// after the pause keeps its recorded distance from its thread's previous
+// request, not its recorded time, and the chain goes on from there. (A
+// thread of mostly independent requests keeps their recorded times:
+// IndependentRequestsKeepTheirTimestamps.)
+TEST(DependencyReplay, PauseInAChainKeepsItsGapNotTheRecordedClock) {
+  Harness h;
+  dependency_mode(h);
+  h.engine.latency = [](const IoOp&) { return 10 * kUs; };
+  // Recorded on a slow device: 1 ms latency, 50 µs gaps, a 5 ms pause.
+  h.run({dep_req(1, 0, 1000, 0), dep_req(1, 1050, 2050, 800), dep_req(1, 2100, 3100, 1600),
+         dep_req(1, 3150, 4150, 2400), dep_req(1, 9150, 10150, 3200),
+         dep_req(1, 10200, 11200, 4000)});
+  ASSERT_EQ(h.sink.all.size(), 6u);
+  EXPECT_EQ(h.rec(3).submit_ns, 180 * kUs);
+  EXPECT_FALSE(h.rec(4).req.after_parents);  // independent: 6 ms after the previous request
+  EXPECT_EQ(h.rec(4).submit_ns, 180 * kUs + 6000 * kUs);
+  EXPECT_EQ(h.rec(5).submit_ns, 6180 * kUs + 10 * kUs + 50 * kUs);
+  EXPECT_EQ(h.res.gate.paced, 1u);
+  EXPECT_EQ(h.res.gate.dependent, 4u);
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ Result<bool> Planner::next(PlannedRequest& out) {
     p.nparents = dep->nparents;
     p.parents = dep->parents;
     p.think_ns = sched_.scaled_ns(dep->think_ns);
+    p.slots = dep->slots;
     if (q.op == Op::kFlush) {
       ++c_.planned_flushes;
     } else if (q.op == Op::kRead || q.op == Op::kWrite) {

@@ -28,6 +28,9 @@ struct PlannedRequest {
   bool after_parents = false;  // due_ns was set from its parents' completions in this replay
   std::array<uint64_t, kMaxParents> parents{};
   uint64_t think_ns = 0;
+  // Kind slot: goes when its thread (pid) has fewer than this many slot
+  // requests in flight, its think time after the thread's latest event.
+  uint32_t slots = 0;
   uint64_t ready_ns = 0;  // after_parents: when the last parent completed (after the start)
   bool is_write() const { return op == Op::kWrite; }
 };

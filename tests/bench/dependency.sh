@@ -5,9 +5,9 @@
 # I/O over a file on the root disk. Directions: fast->slow and slow->fast.
 # For each job: the application's own span and IOPS on the target (median of
 # REPS runs, with min-max), and the replay's in timestamp, fullspeed,
-# --order per-process and dependency timing (default 1 ms thread window, and
-# 10 ms) (median of REPS replays), with the span's error against the
-# application's median.
+# --order per-process and dependency timing (default options, then each
+# DEP_EXTRA variant) (median of REPS replays), with the span's error against
+# the application's median.
 #
 # The goal column: dependency replay within 5 % of the application's span and
 # IOPS, or within twice the application's run-to-run spread (sample standard
@@ -15,8 +15,9 @@
 #
 #   sudo tests/bench/dependency.sh [BLKRR]        REPS=5 IOS=1500 by default
 #   ONLY="psync-think libaio-qd4"  DIRS=fast-slow   a subset of jobs and directions
-#   DEP_EXTRA="--dep-window 10ms"  the last column's dependency options (default
-#                                  this; empty: leave the column out)
+#   DEP_EXTRA="--dep-think recorded --dep-async completion;--dep-window 10ms"
+#                                  dependency variants, one column each, separated
+#                                  by ';' (default: the first; empty: none)
 # shellcheck disable=SC2317  # functions called through bench_on_exit
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,7 +52,7 @@ declare -A JOBS=(
 )
 read -r -a ORDER <<< "${ONLY:-psync-think libaio-qd4 mixed-rw open-rate}"
 read -r -a DIRECTIONS <<< "${DIRS:-fast-slow slow-fast}"
-DEP_EXTRA=${DEP_EXTRA-"--dep-window 10ms"}
+DEP_EXTRA=${DEP_EXTRA-"--dep-think recorded --dep-async completion"}
 for job in "${ORDER[@]}"; do [ -n "${JOBS[$job]:-}" ] || bench_die "no job $job"; done
 
 # run_fio DEV JOB -> "span_s iops": the job's own wall time (longest thread) and IOPS.
@@ -113,7 +114,8 @@ worst() {
 }
 
 MODES=("--timing timestamp" "--timing fullspeed" "--order per-process" "--timing dependency")
-[ -n "$DEP_EXTRA" ] && MODES+=("--timing dependency $DEP_EXTRA")
+IFS=';' read -r -a extras <<< "$DEP_EXTRA"
+for x in "${extras[@]}"; do if [ -n "$x" ]; then MODES+=("--timing dependency $x"); fi; done
 echo "# blkrr $("$BLKRR" --version 2>&1 | head -1); $(date -u +%F); fio $(fio --version)"
 echo "# FAST=$FAST (loop over /dev/shm), SLOW=$SLOW (loop, direct I/O over $slow_img)"
 echo "# $IOS requests per job thread, $REPS runs/replays each (median; app span min-max); load $(bench_loadavg)"

@@ -165,6 +165,29 @@ TEST(ReplayArgs, BadOptionValuesAreUsageErrors) {
   EXPECT_EQ(kind_of(parse({"-n"})), ErrorKind::kUsage);  // removed: --dry-run
 }
 
+TEST(ReplayArgs, DependencyRulesAndQuantileInRange) {
+  auto d = parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->session.schedule.deps.think, DependencyOptions::Think::kWork);
+  EXPECT_EQ(d->session.schedule.deps.think_quantile, 10u);
+  EXPECT_EQ(d->session.schedule.deps.async, DependencyOptions::Async::kSlots);
+  auto r = parse({"--dep-think", "recorded", "--dep-think-quantile", "100", "--dep-async",
+                  "completion", "--dep-window", "2ms"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->session.schedule.deps.think, DependencyOptions::Think::kRecorded);
+  EXPECT_EQ(r->session.schedule.deps.think_quantile, 100u);
+  EXPECT_EQ(r->session.schedule.deps.async, DependencyOptions::Async::kCompletion);
+  EXPECT_EQ(r->session.schedule.deps.thread_window_ns, 2'000'000u);
+  auto z = parse({"--dep-think-quantile", "0"});
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(z->session.schedule.deps.think_quantile, 0u);
+  EXPECT_EQ(kind_of(parse({"--dep-think-quantile", "101"})), ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse({"--dep-think-quantile", "-1"})), ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse({"--dep-think-quantile", "x"})), ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse({"--dep-think", "raw"})), ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse({"--dep-async", "depth"})), ErrorKind::kUsage);
+}
+
 TEST(ReplayArgs, FailIncompleteNeedsValidate) {
   EXPECT_EQ(kind_of(parse({"--fail-incomplete"})), ErrorKind::kUsage);
   auto r = parse({"--validate", "--fail-incomplete"});

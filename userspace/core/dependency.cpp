@@ -1,6 +1,7 @@
 #include "core/dependency.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace blkrr {
@@ -15,8 +16,47 @@ std::string_view dep_kind_name(DepKind k) {
       return "cross";
     case DepKind::kSibling:
       return "sibling";
+    case DepKind::kSlot:
+      return "slot";
   }
   return "?";
+}
+
+std::string_view think_rule_name(DependencyOptions::Think t) {
+  return t == DependencyOptions::Think::kWork ? "work" : "recorded";
+}
+
+std::string_view async_rule_name(DependencyOptions::Async a) {
+  return a == DependencyOptions::Async::kSlots ? "slots" : "completion";
+}
+
+uint32_t DependencyInferrer::ThreadState::settle(uint64_t issue_ns) {
+  while (!inflight.empty() && inflight.front().first <= issue_ns) {
+    if (inflight.front().first >= last_done_ns) {
+      last_done_ns = inflight.front().first;
+      last_done_seq = inflight.front().second;
+    }
+    std::pop_heap(inflight.begin(), inflight.end(), std::greater<>());
+    inflight.pop_back();
+  }
+  return static_cast<uint32_t>(inflight.size()) + 1;
+}
+
+uint32_t DependencyInferrer::ThreadState::depth(uint32_t count) {
+  depths[ndepth++ % kDepthSamples] = count;
+  const uint32_t n = std::min(ndepth, kDepthSamples);
+  return *std::max_element(depths.begin(), depths.begin() + n);
+}
+
+// The gap's part that is the thread's own work: at most the quantile of its
+// recent gaps (this one included).
+uint64_t DependencyInferrer::ThreadState::work(uint64_t gap, uint32_t quantile) {
+  gaps[ngaps++ % kThinkSamples] = gap;
+  const uint32_t n = std::min(ngaps, kThinkSamples);
+  std::array<uint64_t, kThinkSamples> g = gaps;
+  const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100;
+  std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
+  return std::min(gap, g[k]);
 }
 
 DependencyInferrer::DependencyInferrer(const DependencyOptions& o) : o_(o) {
@@ -124,6 +164,10 @@ void DependencyInferrer::cross_parents(uint32_t tid, uint64_t issue_ns, Dependen
 void DependencyInferrer::remember(const Request& r, uint64_t seq, uint64_t issue_ns,
                                   const Dependency& d) {
   ThreadState& ts = threads_[r.pid];
+  if (r.completed() && d.kind != DepKind::kSibling && ts.inflight.size() < kMaxSlots) {
+    ts.inflight.emplace_back(std::max(r.complete_ns, issue_ns), seq);
+    std::push_heap(ts.inflight.begin(), ts.inflight.end(), std::greater<>());
+  }
   ts.last_seq = seq;
   ts.last_issue_ns = issue_ns;
   ts.last_end_sector = r.sector + r.sectors();
@@ -159,6 +203,9 @@ void count_kind(DependencyCounters& c, DepKind k) {
     case DepKind::kSibling:
       ++c.sibling;
       break;
+    case DepKind::kSlot:
+      ++c.slot;
+      break;
   }
 }
 
@@ -166,28 +213,63 @@ void DependencyInferrer::count(const Dependency& d) {
   count_kind(c_, d.kind);
 }
 
-Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {
-  const uint64_t issue = std::max(r.issue_ns, last_issue_);
-  last_issue_ = issue;
-  prune(issue);
-  Dependency d;
-  d.seq = seq;
-  auto ts = threads_.find(r.pid);
-  const bool sibling =
-      ts != threads_.end() && ts->second.last_seq != ~0ull &&
-      ts->second.last_end_sector == r.sector && issue - ts->second.last_issue_ns <= o_.sibling_ns &&
-      (ts->second.last_complete_ns == kNoTime || ts->second.last_complete_ns > issue + o_.skew_ns);
-  if (sibling) {
-    d = ts->second.last_dep;
-    d.seq = seq;
-    if (!d.independent()) d.kind = DepKind::kSibling;
-  } else if (const Entry* p = thread_parent(r.pid, issue)) {
-    d.kind = DepKind::kThread;
-    d.parents[d.nparents++] = p->seq;
-  } else {
-    cross_parents(r.pid, issue, d);
-    if (!d.independent()) d.kind = DepKind::kCross;
-  }
+// At least 8 gaps, their median at most half the window.
+bool DependencyInferrer::ThreadState::quick(uint64_t window) const {
+  const uint32_t n = std::min(ngaps, kThinkSamples);
+  if (n < 8) return false;
+  std::array<uint64_t, kThinkSamples> g = gaps;
+  std::nth_element(g.begin(), g.begin() + n / 2, g.begin() + n);
+  return g[n / 2] <= window / 2;
+}
+
+// A gap beyond the thread window after the thread's latest completion is
+// still the thread's when it is under ten windows and the thread's typical
+// gap is at most half of one: a wake-up of the recording host that came
+// late, not a pause of the application.
+bool DependencyInferrer::late_thread_parent(ThreadState& ts, uint64_t issue_ns,
+                                            Dependency& d) const {
+  if (ts.last_done_seq == ~0ull || ts.last_done_ns > issue_ns + o_.skew_ns) return false;
+  const uint64_t gap = issue_ns > ts.last_done_ns ? issue_ns - ts.last_done_ns : 0;
+  if (gap > 10 * o_.thread_window_ns || !ts.quick(o_.thread_window_ns)) return false;
+  d.kind = DepKind::kThread;
+  d.parents[d.nparents++] = ts.last_done_seq;
+  return true;
+}
+
+void DependencyInferrer::set_think(ThreadState& ts, uint64_t gap, Dependency& d) {
+  d.think_ns = gap;
+  if (o_.think != DependencyOptions::Think::kWork) return;
+  d.think_ns = ts.work(gap, o_.think_quantile);
+  c_.think_cut_ns += gap - d.think_ns;
+}
+
+// A thread that had several requests in flight at its recent issues goes by
+// queue depth: the request waits for one of its thread's slots, then its
+// think time after the thread's latest event (its previous issue or a
+// completion). Beyond the thread window the request is not the thread's
+// (open loop), unless its typical gap is at most half a window: then up to
+// ten windows count (a late wake-up, as for a chain).
+bool DependencyInferrer::slot_parent(ThreadState& ts, uint64_t issue_ns, uint32_t count,
+                                     Dependency& d) {
+  if (o_.async != DependencyOptions::Async::kSlots) return false;
+  const uint32_t depth = ts.depth(count);
+  if (depth < 2 || ts.last_seq == ~0ull) return false;
+  const uint64_t event = std::max(ts.last_issue_ns, ts.last_done_ns);
+  const uint64_t gap = issue_ns > event ? issue_ns - event : 0;
+  if (gap > o_.thread_window_ns &&
+      (gap > 10 * o_.thread_window_ns || !ts.quick(o_.thread_window_ns)))
+    return false;
+  d.kind = DepKind::kSlot;
+  d.slots = depth;
+  d.depth = 1;
+  set_think(ts, gap, d);
+  return true;
+}
+
+// Depth and think time of a request with parents: after the latest parent's
+// completion (the thread's own work part of it for a thread parent).
+void DependencyInferrer::parent_times(ThreadState& ts, uint64_t issue, bool sibling,
+                                      Dependency& d) {
   uint64_t latest = 0;
   uint32_t depth = sibling ? d.depth : 0;
   for (uint8_t i = 0; i < d.nparents; ++i) {
@@ -196,13 +278,50 @@ Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {
     latest = std::max(latest, it->second->first);
     depth = std::max(depth, it->second->second.depth + 1);
   }
-  d.depth = d.independent() ? 0 : depth;
-  if (!d.independent()) {
-    if (latest > issue) ++c_.skewed;
-    d.think_ns = issue > latest ? issue - latest : 0;
-    if (latest == 0 && sibling)  // the parent was forgotten: from the previous request
-      d.think_ns = ts->second.last_dep.think_ns + (issue - ts->second.last_issue_ns);
+  if (latest == 0 && d.kind == DepKind::kThread) latest = ts.last_done_ns;  // parent pruned
+  d.depth = std::max<uint32_t>(depth, 1);
+  if (latest > issue) ++c_.skewed;
+  const uint64_t gap = issue > latest ? issue - latest : 0;
+  if (sibling) {
+    if (latest == 0)  // the parent was forgotten: from the previous request
+      d.think_ns = ts.last_dep.think_ns + (issue - ts.last_issue_ns);
+    else
+      d.think_ns = std::min(gap, ts.last_dep.think_ns + (issue - ts.last_issue_ns));
+  } else if (d.kind == DepKind::kThread) {
+    set_think(ts, gap, d);
+  } else {
+    d.think_ns = gap;
   }
+}
+
+Dependency DependencyInferrer::add(const Request& r, uint64_t seq) {
+  const uint64_t issue = std::max(r.issue_ns, last_issue_);
+  last_issue_ = issue;
+  prune(issue);
+  Dependency d;
+  d.seq = seq;
+  ThreadState& ts = threads_[r.pid];
+  const bool sibling = ts.last_seq != ~0ull && ts.last_end_sector == r.sector &&
+                       issue - ts.last_issue_ns <= o_.sibling_ns &&
+                       (ts.last_complete_ns == kNoTime || ts.last_complete_ns > issue + o_.skew_ns);
+  if (sibling) {
+    d = ts.last_dep;
+    d.seq = seq;
+    if (d.slot()) d.think_ns = issue - ts.last_issue_ns;  // paced from the previous piece
+    if (d.nparents > 0) d.kind = DepKind::kSibling;
+  } else {
+    const uint32_t count = ts.settle(issue + o_.skew_ns);
+    const bool slot = slot_parent(ts, issue, count, d);
+    const Entry* p = slot ? nullptr : thread_parent(r.pid, issue);
+    if (p != nullptr) {
+      d.kind = DepKind::kThread;
+      d.parents[d.nparents++] = p->seq;
+    } else if (!slot && !late_thread_parent(ts, issue, d)) {
+      cross_parents(r.pid, issue, d);
+      if (d.nparents > 0) d.kind = DepKind::kCross;
+    }
+  }
+  if (d.nparents > 0) parent_times(ts, issue, sibling, d);
   count(d);
   remember(r, seq, issue, d);
   return d;

@@ -82,10 +82,11 @@ std::vector<std::string> DependencyStats::text() const {
   out.push_back(strfmt("dependencies: %llu requests, %llu (%.1f %%) depend on another",
                        static_cast<unsigned long long>(requests_),
                        static_cast<unsigned long long>(dependent_), share));
-  out.push_back(strfmt(
-      "  kinds: independent %llu, thread %llu, cross %llu, sibling %llu",
-      static_cast<unsigned long long>(kinds_[0]), static_cast<unsigned long long>(kinds_[1]),
-      static_cast<unsigned long long>(kinds_[2]), static_cast<unsigned long long>(kinds_[3])));
+  out.push_back(
+      strfmt("  kinds: independent %llu, thread %llu, cross %llu, sibling %llu, slot %llu",
+             static_cast<unsigned long long>(kinds_[0]), static_cast<unsigned long long>(kinds_[1]),
+             static_cast<unsigned long long>(kinds_[2]), static_cast<unsigned long long>(kinds_[3]),
+             static_cast<unsigned long long>(kinds_[4])));
   std::string fan = "  fan-in (parents: requests):";
   for (size_t i = 0; i < fanin_.size(); ++i)
     fan += strfmt(" %zu: %llu", i, static_cast<unsigned long long>(fanin_[i]));

@@ -40,7 +40,7 @@ class DependencyStats {
     std::array<char, 16> comm{};
   };
   uint64_t requests_ = 0, dependent_ = 0, other_threads_ = 0;
-  std::array<uint64_t, 4> kinds_{};
+  std::array<uint64_t, 5> kinds_{};
   std::array<uint64_t, kMaxParents + 1> fanin_{};
   Distribution think_;
   std::unordered_map<uint32_t, Thread> threads_;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace blkrr {
@@ -125,7 +127,14 @@ TEST(Dependency, MixedThreadsFollowTheirOwnCompletions) {
 TEST(Dependency, ClockSkewBetweenIssueAndCompletion) {
   // The completion is stamped 3 µs after the next issue (another CPU's clock).
   std::vector<Request> rs = {req(1, 0, 103, 0), req(1, 100, 200, 8)};
+  // Without a skew the first request was still in flight: two at once, an
+  // async thread (a slot of two); by completions, no parent at all.
   auto d = infer(rs);
+  EXPECT_EQ(d[1].kind, DepKind::kSlot);
+  EXPECT_EQ(d[1].slots, 2u);
+  DependencyOptions by_completion;
+  by_completion.async = DependencyOptions::Async::kCompletion;
+  d = infer(rs, by_completion);
   EXPECT_TRUE(d[1].independent());
   DependencyOptions o;
   o.skew_ns = 5 * kUs;
@@ -160,10 +169,13 @@ TEST(Dependency, SplitCallGivesSiblingsWithOneParent) {
 
 TEST(Dependency, AsyncThreadIsReleasedByTheCompletionNotItsPreviousRequest) {
   // Queue depth 4 in one thread: four requests at start, then each new one
-  // follows a completion by 2 µs.
+  // follows a completion by 2 µs. By completions (not slots):
+  DependencyOptions o;
+  o.async = DependencyOptions::Async::kCompletion;
   auto d =
       infer({req(1, 0, 100, 0), req(1, 1, 110, 1000), req(1, 2, 120, 2000), req(1, 3, 130, 3000),
-             req(1, 102, 200, 4000), req(1, 112, 210, 5000), req(1, 122, 220, 6000)});
+             req(1, 102, 200, 4000), req(1, 112, 210, 5000), req(1, 122, 220, 6000)},
+            o);
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(d[i].independent()) << i;
   EXPECT_EQ(parents(d[4]), std::vector<uint64_t>{0});
   EXPECT_EQ(parents(d[5]), std::vector<uint64_t>{1});
@@ -180,7 +192,10 @@ TEST(Dependency, RequestsWithoutCompletionAreNeverParents) {
 }
 
 TEST(Dependency, IssueTimesGoingBackAreTakenAtThePreviousOne) {
-  auto d = infer({req(1, 0, 100, 0), req(1, 150, 200, 8), req(1, 140, 260, 5000)});
+  // (Two in flight at 150 µs: by completions, as slots would not name a parent.)
+  DependencyOptions o;
+  o.async = DependencyOptions::Async::kCompletion;
+  auto d = infer({req(1, 0, 100, 0), req(1, 150, 200, 8), req(1, 140, 260, 5000)}, o);
   // Taken at 150 µs: request 0 (completed at 100) is its thread parent.
   EXPECT_EQ(parents(d[2]), std::vector<uint64_t>{0});
   EXPECT_EQ(d[2].think_ns, 50 * kUs);
@@ -215,6 +230,144 @@ TEST(Dependency, CountersAddUp) {
   EXPECT_EQ(c.cross, 1u);
   EXPECT_EQ(c.thread, 1u);
   EXPECT_EQ(c.sibling, 1u);
+}
+
+// A synchronous thread that works 30 µs between requests, but whose wake-up
+// after a completion took up to 900 µs more on the recording host: its
+// think time is its work, the rest is counted as cut.
+std::vector<Request> noisy_chain(uint32_t tid, uint64_t start_us, int n, uint64_t sector) {
+  std::vector<Request> rs;
+  uint64_t t = start_us;
+  for (int i = 0; i < n; ++i) {
+    rs.push_back(req(tid, t, t + 100, sector + static_cast<uint64_t>(i) * 64));
+    const uint64_t noise = i % 4 == 0 ? 0 : 100 + static_cast<uint64_t>(i * 37 % 800);
+    t += 100 + 30 + noise;
+  }
+  return rs;
+}
+
+TEST(Dependency, NoisyGapsOfAChainGiveTheThreadsWork) {
+  const auto rs = noisy_chain(1, 0, 60, 0);
+  auto d = infer(rs);
+  uint64_t cut = 0;
+  for (size_t i = 1; i < d.size(); ++i) {
+    EXPECT_EQ(d[i].kind, DepKind::kThread) << i;
+    EXPECT_EQ(parents(d[i]), std::vector<uint64_t>{i - 1}) << i;
+    EXPECT_EQ(d[i].think_ns, 30 * kUs) << i;
+    cut += rs[i].issue_ns - rs[i - 1].complete_ns - 30 * kUs;
+  }
+  DependencyInferrer inf;
+  for (size_t i = 0; i < rs.size(); ++i) inf.add(rs[i], i);
+  EXPECT_EQ(inf.counters().think_cut_ns, cut);
+  EXPECT_GT(cut, 0u);
+  // --dep-think recorded keeps the whole gap.
+  DependencyOptions o;
+  o.think = DependencyOptions::Think::kRecorded;
+  d = infer(rs, o);
+  for (size_t i = 1; i < d.size(); ++i)
+    EXPECT_EQ(d[i].think_ns, rs[i].issue_ns - rs[i - 1].complete_ns) << i;
+  // A higher quantile keeps more of the gaps: the median is above the work.
+  o.think = DependencyOptions::Think::kWork;
+  o.think_quantile = 50;
+  d = infer(rs, o);
+  EXPECT_GT(d.back().think_ns, 30 * kUs);
+}
+
+// Queue depth 4: four requests at once, then each next one 2 µs (+ noise
+// every other time) after a completion, four in flight at every issue.
+std::vector<Request> qd4(uint32_t tid, int n, uint64_t sector) {
+  std::vector<Request> rs;
+  std::vector<uint64_t> done;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t prev = rs.empty() ? 0 : rs.back().issue_ns / kUs + 1;
+    const uint64_t issue =
+        i < 4 ? static_cast<uint64_t>(i)
+              : std::max(prev, done[static_cast<size_t>(i - 4)] + 2 + (i % 2 ? 300 : 0));
+    const uint64_t lat = 100 + static_cast<uint64_t>(i % 4) * 10;
+    done.push_back(issue + lat);
+    rs.push_back(req(tid, issue, issue + lat, sector + static_cast<uint64_t>(i) * 64));
+  }
+  return rs;
+}
+
+TEST(Dependency, AsyncThreadGoesByItsQueueDepth) {
+  const auto rs = qd4(1, 40, 0);
+  DependencyInferrer inf;
+  std::vector<Dependency> d;
+  for (size_t i = 0; i < rs.size(); ++i) d.push_back(inf.add(rs[i], i));
+  EXPECT_TRUE(d[0].independent());
+  EXPECT_EQ(d[1].slots, 2u);  // the depth as far as it was seen
+  EXPECT_EQ(d[2].slots, 3u);
+  for (size_t i = 3; i < d.size(); ++i) {
+    EXPECT_EQ(d[i].kind, DepKind::kSlot) << i;
+    EXPECT_EQ(d[i].slots, 4u) << i;
+    EXPECT_EQ(d[i].nparents, 0u) << i;  // no one completion: any of its thread's
+    EXPECT_FALSE(d[i].independent()) << i;
+  }
+  // Think time after the thread's latest event (an issue or a completion):
+  // its work, at most 2 µs; the 300 µs of noise are cut.
+  for (size_t i = 8; i < d.size(); ++i) EXPECT_LE(d[i].think_ns, 2 * kUs) << i;
+  EXPECT_GT(inf.counters().think_cut_ns, 5 * 290 * kUs);
+  EXPECT_EQ(inf.counters().slot, d.size() - 1);
+}
+
+TEST(Dependency, SyncAndAsyncThreadsMixed) {
+  std::vector<Request> a = qd4(2, 40, 1'000'000), s = noisy_chain(1, 5, 40, 0), rs;
+  std::merge(a.begin(), a.end(), s.begin(), s.end(), std::back_inserter(rs),
+             [](const Request& x, const Request& y) { return x.issue_ns < y.issue_ns; });
+  auto d = infer(rs);
+  std::vector<uint64_t> last_of_1;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (rs[i].pid == 1) {
+      if (!last_of_1.empty()) {
+        EXPECT_EQ(d[i].kind, DepKind::kThread) << i;
+        EXPECT_EQ(parents(d[i]), std::vector<uint64_t>{last_of_1.back()}) << i;
+        EXPECT_EQ(d[i].think_ns, 30 * kUs) << i;
+      }
+      last_of_1.push_back(i);
+    } else if (i > 8) {
+      EXPECT_EQ(d[i].kind, DepKind::kSlot) << i;
+      EXPECT_EQ(d[i].slots, 4u) << i;
+    }
+  }
+}
+
+TEST(Dependency, AsyncThreadsLateWakeUpIsNotAPause) {
+  // Queue depth 4 with quick gaps, then a request 3 ms (three windows) after
+  // the thread's latest completion: still a slot request; 15 ms after: not.
+  auto rs = qd4(1, 40, 0);
+  uint64_t last = 0;
+  for (const auto& r : rs) last = std::max(last, r.complete_ns / kUs);
+  rs.push_back(req(1, last + 3000, last + 3100, 90'000));
+  rs.push_back(req(1, last + 3100 + 15'000, last + 3100 + 15'100, 91'000));
+  auto d = infer(rs);
+  EXPECT_EQ(d[40].kind, DepKind::kSlot);
+  EXPECT_LE(d[40].think_ns, 2 * kUs);
+  EXPECT_TRUE(d[41].independent());
+  // Too few gaps to know the thread's typical one: beyond the window is open loop.
+  auto e = infer({req(1, 0, 100, 0), req(1, 10, 120, 100), req(1, 3120, 3200, 200)});
+  EXPECT_TRUE(e[2].independent());
+}
+
+TEST(Dependency, LateWakeUpOfAQuickChainIsNotAPause) {
+  // A chain with 20 µs gaps; then one gap of 3 ms (three windows) and one of
+  // 15 ms (fifteen windows).
+  std::vector<Request> rs;
+  uint64_t t = 0;
+  for (int i = 0; i < 12; ++i, t += 120) rs.push_back(req(1, t, t + 100, i * 64u));
+  const uint64_t late = t - 20 + 3000;
+  rs.push_back(req(1, late, late + 100, 5000));
+  const uint64_t pause = late + 100 + 15'000;
+  rs.push_back(req(1, pause, pause + 100, 6000));
+  auto d = infer(rs);
+  EXPECT_EQ(d[12].kind, DepKind::kThread);
+  EXPECT_EQ(parents(d[12]), std::vector<uint64_t>{11});
+  EXPECT_EQ(d[12].think_ns, 20 * kUs);  // its work; the rest was the late wake-up
+  EXPECT_TRUE(d[13].independent());
+  // Too few gaps to know the thread's typical one: beyond the window is a pause.
+  std::vector<Request> few(rs.begin(), rs.begin() + 3);
+  few.push_back(req(1, 240 + 100 + 3000, 240 + 100 + 3100, 5000));
+  EXPECT_TRUE(infer(few)[3].independent());
 }
 
 }  // namespace

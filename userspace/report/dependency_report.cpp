@@ -30,6 +30,7 @@ std::vector<std::string> overview_row(const Dataset& d, const nlohmann::json& j)
           std::to_string(k["thread"].get<uint64_t>()),
           std::to_string(k["cross"].get<uint64_t>()),
           std::to_string(k["sibling"].get<uint64_t>()),
+          std::to_string(k.value("slot", uint64_t{0})),
           fan,
           think("p50"),
           think("p90"),
@@ -75,7 +76,7 @@ Status add_dependencies(Context& ctx, const std::vector<const Dataset*>& data) {
   s.blocks.push_back(
       table("Inferred dependencies (replay --timing dependency; default windows: own thread 1 ms, "
             "other threads 100 us)",
-            {"input", "requests", "depend on another", "thread", "cross", "sibling",
+            {"input", "requests", "depend on another", "thread", "cross", "sibling", "slot",
              "fan-in 0/1/2/3/4", "think p50", "think p90", "think p99", "chains", "mean chain"},
             rows));
   for (auto& b : blocks) s.blocks.push_back(std::move(b));
