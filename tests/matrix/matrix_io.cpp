@@ -9,8 +9,9 @@
 // One stream of a paced writer: an O_DIRECT write of 16 KiB every PERIOD_MS
 // for SECONDS from START_CS (CLOCK_BOOTTIME in centiseconds, as /proc/uptime
 // gives it; the streams' common start), stream k k / STREAMS of a period later;
-// write i goes to ((i * STREAMS + STREAM) * 32) mod SPAN_SECTORS, so that
-// STREAMS streams interleave over the same span and in time. Such streams are
+// write i goes to ((i * STREAMS + (STREAM + i) mod STREAMS) * 32) mod
+// SPAN_SECTORS, so that STREAMS streams interleave over the same span and in
+// time, each visiting every member of a stripe alike. Such streams are
 // alike, so a group of k of them must get k / STREAMS of the
 // disk time. Prints "pid PID" and "writes N".
 // Built statically (no libraries in the guest): plain libc only.
@@ -112,7 +113,11 @@ int run_paced(const char* dev, const Paced& p) {
   unsigned long long i = 0;
   for (; due < end; ++i, due += period) {
     sleep_until(due);
-    unsigned long long sector = ((i * p.streams + p.stream) * step) % p.span;
+    // Round i's places are one per stream; stream k takes place (k + i) mod
+    // STREAMS of the round, so that every stream visits every place (every
+    // member of a stripe) alike.
+    unsigned long long place = (p.stream + i) % p.streams;
+    unsigned long long sector = ((i * p.streams + place) * step) % p.span;
     ssize_t n = pwrite(f.fd, raw, kPacedBytes, static_cast<off_t>(sector * 512));
     if (n != static_cast<ssize_t>(kPacedBytes)) {
       std::fprintf(stderr, "matrix_io: write %s at sector %llu: %s\n", dev, sector,
