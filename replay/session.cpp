@@ -147,9 +147,9 @@ Result<std::optional<DependencyGraphReader>> open_graph(const SessionOptions& o)
 // inference, and the graph's file.
 nlohmann::json dependency_block(const SessionOptions& o,
                                 const std::optional<DependencyGraphReader>& graph,
-                                const ReplayResult& res, const Planner& planner) {
-  nlohmann::json j = dependency_summary(graph ? graph->options() : o.schedule.deps,
-                                        o.compensate_reaction, res, planner.dependency_counters());
+                                const ReplayResult& res, const Planner& planner, bool compensate) {
+  nlohmann::json j = dependency_summary(graph ? graph->options() : o.schedule.deps, compensate, res,
+                                        planner.dependency_counters());
   j["graph"] = graph ? nlohmann::json(o.dependency_graph) : nlohmann::json();
   return j;
 }
@@ -258,7 +258,6 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   // to let other work run (RT throttling / the fair server).
   cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
   cfg.dependency = o.schedule.mode == TimingMode::kDependency;
-  cfg.compensate_reaction = o.compensate_reaction;
   cfg.stop_on_error = o.stop_on_error;
   if (!tgt.is_file) cfg.device_present = [path = tgt.path] { return device_still_present(path); };
   if (o.progress)
@@ -440,6 +439,9 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
 
   const std::unique_ptr<LoadCounter> total = load_counter(o, sched);
   ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns(), total.get());
+  // The think rule the replay's think times come from: the stored graph's, or the inference's.
+  cfg.compensate_reaction =
+      compensates(o.compensation, (*graph ? (*graph)->options() : o.schedule.deps).think);
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
   BLKRR_TRY(set_start_at(o, clock, cfg));
 
@@ -468,7 +470,8 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   for (const auto& w : oc.input_warnings) oc.summary["warnings"].push_back(w);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
-  if (cfg.dependency) oc.summary["dependency"] = dependency_block(o, *graph, res, planner);
+  if (cfg.dependency)
+    oc.summary["dependency"] = dependency_block(o, *graph, res, planner, cfg.compensate_reaction);
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);
   if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));
