@@ -98,6 +98,7 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       {"force", o.force},
       {"spin_ns", o.spin_ns},
       {"adaptive_spin", o.adaptive_spin && o.rt_priority == 0},
+      {"reap_spin_ns", o.reap_spin_ns},
       {"run_id", id_string(run_id)},
       // The replayer's process: `blkrr validate` names its own probe of the
       // device (safety checks) by it.
@@ -257,6 +258,7 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   // never sleeps, and the kernel then stalls it for up to 50 ms a second
   // to let other work run (RT throttling / the fair server).
   cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
+  cfg.reap_spin_ns = o.reap_spin_ns;
   cfg.dependency = o.schedule.mode == TimingMode::kDependency;
   cfg.stop_on_error = o.stop_on_error;
   if (!tgt.is_file) cfg.device_present = [path = tgt.path] { return device_still_present(path); };
@@ -330,6 +332,8 @@ void add_run_details(nlohmann::json& summary, const ReplayResult& res, const Rea
                                   "(I/O error in $TMPDIR or /var/tmp): missing from -o");
   summary["timing"] = {{"sleeps", res.sleeps},
                        {"wake_late_max_ns", res.wake_late_max_ns},
+                       {"reap_spins", res.reap_spins},
+                       {"reap_spin_hits", res.reap_spin_hits},
                        {"spin_max_ns", res.spin_max_ns}};
   summary["start_unix"] =
       static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res.start_instant_ns)) / 1e9;
