@@ -1,7 +1,9 @@
 // Waiting for completions when nothing is due. At queue depth 1 every request
-// waits for the previous one, and a thread that sleeps in the engine pays a
-// wake-up (measured 25-50 µs on a VM) on top of the device's time: a short,
-// bounded spin of polls first reaps fast completions without sleeping.
+// waits for the previous one, and a thread that sleeps in the engine pays its
+// wake-up on top of the device's time. --reap-spin-us polls first, bounded,
+// so that a fast completion is reaped without sleeping. Off by default: on a
+// small host the spinning thread takes the CPU that the device's kernel
+// worker (or the threads engine's workers) needs (docs/performance.md).
 #include "replay/replayer.h"
 
 #include <algorithm>

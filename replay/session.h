@@ -50,8 +50,8 @@ struct SessionOptions {
   bool force = false, allow_file = false;
   bool stop_on_error = false;  // the first failed request ends the replay
   uint64_t spin_ns = 100'000;
-  bool adaptive_spin = true;       // spin longer when timer wake-ups come late
-  uint64_t reap_spin_ns = 50'000;  // poll this long for a completion before sleeping
+  bool adaptive_spin = true;  // spin longer when timer wake-ups come late
+  uint64_t reap_spin_ns = 0;  // poll this long for a completion before sleeping
   // --timing dependency: take the reaction time off think times (kAuto: under
   // --dep-think recorded only, the stored graph's rule with --dependencies).
   Compensation compensation = Compensation::kAuto;

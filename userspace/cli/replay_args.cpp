@@ -16,15 +16,13 @@ namespace {
 // --spin-us when none is given (see --realtime below).
 constexpr uint64_t kDefaultSpinUs = 100;
 constexpr uint64_t kSpinNotGiven = ~uint64_t{0};
-// --reap-spin-us when none is given.
-constexpr uint64_t kDefaultReapSpinUs = 50;
 
 // What the options say before the rules turn it into ReplayArgs.
 struct RawReplayArgs {
   std::vector<std::string> pos;
   std::string from = "auto";
   uint64_t qd = 128, threads = 16, spin_us = kSpinNotGiven, rt_prio = 0;
-  uint64_t reap_spin_us = kSpinNotGiven;
+  uint64_t reap_spin_us = 0;
   double start_at = 0;
   bool compensation = false, no_compensation = false, wrap = false, no_direct = false,
        fixed_spin = false;
@@ -120,9 +118,9 @@ void add_safety_options(ArgParser& p, replay::SessionOptions& o, RawReplayArgs& 
             &raw.spin_us);
   p.flag(0, "fixed-spin", &raw.fixed_spin, "never spin longer than --spin-us");
   p.opt_u64(0, "reap-spin-us", "US",
-            "waiting for a completion with nothing due, poll for it US before sleeping "
-            "(0-1000, default 50; under --realtime 0): a fast device's completion is then "
-            "reaped without the thread's wake-up",
+            "waiting for a completion with nothing due, poll for it up to US (0-1000) before "
+            "sleeping (default 0: sleep at once); the spinning thread takes a CPU that the "
+            "device's kernel worker or the threads engine's workers may need",
             &raw.reap_spin_us);
   p.opt_u64(0, "realtime", "PRIO",
             "run the replay threads SCHED_FIFO at PRIO (1-99) so that other load on the host "
@@ -214,10 +212,9 @@ Status take_numbers(const RawReplayArgs& raw, replay::SessionOptions& o) {
   if (spin_us > 1'000'000)
     return Error(ErrorKind::kUsage, "--spin-us must be at most 1000000 (1 s)");
   o.spin_ns = spin_us * 1000;
-  uint64_t reap_us = raw.reap_spin_us;
-  if (reap_us == kSpinNotGiven) reap_us = raw.rt_prio > 0 ? 0 : kDefaultReapSpinUs;
-  if (reap_us > 1000) return Error(ErrorKind::kUsage, "--reap-spin-us must be at most 1000");
-  o.reap_spin_ns = reap_us * 1000;
+  if (raw.reap_spin_us > 1000)
+    return Error(ErrorKind::kUsage, "--reap-spin-us must be at most 1000");
+  o.reap_spin_ns = raw.reap_spin_us * 1000;
   o.adaptive_spin = !raw.fixed_spin;
   if (raw.compensation && raw.no_compensation)
     return Error(ErrorKind::kUsage, "give --compensation or --no-compensation, not both");

@@ -198,24 +198,18 @@ TEST(ReplayArgs, CompensationOnOffOrByRuleNotBoth) {
   EXPECT_EQ(kind_of(parse({"--compensation", "--no-compensation"})), ErrorKind::kUsage);
 }
 
-TEST(ReplayArgs, ReapSpinInRangeAndOffUnderRealtime) {
+TEST(ReplayArgs, ReapSpinOffByDefaultAndInRange) {
   auto d = parse({});
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(d->session.reap_spin_ns, 50'000u);
-  auto z = parse({"--reap-spin-us", "0"});
-  ASSERT_TRUE(z.ok());
-  EXPECT_EQ(z->session.reap_spin_ns, 0u);
+  EXPECT_EQ(d->session.reap_spin_ns, 0u);
+  auto s = parse({"--reap-spin-us", "50"});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->session.reap_spin_ns, 50'000u);
   auto m = parse({"--reap-spin-us", "1000"});
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->session.reap_spin_ns, 1'000'000u);
   EXPECT_EQ(kind_of(parse({"--reap-spin-us", "1001"})), ErrorKind::kUsage);
   EXPECT_EQ(kind_of(parse({"--reap-spin-us", "-1"})), ErrorKind::kUsage);
-  auto rt = parse({"--realtime", "5"});
-  ASSERT_TRUE(rt.ok());
-  EXPECT_EQ(rt->session.reap_spin_ns, 0u);
-  auto rts = parse({"--realtime", "5", "--reap-spin-us", "20"});
-  ASSERT_TRUE(rts.ok());
-  EXPECT_EQ(rts->session.reap_spin_ns, 20'000u);
 }
 
 TEST(ReplayArgs, FailIncompleteNeedsValidate) {
