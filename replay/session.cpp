@@ -144,13 +144,21 @@ Result<std::optional<DependencyGraphReader>> open_graph(const SessionOptions& o)
   return std::optional<DependencyGraphReader>(std::move(*g));
 }
 
+// Whether think times lose the reaction time: by the rule they come from, the
+// stored graph's or the inference's.
+bool compensate_for(const SessionOptions& o, const std::optional<DependencyGraphReader>& graph) {
+  return compensates(o.compensation, (graph ? graph->options() : o.schedule.deps).think);
+}
+
 // The summary's dependency block: the windows of the stored graph or of the
 // inference, and the graph's file.
 nlohmann::json dependency_block(const SessionOptions& o,
                                 const std::optional<DependencyGraphReader>& graph,
-                                const ReplayResult& res, const Planner& planner, bool compensate) {
-  nlohmann::json j = dependency_summary(graph ? graph->options() : o.schedule.deps, compensate, res,
-                                        planner.dependency_counters());
+                                const ReplayResult& res, const Planner& planner,
+                                const ReplayConfig& cfg) {
+  nlohmann::json j =
+      dependency_summary(graph ? graph->options() : o.schedule.deps, cfg.compensate_reaction, res,
+                         planner.dependency_counters());
   j["graph"] = graph ? nlohmann::json(o.dependency_graph) : nlohmann::json();
   return j;
 }
@@ -443,9 +451,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
 
   const std::unique_ptr<LoadCounter> total = load_counter(o, sched);
   ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns(), total.get());
-  // The think rule the replay's think times come from: the stored graph's, or the inference's.
-  cfg.compensate_reaction =
-      compensates(o.compensation, (*graph ? (*graph)->options() : o.schedule.deps).think);
+  cfg.compensate_reaction = compensate_for(o, *graph);
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
   BLKRR_TRY(set_start_at(o, clock, cfg));
 
@@ -474,8 +480,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   for (const auto& w : oc.input_warnings) oc.summary["warnings"].push_back(w);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
-  if (cfg.dependency)
-    oc.summary["dependency"] = dependency_block(o, *graph, res, planner, cfg.compensate_reaction);
+  if (cfg.dependency) oc.summary["dependency"] = dependency_block(o, *graph, res, planner, cfg);
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);
   if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));
