@@ -4,6 +4,11 @@
 
 namespace blkrr::replay {
 
+bool compensates(Compensation c, DependencyOptions::Think rule) {
+  if (c == Compensation::kAuto) return rule == DependencyOptions::Think::kRecorded;
+  return c == Compensation::kOn;
+}
+
 void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
   if (!have_first_) {
     have_first_ = true;

@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/dependency.h"
 #include "replay/record.h"
 
 namespace blkrr::replay {
@@ -39,6 +40,16 @@ struct GateCounters {
   uint64_t compensated_ns = 0;    // think time taken off in all (compensation)
   uint64_t max_held = 0;          // requests held at most
 };
+
+// Whether the replayer's measured reaction time is taken off think times.
+// kAuto: only under --dep-think recorded, whose think times hold the
+// recording host's reaction (its wake-up and return to the application) that
+// the replay pays again with its own. Under --dep-think work the think time is
+// the application's work (the recording's reaction cut off): the replay adds
+// its reaction where the application adds its own, and taking it off too would
+// make each request early by as much.
+enum class Compensation : uint8_t { kAuto, kOn, kOff };
+bool compensates(Compensation c, DependencyOptions::Think rule);
 
 class DependencyGate {
  public:

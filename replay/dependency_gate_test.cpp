@@ -44,6 +44,19 @@ TEST(DependencyGate, CompensatesTheMeasuredReactionTime) {
   }
 }
 
+TEST(DependencyGate, CompensationByDefaultOnlyUnderTheRecordedThinkRule) {
+  using Think = DependencyOptions::Think;
+  // The work rule's think time is the application's work: its reaction is
+  // not in it, so the replay's own reaction is not taken off.
+  EXPECT_FALSE(compensates(Compensation::kAuto, Think::kWork));
+  EXPECT_TRUE(compensates(Compensation::kAuto, Think::kRecorded));
+  // Asked for, either way, whatever the rule.
+  EXPECT_TRUE(compensates(Compensation::kOn, Think::kWork));
+  EXPECT_TRUE(compensates(Compensation::kOn, Think::kRecorded));
+  EXPECT_FALSE(compensates(Compensation::kOff, Think::kWork));
+  EXPECT_FALSE(compensates(Compensation::kOff, Think::kRecorded));
+}
+
 TEST(DependencyGate, SlotRequestsGoWhenTheirThreadHasAFreeSlot) {
   DependencyGate g(false);
   std::vector<PlannedRequest> p(5);

@@ -57,6 +57,43 @@ TEST(DependencyReplay, ChainFollowsTheSlowerLabDevice) {
   EXPECT_EQ(h.res.max_in_flight, 1u);
 }
 
+// A completion that comes within the reap spin is reaped by polling, without
+// sleeping in the engine, and the chain keeps exactly its think times.
+TEST(DependencyReplay, FastCompletionsAreReapedWithoutSleeping) {
+  for (uint64_t spin : {uint64_t{0}, 50 * kUs}) {
+    Harness h;
+    dependency_mode(h);
+    h.cfg.reap_spin_ns = spin;
+    h.engine.latency = [](const IoOp&) { return 10 * kUs; };
+    h.run(chain());
+    ASSERT_EQ(h.sink.all.size(), 3u);
+    EXPECT_EQ(h.rec(1).submit_ns, 10 * kUs + 50 * kUs);
+    EXPECT_EQ(h.rec(2).submit_ns, 70 * kUs + 50 * kUs);
+    EXPECT_EQ(h.rec(2).complete_ns, 130 * kUs);
+    // Three waits for a completion: slept in the engine, or reaped spinning.
+    EXPECT_EQ(h.res.reap_spins, spin > 0 ? 3u : 0u);
+    EXPECT_EQ(h.res.reap_spin_hits, spin > 0 ? 3u : 0u);
+    // (The other waits are timed sleeps through the think times.)
+    EXPECT_EQ(h.engine.waits, h.res.sleeps + (spin > 0 ? 0u : 3u));
+  }
+}
+
+// A slower completion than the spin: the loop spins its bound, then sleeps
+// until the completion, which releases the next request as before.
+TEST(DependencyReplay, SlowCompletionsSleepAfterABoundedSpin) {
+  Harness h;
+  dependency_mode(h);
+  h.cfg.reap_spin_ns = 50 * kUs;
+  h.engine.latency = [](const IoOp&) { return 1 * kMs; };
+  h.run(chain());
+  ASSERT_EQ(h.sink.all.size(), 3u);
+  EXPECT_EQ(h.rec(1).submit_ns, 1 * kMs + 50 * kUs);
+  EXPECT_EQ(h.rec(2).submit_ns, 2 * kMs + 100 * kUs);
+  EXPECT_EQ(h.res.reap_spins, 3u);
+  EXPECT_EQ(h.res.reap_spin_hits, 0u);
+  EXPECT_EQ(h.engine.waits, h.res.sleeps + 3u);
+}
+
 TEST(DependencyReplay, ChainGoesFasterOnAFasterDevice) {
   Harness h;
   dependency_mode(h);

@@ -7,7 +7,6 @@
 namespace blkrr::replay {
 
 namespace {
-constexpr uint64_t kMaxWaitNs = 50'000'000;  // re-check the stop flag at least this often
 
 IoKind kind_of(Op op) {
   if (op == Op::kWrite) return IoKind::kWrite;
@@ -420,8 +419,7 @@ Result<ReplayResult> Replayer::run(const std::atomic<bool>* stop) {
                        std::to_string(gate_ ? gate_->held() : 0) +
                        " waiting for parents and none in flight (internal error; please report)");
     }
-    BLKRR_TRY(engine_.wait(done_, clock_.now_ns() + kMaxWaitNs));
-    BLKRR_TRY(handle(done_));
+    BLKRR_TRY(wait_completion());
   }
   if (stopping)
     record_unstarted();

@@ -98,6 +98,7 @@ nlohmann::json settings_json(const SessionOptions& o, uint64_t run_id, std::stri
       {"force", o.force},
       {"spin_ns", o.spin_ns},
       {"adaptive_spin", o.adaptive_spin && o.rt_priority == 0},
+      {"reap_spin_ns", o.reap_spin_ns},
       {"run_id", id_string(run_id)},
       // The replayer's process: `blkrr validate` names its own probe of the
       // device (safety checks) by it.
@@ -143,13 +144,21 @@ Result<std::optional<DependencyGraphReader>> open_graph(const SessionOptions& o)
   return std::optional<DependencyGraphReader>(std::move(*g));
 }
 
+// Whether think times lose the reaction time: by the rule they come from, the
+// stored graph's or the inference's.
+bool compensate_for(const SessionOptions& o, const std::optional<DependencyGraphReader>& graph) {
+  return compensates(o.compensation, (graph ? graph->options() : o.schedule.deps).think);
+}
+
 // The summary's dependency block: the windows of the stored graph or of the
 // inference, and the graph's file.
 nlohmann::json dependency_block(const SessionOptions& o,
                                 const std::optional<DependencyGraphReader>& graph,
-                                const ReplayResult& res, const Planner& planner) {
-  nlohmann::json j = dependency_summary(graph ? graph->options() : o.schedule.deps,
-                                        o.compensate_reaction, res, planner.dependency_counters());
+                                const ReplayResult& res, const Planner& planner,
+                                const ReplayConfig& cfg) {
+  nlohmann::json j =
+      dependency_summary(graph ? graph->options() : o.schedule.deps, cfg.compensate_reaction, res,
+                         planner.dependency_counters());
   j["graph"] = graph ? nlohmann::json(o.dependency_graph) : nlohmann::json();
   return j;
 }
@@ -257,8 +266,8 @@ ReplayConfig replay_config(const SessionOptions& o, const Target& tgt, uint64_t 
   // never sleeps, and the kernel then stalls it for up to 50 ms a second
   // to let other work run (RT throttling / the fair server).
   cfg.adaptive_spin = o.adaptive_spin && o.rt_priority == 0;
+  cfg.reap_spin_ns = o.reap_spin_ns;
   cfg.dependency = o.schedule.mode == TimingMode::kDependency;
-  cfg.compensate_reaction = o.compensate_reaction;
   cfg.stop_on_error = o.stop_on_error;
   if (!tgt.is_file) cfg.device_present = [path = tgt.path] { return device_still_present(path); };
   if (o.progress)
@@ -331,6 +340,8 @@ void add_run_details(nlohmann::json& summary, const ReplayResult& res, const Rea
                                   "(I/O error in $TMPDIR or /var/tmp): missing from -o");
   summary["timing"] = {{"sleeps", res.sleeps},
                        {"wake_late_max_ns", res.wake_late_max_ns},
+                       {"reap_spins", res.reap_spins},
+                       {"reap_spin_hits", res.reap_spin_hits},
                        {"spin_max_ns", res.spin_max_ns}};
   summary["start_unix"] =
       static_cast<double>(clock.realtime_ns() - (clock.now_ns() - res.start_instant_ns)) / 1e9;
@@ -440,6 +451,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
 
   const std::unique_ptr<LoadCounter> total = load_counter(o, sched);
   ReplayConfig cfg = replay_config(o, *tgt, run_id, sched.window_span_ns(), total.get());
+  cfg.compensate_reaction = compensate_for(o, *graph);
   if (hooks.before_start) BLKRR_TRY(hooks.before_start(o.device));
   BLKRR_TRY(set_start_at(o, clock, cfg));
 
@@ -468,7 +480,7 @@ Result<SessionOutcome> run_session(const SessionOptions& requested, SessionHooks
   for (const auto& w : oc.input_warnings) oc.summary["warnings"].push_back(w);
   oc.summary["schema"] = schema_tag(kSchemaReplay);
   add_run_details(oc.summary, res, reader, run.results_queue, clock);
-  if (cfg.dependency) oc.summary["dependency"] = dependency_block(o, *graph, res, planner);
+  if (cfg.dependency) oc.summary["dependency"] = dependency_block(o, *graph, res, planner, cfg);
   if (hooks.after_end) BLKRR_TRY(hooks.after_end(oc.summary, res.start_instant_ns));
   const std::vector<std::string> tail = summary_lines(oc.summary);
   if (*out) BLKRR_TRY(finish_output(**out, res, oc.summary, tail));

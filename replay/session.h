@@ -16,6 +16,7 @@
 
 #include "converters/source.h"
 #include "replay/conflict.h"
+#include "replay/dependency_gate.h"
 #include "converters/device_map.h"
 #include "replay/ordering.h"
 #include "replay/record.h"
@@ -49,8 +50,11 @@ struct SessionOptions {
   bool force = false, allow_file = false;
   bool stop_on_error = false;  // the first failed request ends the replay
   uint64_t spin_ns = 100'000;
-  bool adaptive_spin = true;        // spin longer when timer wake-ups come late
-  bool compensate_reaction = true;  // --timing dependency: take the reaction time off think times
+  bool adaptive_spin = true;  // spin longer when timer wake-ups come late
+  uint64_t reap_spin_ns = 0;  // poll this long for a completion before sleeping
+  // --timing dependency: take the reaction time off think times (kAuto: under
+  // --dep-think recorded only, the stored graph's rule with --dependencies).
+  Compensation compensation = Compensation::kAuto;
   // --timing dependency --dependencies FILE: the stored graph (convert
   // --dependencies) instead of inferring one ("" = infer).
   std::string dependency_graph;

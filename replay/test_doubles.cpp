@@ -61,6 +61,7 @@ Status FakeEngine::poll(std::vector<IoCompletion>& out) {
 }
 
 Status FakeEngine::wait(std::vector<IoCompletion>& out, uint64_t until_ns) {
+  ++waits;
   uint64_t next = until_ns + wake_late_ns;  // a timer wake-up comes late
   for (const Pending& p : pending_) next = std::min(next, p.done_ns);
   clock_.advance_to(next);

@@ -49,6 +49,7 @@ class FakeEngine final : public Engine {
   std::function<uint64_t(const IoOp&)> latency = [](const IoOp&) { return 100'000ull; };
   std::map<uint64_t, std::vector<uint8_t>> disk;  // sector -> 512 bytes
   uint64_t wake_late_ns = 0;                      // wait() without a completion returns this late
+  uint64_t waits = 0;                             // wait() calls (the loop went to sleep)
 
  private:
   struct Pending {

@@ -114,6 +114,34 @@ TEST_F(DependencyCli, ReplaysTheStoredGraph) {
 // Two replays in timestamp and two in dependency timing, all dry runs (every
 // request completes when submitted): timestamp keeps the recorded 44 ms,
 // dependency timing shrinks to the think times (about 4 ms).
+// The reaction time comes off think times by default only when they are
+// whole recorded gaps: the inference's rule, or the stored graph's.
+TEST_F(DependencyCli, CompensationFollowsTheThinkRule) {
+  chain_trace("chain.blkrr");
+  make_image();
+  const auto compensated = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"--timing", "dependency", "-j"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = replay(args, false);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return json::parse(r.out)["dependency"]["reaction_compensation"].get<bool>();
+  };
+  EXPECT_FALSE(compensated({}));
+  EXPECT_TRUE(compensated({"--dep-think", "recorded"}));
+  EXPECT_TRUE(compensated({"--compensation"}));
+  EXPECT_FALSE(compensated({"--dep-think", "recorded", "--no-compensation"}));
+  ASSERT_EQ(blkrr_run({"convert", path("chain.blkrr"), "--dependencies", path("r.deps"),
+                       "--dep-think", "recorded", "-q"})
+                .status,
+            0);
+  EXPECT_TRUE(compensated({"--dependencies", path("r.deps")}));
+  ASSERT_EQ(
+      blkrr_run({"convert", path("chain.blkrr"), "--dependencies", path("w.deps"), "-q"}).status,
+      0);
+  EXPECT_FALSE(compensated({"--dependencies", path("w.deps")}));
+  EXPECT_FALSE(compensated({"--dependencies", path("w.deps"), "--dep-think", "recorded"}));
+}
+
 TEST_F(DependencyCli, CompareGivesTheSpreadOfRepeatedReplaysByTiming) {
   chain_trace("chain.blkrr");
   make_image();

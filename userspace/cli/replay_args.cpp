@@ -22,8 +22,10 @@ struct RawReplayArgs {
   std::vector<std::string> pos;
   std::string from = "auto";
   uint64_t qd = 128, threads = 16, spin_us = kSpinNotGiven, rt_prio = 0;
+  uint64_t reap_spin_us = 0;
   double start_at = 0;
-  bool no_compensation = false, wrap = false, no_direct = false, fixed_spin = false;
+  bool compensation = false, no_compensation = false, wrap = false, no_direct = false,
+       fixed_spin = false;
 };
 
 template <class T, class F>
@@ -47,8 +49,12 @@ void add_timing_options(ArgParser& p, replay::SessionOptions& o, RawReplayArgs& 
                "dependency: the graph `blkrr convert LOAD --dependencies FILE` wrote (maybe "
                "edited) instead of inferring one; its windows are the graph's",
                &o.dependency_graph);
+  p.flag(0, "compensation", &raw.compensation,
+         "dependency: take the replayer's measured reaction time off think times (the default "
+         "under --dep-think recorded only)");
   p.flag(0, "no-compensation", &raw.no_compensation,
-         "dependency: do not take the replayer's measured reaction time off think times");
+         "dependency: do not take the replayer's measured reaction time off think times (the "
+         "default under --dep-think work)");
   p.opt_double(0, "speedup", "F", "replay F times faster (0.5 = half speed); default 1",
                &o.schedule.speedup);
   p.option(0, "start", "TIME", "begin at this load time (e.g. 60, 1.5s, 2m)",
@@ -111,6 +117,11 @@ void add_safety_options(ArgParser& p, replay::SessionOptions& o, RawReplayArgs& 
             "the deadline)",
             &raw.spin_us);
   p.flag(0, "fixed-spin", &raw.fixed_spin, "never spin longer than --spin-us");
+  p.opt_u64(0, "reap-spin-us", "US",
+            "waiting for a completion with nothing due, poll for it up to US (0-1000) before "
+            "sleeping (default 0: sleep at once); the spinning thread takes a CPU that the "
+            "device's kernel worker or the threads engine's workers may need",
+            &raw.reap_spin_us);
   p.opt_u64(0, "realtime", "PRIO",
             "run the replay threads SCHED_FIFO at PRIO (1-99) so that other load on the host "
             "cannot delay submissions; they then sleep to each deadline instead of spinning",
@@ -201,8 +212,15 @@ Status take_numbers(const RawReplayArgs& raw, replay::SessionOptions& o) {
   if (spin_us > 1'000'000)
     return Error(ErrorKind::kUsage, "--spin-us must be at most 1000000 (1 s)");
   o.spin_ns = spin_us * 1000;
+  if (raw.reap_spin_us > 1000)
+    return Error(ErrorKind::kUsage, "--reap-spin-us must be at most 1000");
+  o.reap_spin_ns = raw.reap_spin_us * 1000;
   o.adaptive_spin = !raw.fixed_spin;
-  o.compensate_reaction = !raw.no_compensation;
+  if (raw.compensation && raw.no_compensation)
+    return Error(ErrorKind::kUsage, "give --compensation or --no-compensation, not both");
+  o.compensation = raw.compensation      ? replay::Compensation::kOn
+                   : raw.no_compensation ? replay::Compensation::kOff
+                                         : replay::Compensation::kAuto;
   o.rt_priority = static_cast<int>(raw.rt_prio);
   o.direct = !raw.no_direct;
   if (raw.start_at != 0) o.start_at_unix = raw.start_at;

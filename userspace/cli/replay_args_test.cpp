@@ -37,7 +37,7 @@ TEST(ReplayArgs, DefaultsAndPositionals) {
   EXPECT_EQ(o.threads, 16u);
   EXPECT_EQ(o.spin_ns, 100'000u);
   EXPECT_TRUE(o.adaptive_spin);
-  EXPECT_TRUE(o.compensate_reaction);
+  EXPECT_EQ(o.compensation, replay::Compensation::kAuto);
   EXPECT_TRUE(o.direct);
   EXPECT_EQ(o.rt_priority, 0);
   EXPECT_FALSE(o.start_at_unix.has_value());
@@ -147,7 +147,7 @@ TEST(ReplayArgs, SwitchesSetTheirSessionOption) {
                   "2.5", "--start", "1m", "-D", "1.5s", "--exact-percentiles", "-q"});
   ASSERT_TRUE(r.ok()) << r.error().message;
   const replay::SessionOptions& o = r->session;
-  EXPECT_FALSE(o.compensate_reaction);
+  EXPECT_EQ(o.compensation, replay::Compensation::kOff);
   EXPECT_FALSE(o.direct);
   ASSERT_TRUE(o.start_at_unix.has_value());
   EXPECT_EQ(*o.start_at_unix, 1800000000.0);
@@ -186,6 +186,30 @@ TEST(ReplayArgs, DependencyRulesAndQuantileInRange) {
   EXPECT_EQ(kind_of(parse({"--dep-think-quantile", "x"})), ErrorKind::kUsage);
   EXPECT_EQ(kind_of(parse({"--dep-think", "raw"})), ErrorKind::kUsage);
   EXPECT_EQ(kind_of(parse({"--dep-async", "depth"})), ErrorKind::kUsage);
+}
+
+TEST(ReplayArgs, CompensationOnOffOrByRuleNotBoth) {
+  auto on = parse({"--compensation"});
+  ASSERT_TRUE(on.ok()) << on.error().message;
+  EXPECT_EQ(on->session.compensation, replay::Compensation::kOn);
+  auto off = parse({"--no-compensation", "--dep-think", "recorded"});
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_EQ(off->session.compensation, replay::Compensation::kOff);
+  EXPECT_EQ(kind_of(parse({"--compensation", "--no-compensation"})), ErrorKind::kUsage);
+}
+
+TEST(ReplayArgs, ReapSpinOffByDefaultAndInRange) {
+  auto d = parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->session.reap_spin_ns, 0u);
+  auto s = parse({"--reap-spin-us", "50"});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->session.reap_spin_ns, 50'000u);
+  auto m = parse({"--reap-spin-us", "1000"});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->session.reap_spin_ns, 1'000'000u);
+  EXPECT_EQ(kind_of(parse({"--reap-spin-us", "1001"})), ErrorKind::kUsage);
+  EXPECT_EQ(kind_of(parse({"--reap-spin-us", "-1"})), ErrorKind::kUsage);
 }
 
 TEST(ReplayArgs, FailIncompleteNeedsValidate) {
