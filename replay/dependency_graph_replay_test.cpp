@@ -66,11 +66,11 @@ std::vector<Request> mixed_trace() {
     it->second = issue + lat + rng() % 60;
   }
   uint64_t at = 7;  // the async thread: three in flight, the next 4 µs after a completion
-  std::vector<uint64_t> done;
-  for (uint64_t k = 0; k < 60; ++k) {
+  std::vector<uint64_t> done(60);
+  for (uint64_t k = 0; k < done.size(); ++k) {
     const uint64_t issue = k < 3 ? at + k : done[k - 3] + 4;
-    done.push_back(issue + 40 + rng() % 100);
-    reqs.push_back(dep_req(7, issue, done.back(), 200'000 + k * 64, Op::kRead));
+    done[k] = issue + 40 + rng() % 100;
+    reqs.push_back(dep_req(7, issue, done[k], 200'000 + k * 64, Op::kRead));
   }
   for (uint64_t k = 0; k < 20; ++k)  // an open-loop thread: one request every 5 ms
     reqs.push_back(dep_req(9, 2 + k * 5000, 2 + k * 5000 + 80, 100'000 + k * 64, Op::kRead));

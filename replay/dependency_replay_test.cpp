@@ -232,12 +232,11 @@ TEST(DependencyReplay, InterruptedReplayRecordsWhatWaitedForParents) {
 // think time after its thread's latest event, in its thread's order.
 TEST(DependencyReplay, AsyncThreadKeepsItsQueueDepth) {
   std::vector<Request> reqs;
-  std::vector<uint64_t> done;
-  for (int i = 0; i < 200; ++i) {
-    const uint64_t issue =
-        i < 4 ? static_cast<uint64_t>(i) : done[static_cast<size_t>(i - 4)] + 3 + (i % 3) * 200;
-    done.push_back(issue + 100 + static_cast<uint64_t>(i % 5) * 20);
-    reqs.push_back(dep_req(1, issue, done.back(), static_cast<uint64_t>(i) * 64));
+  std::vector<uint64_t> done(200);
+  for (size_t i = 0; i < done.size(); ++i) {
+    const uint64_t issue = i < 4 ? i : done[i - 4] + 3 + (i % 3) * 200;
+    done[i] = issue + 100 + (i % 5) * 20;
+    reqs.push_back(dep_req(1, issue, done[i], i * 64));
   }
   for (uint64_t lab : {5 * kUs, 700 * kUs}) {
     Harness h;

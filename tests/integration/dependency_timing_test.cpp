@@ -90,6 +90,7 @@ void record_job(const LoopDevice& dev, const std::string& trace, Recorded& out) 
   out = {trace, last - first, got.size(), lat / got.size(), by_thread};
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a test value; a failed allocation ends the test
 struct Replayed {
   uint64_t span_ns = 0;  // start instant to last completion
   uint64_t dependent = 0;
