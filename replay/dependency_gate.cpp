@@ -59,12 +59,7 @@ void DependencyGate::add(const PlannedRequest& r, uint8_t flags, uint64_t now) {
 // no parent replayed, the recorded due time stands.
 void DependencyGate::make_ready(Held h) {
   if (h.req.nparents > 0 && h.known) {
-    const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
-    h.req.due_ns = h.ready_ns + h.req.think_ns - comp;
-    h.req.ready_ns = h.ready_ns;
-    h.req.after_parents = true;
-    c_.compensated_ns += comp;
-    ++c_.dependent;
+    due_after(h, h.ready_ns);
   } else if (h.req.nparents > 0) {
     ++c_.parents_unknown;
   }
@@ -75,6 +70,17 @@ void DependencyGate::make_ready(Held h) {
   note_due(t, h);
   ready_.push(h);
   release_queue(pid);
+}
+
+// Due at `event_ns` plus the think time, less the measured reaction (never
+// before the event); counted as a dependent request.
+void DependencyGate::due_after(Held& h, uint64_t event_ns) {
+  const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
+  h.req.due_ns = event_ns + h.req.think_ns - comp;
+  h.req.ready_ns = event_ns;
+  h.req.after_parents = true;
+  c_.compensated_ns += comp;
+  ++c_.dependent;
 }
 
 void DependencyGate::note_due(Thread& t, const Held& h) {
@@ -91,12 +97,7 @@ void DependencyGate::note_due(Thread& t, const Held& h) {
 void DependencyGate::time_queued(Thread& t, Held& h) {
   if (!t.seen) return;
   if (h.req.slots > 0) {
-    const uint64_t comp = compensate_ ? std::min(reaction_ns_, h.req.think_ns) : 0;
-    h.req.due_ns = t.last_ns + h.req.think_ns - comp;
-    h.req.ready_ns = t.last_ns;
-    h.req.after_parents = true;
-    c_.compensated_ns += comp;
-    ++c_.dependent;
+    due_after(h, t.last_ns);
     ++c_.slot;
   } else {
     h.req.due_ns = t.last_due + (h.rec_due > t.last_rec_due ? h.rec_due - t.last_rec_due : 0);

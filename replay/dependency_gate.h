@@ -108,6 +108,7 @@ class DependencyGate {
   };
 
   void make_ready(Held h);
+  void due_after(Held& h, uint64_t event_ns);
   void note_due(Thread& t, const Held& h);
   void release_queue(uint32_t pid);
   void time_queued(Thread& t, Held& h);
