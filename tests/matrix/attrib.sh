@@ -102,7 +102,8 @@ queue_check() {
 
 # stream CGROUP K START: stream K of 4 paced writers (matrix_io --paced: 16 KiB
 # O_DIRECT writes every 4 ms for 5 s from START (boot time in centiseconds),
-# stream K a quarter period after stream K - 1, interleaved over the first 4 MiB of $dev), run in cgroup CGROUP;
+# the four a quarter period apart, each taking every place in time in turn,
+# interleaved with gaps over the first 4 MiB of $dev), run in cgroup CGROUP;
 # its output in $W/share-K.
 stream() {
   (echo 0 >"/sys/fs/cgroup/$1/cgroup.procs" || exit 1 # 0: this subshell
@@ -112,7 +113,8 @@ stream() {
 # share_check STACK DEV: two writers at once through DEV over the same 5 s,
 # writer A (cgroup mt-a) three paced streams, writer B (mt-b) one stream of
 # the same kind: the four streams are alike (same size and rate, places
-# spread over the same span, evenly spaced in time), so A
+# spread over the same span, evenly spaced in time, none adjacent to another
+# so that no write merges into another stream's request), so A
 # is due 3/4 of the disk time and B 1/4. In the intervals of the same top
 # that cover them, all the disk time must go to the two cgroups (at most 2 %
 # to anything else, such as dm-crypt's or md's threads) and the split must

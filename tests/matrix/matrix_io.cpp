@@ -8,12 +8,15 @@
 // Usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS START_CS
 // One stream of a paced writer: an O_DIRECT write of 16 KiB every PERIOD_MS
 // for SECONDS from START_CS (CLOCK_BOOTTIME in centiseconds, as /proc/uptime
-// gives it; the streams' common start), stream k k / STREAMS of a period later;
-// write i goes to ((i * STREAMS + (STREAM + i) mod STREAMS) * 32) mod
-// SPAN_SECTORS, so that STREAMS streams interleave over the same span and in
-// time, each visiting every member of a stripe alike. Such streams are
-// alike, so a group of k of them must get k / STREAMS of the
-// disk time. Prints "pid PID" and "writes N".
+// gives it; the streams' common start). Round i has STREAMS slots, one per
+// stream, a 1 / STREAMS of a period apart in time and 32 KiB apart on the
+// device: stream k takes slot (k + i) mod STREAMS, so it writes at
+// START + (i + slot / STREAMS) periods, at sector ((i * STREAMS + slot) * 64)
+// mod SPAN_SECTORS. Every stream thus takes every place in time (first or
+// last of a round) and on the device (every member of a stripe) alike, and
+// no two writes are adjacent, so none is merged into another stream's
+// request. Such streams are alike, so a group of k of them must get
+// k / STREAMS of the disk time. Prints "pid PID" and "writes N".
 // Built statically (no libraries in the guest): plain libc only.
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -107,17 +110,15 @@ int run_paced(const char* dev, const Paced& p) {
   const long long period = static_cast<long long>(p.period_ms) * 1000000LL;
   const long long start = static_cast<long long>(p.start_cs) * 10000000LL;
   const long long end = start + static_cast<long long>(p.seconds) * 1000000000LL;
-  long long due =
-      start + period * static_cast<long long>(p.stream) / static_cast<long long>(p.streams);
-  const unsigned long long step = kPacedBytes / 512;
+  const long long streams = static_cast<long long>(p.streams);
+  const unsigned long long step = 2 * kPacedBytes / 512;  // a gap after each write
   unsigned long long i = 0;
-  for (; due < end; ++i, due += period) {
-    sleep_until(due);
-    // Round i's places are one per stream; stream k takes place (k + i) mod
-    // STREAMS of the round, so that every stream visits every place (every
-    // member of a stripe) alike.
-    unsigned long long place = (p.stream + i) % p.streams;
-    unsigned long long sector = ((i * p.streams + place) * step) % p.span;
+  for (;; ++i) {
+    const unsigned long long slot = (p.stream + i) % p.streams;
+    const long long round = start + static_cast<long long>(i) * period;
+    if (round >= end) break;
+    sleep_until(round + period * static_cast<long long>(slot) / streams);
+    unsigned long long sector = ((i * p.streams + slot) * step) % p.span;
     ssize_t n = pwrite(f.fd, raw, kPacedBytes, static_cast<off_t>(sector * 512));
     if (n != static_cast<ssize_t>(kPacedBytes)) {
       std::fprintf(stderr, "matrix_io: write %s at sector %llu: %s\n", dev, sector,
@@ -135,10 +136,11 @@ int main_paced(int argc, char** argv) {
       !parse_u64(argv[5], p.period_ms) || !parse_u64(argv[6], p.stream) ||
       !parse_u64(argv[7], p.streams) || !parse_u64(argv[8], p.span) || p.seconds == 0 ||
       p.period_ms == 0 || p.streams == 0 || p.stream >= p.streams ||
-      p.span < p.streams * (kPacedBytes / 512) || p.span % (p.streams * (kPacedBytes / 512)) != 0) {
+      p.span < p.streams * (2 * kPacedBytes / 512) ||
+      p.span % (p.streams * (2 * kPacedBytes / 512)) != 0) {
     std::fprintf(stderr,
                  "usage: matrix_io --paced DEV COMM SECONDS PERIOD_MS STREAM STREAMS SPAN_SECTORS "
-                 "START_CS (SPAN a multiple of STREAMS * 32 sectors; START_CS as /proc/uptime in "
+                 "START_CS (SPAN a multiple of STREAMS * 64 sectors; START_CS as /proc/uptime in "
                  "centiseconds; e.g. --paced /dev/md0 mt-a 5 4 0 4 8192 12345)\n");
     return 2;
   }
