@@ -21,6 +21,7 @@ nlohmann::json options_json(const DependencyOptions& d) {
           {"max_tracked", d.max_tracked},
           {"think", think_rule_name(d.think)},
           {"think_quantile", d.think_quantile},
+          {"think_tight", d.think_tight},
           {"async", async_rule_name(d.async)}};
 }
 

@@ -35,6 +35,9 @@ void read_options(std::string_view text, DependencyOptions& o) {
   get("max_fanin", o.max_fanin);
   get("max_tracked", o.max_tracked);
   get("think_quantile", o.think_quantile);
+  // Graphs written before the tight rule cut every thread at its quantile.
+  o.think_tight = 0;
+  get("think_tight", o.think_tight);
   auto name = [&j](const char* key) {
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();

@@ -7,7 +7,8 @@
 # REPS runs, with min-max), and the replay's in timestamp, fullspeed,
 # --order per-process and dependency timing (default options, then each
 # DEP_EXTRA variant) (median of REPS replays), with the span's error against
-# the application's median.
+# the application's median. The runs go in rounds (the application, then one
+# replay of each mode), so that a drift of the device weighs on all alike.
 #
 # The goal column: dependency replay within 5 % of the application's span and
 # IOPS, or within twice the application's run-to-run spread (sample standard
@@ -129,16 +130,27 @@ for job in "${ORDER[@]}"; do
   for dir in "${DIRECTIONS[@]}"; do
     if [ "$dir" = fast-slow ]; then src=$FAST dst=$SLOW; else src=$SLOW dst=$FAST; fi
     record "$src" "$job" "$BENCH_WORK/job.blkrr"
-    app=$(for _ in $(seq "$REPS"); do run_fio "$dst" "$job"; done | stats)
+    # Rounds: the application once, then one replay of each mode, REPS times,
+    # so that a drift of the device (the root disk's latency moves within
+    # minutes) weighs on the application and on every mode alike.
+    for ((m = 0; m <= ${#MODES[@]}; m++)); do : > "$BENCH_WORK/runs.$m"; done
+    for _ in $(seq "$REPS"); do
+      run_fio "$dst" "$job" >> "$BENCH_WORK/runs.0"
+      for ((m = 0; m < ${#MODES[@]}; m++)); do
+        # shellcheck disable=SC2086  # the mode's words
+        replay "$BENCH_WORK/job.blkrr" "$dst" ${MODES[m]} >> "$BENCH_WORK/runs.$((m + 1))"
+      done
+    done
+    app=$(stats < "$BENCH_WORK/runs.0")
     read -r app_span app_lo app_hi app_iops app_sd app_isd <<< "$app"
     tol=$(awk -v a="$app_sd" -v b="$app_isd" 'BEGIN { t = 2 * (a > b ? a : b); print (t > 0.05 ? t : 0.05) }')
     line=$(printf '%-12s %-10s %-22s %-7s' "$job" "$dir" \
       "$(printf '%.3f (%.3f-%.3f)' "$app_span" "$app_lo" "$app_hi")" \
       "$(awk -v t="$tol" 'BEGIN { printf "%.0f%%", t * 100 }')")
     goal='' ts_worst=''
-    for mode in "${MODES[@]}"; do
-      # shellcheck disable=SC2086  # the mode's words
-      r=$(for _ in $(seq "$REPS"); do replay "$BENCH_WORK/job.blkrr" "$dst" $mode; done | stats)
+    for ((m = 0; m < ${#MODES[@]}; m++)); do
+      mode=${MODES[m]}
+      r=$(stats < "$BENCH_WORK/runs.$((m + 1))")
       read -r span _ _ iops _ _ <<< "$r"
       es=$(err "$span" "$app_span") ei=$(err "$iops" "$app_iops")
       line+=$(printf ' %-26s' "$(printf '%.3f %s %s' "$span" "$es" "$ei")")

@@ -67,6 +67,10 @@ void add_dependency_options(ArgParser& p, DependencyOptions& d) {
            "dependencies: with --dep-think work, the quantile of a thread's recent gaps taken "
            "as its work (0-100, default 10)",
            percent_into(&d.think_quantile));
+  p.option(0, "dep-think-tight", "PCT",
+           "dependencies: with --dep-think work, a thread whose quantile is at least PCT % of "
+           "its median gap is cut at its median (0-100, 0: never; default 75)",
+           percent_into(&d.think_tight));
   p.option(0, "dep-async", "RULE",
            "dependencies: a thread with several requests in flight goes by its queue depth "
            "(slots, default) or each request after its thread's latest completion (completion)",

@@ -49,14 +49,29 @@ uint32_t DependencyInferrer::ThreadState::depth(uint32_t count) {
 }
 
 // The gap's part that is the thread's own work: at most the quantile of its
-// recent gaps (this one included).
-uint64_t DependencyInferrer::ThreadState::work(uint64_t gap, uint32_t quantile) {
+// recent gaps (this one included), or their median when the thread is tight
+// (the quantile at least tight_pct % of the median, over 8 gaps or more).
+uint64_t DependencyInferrer::ThreadState::work(uint64_t gap, uint32_t quantile,
+                                               uint32_t tight_pct, bool& tight) {
   gaps[ngaps++ % kThinkSamples] = gap;
   const uint32_t n = std::min(ngaps, kThinkSamples);
   std::array<uint64_t, kThinkSamples> g = gaps;
   const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100;
   std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
-  return std::min(gap, g[k]);
+  uint64_t cut = g[k];
+  tight = false;
+  if (tight_pct > 0 && n >= 8) {
+    const uint32_t m = (n - 1) / 2;
+    std::nth_element(g.begin(), g.begin() + m, g.begin() + n);
+    const uint64_t median = g[m];
+    // cut / median >= tight_pct / 100, in integers (gaps are at most ~2^40 ns
+    // inside the windows, so the products do not overflow).
+    if (median > cut && cut * 100 >= median * tight_pct) {
+      cut = median;
+      tight = true;
+    }
+  }
+  return std::min(gap, cut);
 }
 
 DependencyInferrer::DependencyInferrer(const DependencyOptions& o) : o_(o) {
@@ -239,8 +254,10 @@ bool DependencyInferrer::late_thread_parent(ThreadState& ts, uint64_t issue_ns,
 void DependencyInferrer::set_think(ThreadState& ts, uint64_t gap, Dependency& d) {
   d.think_ns = gap;
   if (o_.think != DependencyOptions::Think::kWork) return;
-  d.think_ns = ts.work(gap, o_.think_quantile);
+  bool tight = false;
+  d.think_ns = ts.work(gap, o_.think_quantile, o_.think_tight, tight);
   c_.think_cut_ns += gap - d.think_ns;
+  c_.think_tight += tight ? 1 : 0;
 }
 
 // A thread that had several requests in flight at its recent issues goes by

@@ -42,9 +42,14 @@ struct DependencyOptions {
   // that released it), at most the thread's own work: the think_quantile
   // (percent) of its last kThinkSamples gaps; the rest of a gap is the
   // recording host's wake-up latency, which a replay pays on its own.
+  // A tight thread, whose low quantile is at least think_tight percent of its
+  // median gap, is cut at its median instead: its gaps are mostly its own
+  // work (a timer sleep that overshoots, a computation), which a wake-up of a
+  // few microseconds does not explain; 0 cuts every thread at the quantile.
   // kRecorded keeps the whole gap.
   enum class Think : uint8_t { kWork, kRecorded } think = Think::kWork;
   uint32_t think_quantile = 10;
+  uint32_t think_tight = 75;
   // Threads with several requests in flight (libaio, io_uring): kSlots
   // replays them by queue depth (kind slot: a request goes when one of its
   // thread's `slots` frees); kCompletion chains each to the thread's latest
@@ -94,6 +99,7 @@ struct DependencyCounters {
   uint64_t forgotten = 0;           // completions dropped to stay within max_tracked
   uint64_t no_completion = 0;       // requests without a completion time (never parents)
   uint64_t think_cut_ns = 0;        // gap beyond the threads' work, taken off (Think::kWork)
+  uint64_t think_tight = 0;         // requests of tight threads, cut at their median
 };
 
 // Adds one request of kind `k` to `c` (requests and the kind's count).
@@ -131,7 +137,8 @@ class DependencyInferrer {
     std::array<uint64_t, kThinkSamples> gaps{};
     uint32_t settle(uint64_t issue_ns);  // drops completions up to issue_ns: the count in flight
     uint32_t depth(uint32_t count);      // records a count, returns the thread's depth
-    uint64_t work(uint64_t gap, uint32_t quantile);  // records a gap, returns its work part
+    // Records a gap, returns its work part (tight: cut at the median).
+    uint64_t work(uint64_t gap, uint32_t quantile, uint32_t tight_pct, bool& tight);
     bool quick(uint64_t window) const;               // its typical gap is at most half the window
   };
   using CompleteMap = std::multimap<uint64_t, Entry>;  // by completion time

@@ -273,6 +273,60 @@ TEST(Dependency, NoisyGapsOfAChainGiveTheThreadsWork) {
   EXPECT_GT(d.back().think_ns, 30 * kUs);
 }
 
+// A chain whose gaps are a timer sleep of 200 us that overshoots by 0-49 us:
+// its low quantile is most of its median, so it is tight and cut at its
+// median, the sleep's typical length, not at its shortest sleeps.
+TEST(Dependency, TightGapsOfAChainAreCutAtTheirMedian) {
+  std::vector<Request> rs;
+  std::vector<uint64_t> gaps;
+  uint64_t t = 0;
+  for (int i = 0; i < 80; ++i) {
+    rs.push_back(req(1, t, t + 100, static_cast<uint64_t>(i) * 64));
+    gaps.push_back(200 + static_cast<uint64_t>(i * 37 % 50));
+    t += 100 + gaps.back();
+  }
+  DependencyInferrer inf;
+  std::vector<Dependency> d;
+  for (size_t i = 0; i < rs.size(); ++i) d.push_back(inf.add(rs[i], i));
+  uint64_t tight = 0;
+  for (size_t i = 1; i < d.size(); ++i) {
+    const uint64_t gap = gaps[i - 1] * kUs;
+    ASSERT_EQ(d[i].kind, DepKind::kThread) << i;
+    // The window of gaps the rule saw: this one and up to 31 before it.
+    const size_t first = i > kThinkSamples ? i - kThinkSamples + 1 : 1;
+    std::vector<uint64_t> w(gaps.begin() + static_cast<ptrdiff_t>(first - 1),
+                            gaps.begin() + static_cast<ptrdiff_t>(i));
+    std::sort(w.begin(), w.end());
+    const uint64_t low = w[(w.size() - 1) * 10 / 100] * kUs;
+    const uint64_t median = w[(w.size() - 1) / 2] * kUs;
+    if (w.size() >= 8) {
+      EXPECT_EQ(d[i].think_ns, std::min(gap, median)) << i;
+      ++tight;
+    } else {
+      EXPECT_EQ(d[i].think_ns, std::min(gap, low)) << i;
+    }
+  }
+  EXPECT_EQ(inf.counters().think_tight, tight);
+  EXPECT_EQ(tight, 72u);
+  // With the rule off every request is cut at the low quantile.
+  DependencyOptions o;
+  o.think_tight = 0;
+  const auto off = infer(rs, o);
+  uint64_t sum_on = 0, sum_off = 0;
+  for (size_t i = 1; i < d.size(); ++i) {
+    sum_on += d[i].think_ns;
+    sum_off += off[i].think_ns;
+    EXPECT_LE(off[i].think_ns, d[i].think_ns) << i;
+  }
+  EXPECT_LT(sum_off, sum_on);
+  // A wide chain (noisy_chain: 30 us of work, wake-ups of 100-930 us) is
+  // not tight: its low quantile is far below its median.
+  DependencyInferrer wide;
+  const auto rw = noisy_chain(1, 0, 60, 0);
+  for (size_t i = 0; i < rw.size(); ++i) wide.add(rw[i], i);
+  EXPECT_EQ(wide.counters().think_tight, 0u);
+}
+
 // Queue depth 4: four requests at once, then each next one 2 µs (+ noise
 // every other time) after a completion, four in flight at every issue.
 std::vector<Request> qd4(uint32_t tid, int n, uint64_t sector) {
