@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace blkrr {
@@ -48,28 +49,41 @@ uint32_t DependencyInferrer::ThreadState::depth(uint32_t count) {
   return *std::max_element(depths.begin(), depths.begin() + n);
 }
 
+// A thread is tight when, over its long history, its quantile gap is at
+// least tight_pct % of its median gap. Judged over many gaps, not the 32 of
+// the cut: a thread whose gaps are all wake-ups has runs of alike gaps.
+void DependencyInferrer::ThreadState::judge(uint32_t quantile, uint32_t tight_pct) {
+  const uint32_t n = std::min(nlong, kTightSamples);
+  std::array<uint32_t, kTightSamples> g = long_gaps;
+  const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100, m = (n - 1) / 2;
+  std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
+  const uint64_t low = g[k];
+  std::nth_element(g.begin(), g.begin() + m, g.begin() + n);
+  const uint64_t median = g[m];
+  tight = median > 0 && low * 100 >= median * tight_pct;
+}
+
 // The gap's part that is the thread's own work: at most the quantile of its
-// recent gaps (this one included), or their median when the thread is tight
-// (the quantile at least tight_pct % of the median, over 8 gaps or more).
+// recent gaps (this one included), or their median when the thread is tight.
 uint64_t DependencyInferrer::ThreadState::work(uint64_t gap, uint32_t quantile,
-                                               uint32_t tight_pct, bool& tight) {
+                                               uint32_t tight_pct) {
   gaps[ngaps++ % kThinkSamples] = gap;
   const uint32_t n = std::min(ngaps, kThinkSamples);
+  long_gaps[nlong++ % kTightSamples] =
+      static_cast<uint32_t>(std::min<uint64_t>(gap / 1000, std::numeric_limits<uint32_t>::max()));
+  if (tight_pct == 0) {
+    tight = false;
+  } else if (nlong >= kTightMin && nlong % kTightEvery == 0) {
+    judge(quantile, tight_pct);
+  }
   std::array<uint64_t, kThinkSamples> g = gaps;
   const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100;
   std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
   uint64_t cut = g[k];
-  tight = false;
-  if (tight_pct > 0 && n >= 8) {
+  if (tight) {
     const uint32_t m = (n - 1) / 2;
     std::nth_element(g.begin(), g.begin() + m, g.begin() + n);
-    const uint64_t median = g[m];
-    // cut / median >= tight_pct / 100, in integers (gaps are at most ~2^40 ns
-    // inside the windows, so the products do not overflow).
-    if (median > cut && cut * 100 >= median * tight_pct) {
-      cut = median;
-      tight = true;
-    }
+    cut = std::max(cut, g[m]);
   }
   return std::min(gap, cut);
 }
@@ -254,10 +268,9 @@ bool DependencyInferrer::late_thread_parent(ThreadState& ts, uint64_t issue_ns,
 void DependencyInferrer::set_think(ThreadState& ts, uint64_t gap, Dependency& d) {
   d.think_ns = gap;
   if (o_.think != DependencyOptions::Think::kWork) return;
-  bool tight = false;
-  d.think_ns = ts.work(gap, o_.think_quantile, o_.think_tight, tight);
+  d.think_ns = ts.work(gap, o_.think_quantile, o_.think_tight);
   c_.think_cut_ns += gap - d.think_ns;
-  c_.think_tight += tight ? 1 : 0;
+  c_.think_tight += ts.tight ? 1 : 0;
 }
 
 // A thread that had several requests in flight at its recent issues goes by

@@ -62,7 +62,10 @@ std::string_view async_rule_name(DependencyOptions::Async a);
 // A thread's depth: the most requests it had in flight (the new one included,
 // split pieces of one call counted once) at any of its last kDepthSamples
 // issues. Its think quantile: over its last kThinkSamples dependent gaps.
+// Whether it is tight: over its last kTightSamples gaps (at least
+// kTightMin), judged again every kTightEvery gaps.
 constexpr uint32_t kDepthSamples = 64, kThinkSamples = 32;
+constexpr uint32_t kTightSamples = 256, kTightMin = 64, kTightEvery = 16;
 constexpr uint32_t kMaxSlots = 1024;  // in-flight requests of one thread tracked at most
 
 // Why a request has the parents it has.
@@ -135,10 +138,14 @@ class DependencyInferrer {
     uint32_t ndepth = 0, ngaps = 0;  // samples taken (rings below)
     std::array<uint32_t, kDepthSamples> depths{};
     std::array<uint64_t, kThinkSamples> gaps{};
+    uint32_t nlong = 0;  // gaps taken into long_gaps (in microseconds, saturated)
+    bool tight = false;
+    std::array<uint32_t, kTightSamples> long_gaps{};
+    void judge(uint32_t quantile, uint32_t tight_pct);  // sets tight
     uint32_t settle(uint64_t issue_ns);  // drops completions up to issue_ns: the count in flight
     uint32_t depth(uint32_t count);      // records a count, returns the thread's depth
-    // Records a gap, returns its work part (tight: cut at the median).
-    uint64_t work(uint64_t gap, uint32_t quantile, uint32_t tight_pct, bool& tight);
+    // Records a gap, returns its work part (cut at the median when tight).
+    uint64_t work(uint64_t gap, uint32_t quantile, uint32_t tight_pct);
     bool quick(uint64_t window) const;               // its typical gap is at most half the window
   };
   using CompleteMap = std::multimap<uint64_t, Entry>;  // by completion time
