@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "core/json_doc.h"
 #include "core/units.h"
 #include "core/version.h"
 
