@@ -146,7 +146,7 @@ class DependencyInferrer {
     uint32_t depth(uint32_t count);      // records a count, returns the thread's depth
     // Records a gap, returns its work part (cut at the median when tight).
     uint64_t work(uint64_t gap, uint32_t quantile, uint32_t tight_pct);
-    bool quick(uint64_t window) const;               // its typical gap is at most half the window
+    bool quick(uint64_t window) const;  // its typical gap is at most half the window
   };
   using CompleteMap = std::multimap<uint64_t, Entry>;  // by completion time
 

@@ -337,8 +337,8 @@ TEST(Dependency, WakeUpGapsInRunsAreNotTight) {
   uint64_t t = 0;
   for (int i = 0; i < 300; ++i) {
     rs.push_back(req(1, t, t + 20, static_cast<uint64_t>(i) * 64));
-    t += 20 + ((i / 32) % 3 == 0 ? 3 + static_cast<uint64_t>(i % 3)
-                                 : 14 + static_cast<uint64_t>(i % 4));
+    t += 20 +
+         ((i / 32) % 3 == 0 ? 3 + static_cast<uint64_t>(i % 3) : 14 + static_cast<uint64_t>(i % 4));
   }
   DependencyInferrer inf;
   for (size_t i = 0; i < rs.size(); ++i) inf.add(rs[i], i);
