@@ -7,6 +7,23 @@
 
 namespace blkrr {
 
+namespace {
+
+// The k-th smallest of the first n samples of a thread's ring (selected in
+// place in its copy g).
+template <typename T, size_t N>
+T kth(std::array<T, N>& g, uint32_t n, uint32_t k) {
+  std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
+  return g[k];
+}
+
+// Where the quantile (percent) of n samples lies among them, sorted.
+uint32_t quantile_index(uint32_t n, uint32_t quantile) {
+  return (n - 1) * std::min<uint32_t>(quantile, 100) / 100;
+}
+
+}  // namespace
+
 std::string_view dep_kind_name(DepKind k) {
   switch (k) {
     case DepKind::kIndependent:
@@ -55,11 +72,8 @@ uint32_t DependencyInferrer::ThreadState::depth(uint32_t count) {
 void DependencyInferrer::ThreadState::judge(uint32_t quantile, uint32_t tight_pct) {
   const uint32_t n = std::min(nlong, kTightSamples);
   std::array<uint32_t, kTightSamples> g = long_gaps;
-  const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100, m = (n - 1) / 2;
-  std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
-  const uint64_t low = g[k];
-  std::nth_element(g.begin(), g.begin() + m, g.begin() + n);
-  const uint64_t median = g[m];
+  const uint64_t low = kth(g, n, quantile_index(n, quantile));
+  const uint64_t median = kth(g, n, (n - 1) / 2);
   tight = median > 0 && low * 100 >= median * tight_pct;
 }
 
@@ -77,14 +91,8 @@ uint64_t DependencyInferrer::ThreadState::work(uint64_t gap, uint32_t quantile,
     judge(quantile, tight_pct);
   }
   std::array<uint64_t, kThinkSamples> g = gaps;
-  const uint32_t k = (n - 1) * std::min<uint32_t>(quantile, 100) / 100;
-  std::nth_element(g.begin(), g.begin() + k, g.begin() + n);
-  uint64_t cut = g[k];
-  if (tight) {
-    const uint32_t m = (n - 1) / 2;
-    std::nth_element(g.begin(), g.begin() + m, g.begin() + n);
-    cut = std::max(cut, g[m]);
-  }
+  uint64_t cut = kth(g, n, quantile_index(n, quantile));
+  if (tight) cut = std::max(cut, kth(g, n, (n - 1) / 2));
   return std::min(gap, cut);
 }
 
@@ -247,8 +255,7 @@ bool DependencyInferrer::ThreadState::quick(uint64_t window) const {
   const uint32_t n = std::min(ngaps, kThinkSamples);
   if (n < 8) return false;
   std::array<uint64_t, kThinkSamples> g = gaps;
-  std::nth_element(g.begin(), g.begin() + n / 2, g.begin() + n);
-  return g[n / 2] <= window / 2;
+  return kth(g, n, n / 2) <= window / 2;
 }
 
 // A gap beyond the thread window after the thread's latest completion is
