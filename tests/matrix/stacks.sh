@@ -181,18 +181,31 @@ stack_partition() {
   replay_stack partition /dev/vdb1
 }
 
+# dm_create NAME CHECK: dmsetup create NAME from the table on standard input
+# (the guest has no udev: no udev sync, nodes by dmsetup mknodes); when it
+# fails, CHECK is FAIL with dmsetup's words.
+dm_create() {
+  dmsetup create --noudevsync "$1" 2>"$W/$1.err" ||
+    { result "$2" FAIL "dmsetup create $1: $(tail_of "$W/$1.err")"; return 1; }
+  dmsetup mknodes 2>/dev/null
+}
+
+# stack_devices STACK DEV: what `blkrr devices` says of DEV's stack, as a
+# FACT (its whole output in $W/STACK.dev).
+stack_devices() {
+  "$BLKRR" devices "$2" >"$W/$1.dev" 2>&1
+  fact "stack:$1-devices" "$(grep stack: "$W/$1.dev")"
+}
+
 # dm-linear: two segments of vdb2 in reverse order (volume 0..6144 at 32768
 # of vdb2, the rest at 0): the load's requests lie in both.
 stack_dm_linear() {
   p=$(majmin /dev/vdb2)
   n=$(sectors /dev/vdb2)
   printf '0 6144 linear %s 32768\n6144 %s linear %s 0\n' "$p" $((32768 - 6144)) "$p" |
-    dmsetup create --noudevsync mtx-linear 2>"$W/dmlin.err" ||
-    { result dm-linear-record FAIL "dmsetup create: $(tail_of "$W/dmlin.err")"; return; }
-  dmsetup mknodes 2>/dev/null
+    dm_create mtx-linear dm-linear-record || return
   fact "stack:dm-linear" "$(dmsetup table mtx-linear | tr '\n' ';') on vdb2 of $n sectors"
-  "$BLKRR" devices /dev/mapper/mtx-linear >"$W/dmlin.dev" 2>&1
-  fact "stack:dm-linear-devices" "$(grep stack: "$W/dmlin.dev")"
+  stack_devices dm-linear /dev/mapper/mtx-linear
   record_stack dm-linear /dev/mapper/mtx-linear 0
   replay_stack dm-linear /dev/mapper/mtx-linear
 }
@@ -202,18 +215,13 @@ stack_dm_linear() {
 stack_dm_crypt() {
   p=$(majmin /dev/vdb3)
   n=$(sectors /dev/vdb3)
-  echo "0 $((n - 16)) linear $p 16" | dmsetup create --noudevsync mtx-base 2>"$W/dmc.err" ||
-    { result dm-crypt-record FAIL "dmsetup create mtx-base: $(tail_of "$W/dmc.err")"; return; }
-  dmsetup mknodes 2>/dev/null
+  echo "0 $((n - 16)) linear $p 16" | dm_create mtx-base dm-crypt-record || return
   b=$(dm_majmin mtx-base)
-  echo "0 $((n - 16)) crypt aes-xts-plain64 $KEY 0 $b 0" |
-    dmsetup create --noudevsync mtx-crypt 2>"$W/dmc.err" ||
-    { result dm-crypt-record FAIL "dmsetup create mtx-crypt: $(tail_of "$W/dmc.err")"; return; }
-  dmsetup mknodes 2>/dev/null
-  "$BLKRR" devices mtx-crypt >"$W/dmc.dev" 2>&1
-  fact "stack:dm-crypt-devices" "$(grep stack: "$W/dmc.dev")"
+  echo "0 $((n - 16)) crypt aes-xts-plain64 $KEY 0 $b 0" | dm_create mtx-crypt dm-crypt-record ||
+    return
+  stack_devices dm-crypt mtx-crypt
   record_stack dm-crypt /dev/mapper/mtx-crypt 0
-  if grep -q "$KEY" "$W/dm-crypt.blkrr" "$W/dm-crypt.json" "$W/dm-crypt.err" "$W/dmc.dev" 2>/dev/null; then
+  if grep -q "$KEY" "$W/dm-crypt.blkrr" "$W/dm-crypt.json" "$W/dm-crypt.err" "$W/dm-crypt.dev" 2>/dev/null; then
     result dm-crypt-key FAIL "the crypt key is in the recording or blkrr's output"
   else
     result dm-crypt-key PASS "the key is in neither the trace, its dump nor blkrr's output"
@@ -228,8 +236,7 @@ stack_md_raid1() {
     { result md-raid1-record FAIL "mdadm --create: $(tail_of "$W/md.out")"; return; }
   wait_dev /dev/md0 || { result md-raid1-record FAIL "no /dev/md0"; return; }
   fact "stack:md-raid1" "md0 $(cat /sys/block/md0/md/level), data offsets $(cat /sys/block/md0/md/dev-*/offset | tr '\n' ' ')sectors, $(sectors /dev/md0) sectors"
-  "$BLKRR" devices md0 >"$W/md.dev" 2>&1
-  fact "stack:md-raid1-devices" "$(grep stack: "$W/md.dev")"
+  stack_devices md-raid1 md0
   record_stack md-raid1 /dev/md0 0
   replay_stack md-raid1 /dev/md0
 }
@@ -240,13 +247,9 @@ stack_md_raid1() {
 stack_dm_striped() {
   a=$(majmin /dev/vdb8) b=$(majmin /dev/vdb9)
   n=$((($(sectors /dev/vdb8) - 64) / 8 * 8))
-  echo "0 $((2 * n)) striped 2 8 $a 64 $b 0" |
-    dmsetup create --noudevsync mtx-striped 2>"$W/dmstr.err" ||
-    { result dm-striped-record FAIL "dmsetup create: $(tail_of "$W/dmstr.err")"; return; }
-  dmsetup mknodes 2>/dev/null
+  echo "0 $((2 * n)) striped 2 8 $a 64 $b 0" | dm_create mtx-striped dm-striped-record || return
   fact "stack:dm-striped" "$(dmsetup table mtx-striped | tr '\n' ';')"
-  "$BLKRR" devices /dev/mapper/mtx-striped >"$W/dmstr.dev" 2>&1
-  fact "stack:dm-striped-devices" "$(grep stack: "$W/dmstr.dev")"
+  stack_devices dm-striped /dev/mapper/mtx-striped
   record_stack dm-striped /dev/mapper/mtx-striped 0 8
   replay_stack dm-striped /dev/mapper/mtx-striped
   offline_stack dm-striped /dev/mapper/mtx-striped
@@ -258,13 +261,9 @@ stack_dm_striped() {
 # volume's own sectors.
 stack_dm_snapshot() {
   o=$(majmin /dev/vdb12) c=$(majmin /dev/vdb13)
-  echo "0 $(sectors /dev/vdb12) snapshot $o $c N 8" |
-    dmsetup create --noudevsync mtx-snap 2>"$W/dmsnap.err" ||
-    { result dm-snapshot-record FAIL "dmsetup create: $(tail_of "$W/dmsnap.err")"; return; }
-  dmsetup mknodes 2>/dev/null
+  echo "0 $(sectors /dev/vdb12) snapshot $o $c N 8" | dm_create mtx-snap dm-snapshot-record || return
   fact "stack:dm-snapshot" "$(dmsetup table mtx-snap | tr '\n' ';')"
-  "$BLKRR" devices /dev/mapper/mtx-snap >"$W/dmsnap.dev" 2>&1
-  fact "stack:dm-snapshot-devices" "$(grep stack: "$W/dmsnap.dev")"
+  stack_devices dm-snapshot /dev/mapper/mtx-snap
   record_stack dm-snapshot /dev/mapper/mtx-snap 0
   [ -s "$W/dm-snapshot.json" ] || return
   n=$(awk "$JF"' index($0, "\"sector\":") { n++ } END { print n + 0 }' "$W/dm-snapshot.json")
@@ -288,8 +287,7 @@ stack_md_raid0() {
     { result md-raid0-record FAIL "mdadm --create: $(tail_of "$W/md0.out")"; return; }
   wait_dev /dev/md1 || { result md-raid0-record FAIL "no /dev/md1"; return; }
   fact "stack:md-raid0" "md1 $(cat /sys/block/md1/md/level), chunk $(cat /sys/block/md1/md/chunk_size) bytes, data offsets $(cat /sys/block/md1/md/dev-*/offset | tr '\n' ' ')sectors, $(sectors /dev/md1) sectors"
-  "$BLKRR" devices md1 >"$W/md0.dev" 2>&1
-  fact "stack:md-raid0-devices" "$(grep stack: "$W/md0.dev")"
+  stack_devices md-raid0 md1
   record_stack md-raid0 /dev/md1 0 32
   replay_stack md-raid0 /dev/md1
   offline_stack md-raid0 /dev/md1
@@ -301,11 +299,8 @@ stack_md_raid0() {
 stack_raid0_crypt() {
   [ -b /dev/md1 ] || return 0 # its checks are SKIP: no device
   echo "0 $(sectors /dev/md1) crypt aes-xts-plain64 $KEY 0 $(majmin /dev/md1) 0" |
-    dmsetup create --noudevsync mtx-rcrypt 2>"$W/rcrypt.err" ||
-    { result raid0-crypt-setup FAIL "dmsetup create mtx-rcrypt: $(tail_of "$W/rcrypt.err")"; return; }
-  dmsetup mknodes 2>/dev/null
-  "$BLKRR" devices /dev/mapper/mtx-rcrypt >"$W/rcrypt.dev" 2>&1
-  fact "stack:raid0-crypt-devices" "$(grep stack: "$W/rcrypt.dev")"
+    dm_create mtx-rcrypt raid0-crypt-setup || return
+  stack_devices raid0-crypt /dev/mapper/mtx-rcrypt
 }
 
 # LVM without udev (the guest has none): no udev sync, nodes by dmsetup mknodes.
@@ -320,9 +315,7 @@ stack_lvm() {
   command -v lvm >/dev/null || { result lvm-record FAIL "no lvm in the guest"; return; }
   mkdir -p /run/lock/lvm /run/lvm /etc/lvm
   echo "0 $(sectors /dev/vdb7) crypt aes-xts-plain64 $KEY 0 $(majmin /dev/vdb7) 0" |
-    dmsetup create --noudevsync mtx-pv2 2>"$W/lvm.out" ||
-    { result lvm-record FAIL "dmsetup create mtx-pv2: $(tail_of "$W/lvm.out")"; return; }
-  dmsetup mknodes 2>/dev/null
+    dm_create mtx-pv2 lvm-record || return
   { lvm_do vgcreate -y -s 1m vg /dev/vdb6 /dev/mapper/mtx-pv2 &&
     lvm_do lvcreate -y -Zn -n data -l 6 vg /dev/vdb6:1-3 /dev/mapper/mtx-pv2:0-2; } ||
     { result lvm-record FAIL "LVM setup: $(tail_of "$W/lvm.out")"; return; }
@@ -330,8 +323,7 @@ stack_lvm() {
   lvm vgmknodes --config "$LVM_CONFIG" >/dev/null 2>&1
   wait_dev /dev/vg/data || { result lvm-record FAIL "no /dev/vg/data: $(tail_of "$W/lvm.out")"; return; }
   fact "stack:lvm" "$(dmsetup table vg-data | tr '\n' ';')"
-  "$BLKRR" devices /dev/vg/data >"$W/lvm.dev" 2>&1
-  fact "stack:lvm-devices" "$(grep stack: "$W/lvm.dev")"
+  stack_devices lvm /dev/vg/data
   record_stack lvm /dev/vg/data 0
   replay_stack lvm /dev/vg/data
   offline_stack lvm /dev/vg/data
