@@ -147,22 +147,22 @@ share_measure() {
   # not make.
   r=$(sed -n "$((l0 + 1)),${l1}p" "$TOP" | awk "$JF"' { n = split($0, o, "{");
       for (i = 1; i <= n; i++) { v = jf(o[i], "interval_ns"); if (v != "") win += v
-        v = jf(o[i], "io_ticks_ns"); if (v != "" && jf(o[i], "busy_ns") != "") dt[jf(o[i], "device")] += v
+        v = jf(o[i], "io_ticks_ns"); if (v != "" && jf(o[i], "busy_ns") != "") { dt[jf(o[i], "device")] += v; fl[jf(o[i], "device")] = jf(o[i], "in_flight") }
         c = jf(o[i], "cgroup_id"); t = jf(o[i], "disk_time_ns"); if (c == "" || t == "") continue
         if (c == a) ta += t; else if (c == b) tb += t; else { to += t; if (t > 0) w[jf(o[i], "comm") " " jf(o[i], "device")] += t } } }
       END { for (d in dt) if (dt[d] > ticks) { ticks = dt[d]; td = d }
-        all = ta + tb + to; if (all == 0) { print "0 0 0 0 0 0"; exit }
+        all = ta + tb + to; if (all == 0) { print "0 0 0 0 0 0 - 0"; exit }
         for (k in w) ws = ws sprintf("%s %.1f%%; ", k, 100 * w[k] / all)
-        printf "%.1f %.1f %.1f %.0f %.0f %.0f %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, win, ticks, ws }' a="$ca" b="$cb")
+        printf "%.1f %.1f %.1f %.0f %.0f %.0f %s %s %s\n", 100 * ta / all, 100 * tb / all, 100 * to / all, all, win, ticks, td, fl[td] + 0, ws }' a="$ca" b="$cb")
   writes=$(cat "$W/share-0" "$W/share-1" "$W/share-2" "$W/share-3" 2>/dev/null | awk '$1 == "writes" { printf "%s ", $2 }')
   # shellcheck disable=SC2086  # shares of the two writers and the rest, total, who the rest was
   set -- $r
-  sa=$1 sb=$2 so=$3 all=$4 win=$5 ticks=$6
-  shift 6
+  sa=$1 sb=$2 so=$3 all=$4 win=$5 ticks=$6 tdev=$7 tfl=$8
+  shift 8
   # A disk never idle: blkrr's disk time is at least 85 % of the window.
   idle=yes
   awk -v t="$all" -v w="$win" 'BEGIN { exit !(w > 0 && t >= 0.85 * w) }' && idle=no
-  detail="-d $dev: writer A (cgroup mt-a, 3 streams) $sa % and writer B (mt-b, 1 stream) $sb % of $all ns of disk time in a $win ns window (the busiest device's io_ticks: $ticks ns; want 75 and 25 +-5; writes per stream: ${writes:-none}); others $so %${1:+: $*}"
+  detail="-d $dev: writer A (cgroup mt-a, 3 streams) $sa % and writer B (mt-b, 1 stream) $sb % of $all ns of disk time in a $win ns window (the busiest device, $tdev: io_ticks $ticks ns, $tfl in flight at the window's end by blkrr's count; want 75 and 25 +-5; writes per stream: ${writes:-none}); others $so %${1:+: $*}"
   within=outside
   awk -v a="$sa" -v b="$sb" 'BEGIN { exit !(a >= 70 && a <= 80 && b >= 20 && b <= 30) }' && within=within
   fact "$s-share-3to1" "$within 5 points: A $sa %, B $sb %"
@@ -186,7 +186,7 @@ share_check() {
   first=""
   share_measure "$s" "$dev"
   if [ "$rs" = 0000 ] && [ "$within" = outside ] && awk -v o="$so" 'BEGIN { exit !(o <= 2) }'; then
-    first="a first window outside 5 points (A $sa %, B $sb % of $all ns in $win ns; io_ticks $ticks ns), measured again: "
+    first="a first window outside 5 points (A $sa %, B $sb % of $all ns in $win ns; $tdev io_ticks $ticks ns, $tfl in flight at its end), measured again: "
     idle1=$idle
     share_measure "$s" "$dev"
     [ "$idle1" = no ] && [ "$idle" = no ] && [ "$within" = outside ] &&
