@@ -89,6 +89,33 @@ bench_loop() {
   printf -v "$var" '%s' "$dev"
 }
 
+# bench_zram VAR SIZE [urandom|none]: a zram device of its own (hot_add,
+# removed at exit), SIZE bytes (e.g. 1G), its name stored in VAR: a
+# bio-based device, recorded at the bio level (docs/capture.md). Filled
+# with random data (default) so that reads decompress real pages.
+bench_zram() {
+  local var=$1 size=$2 fill=${3:-urandom} ctl=/sys/class/zram-control id dev
+  [ -e "$ctl" ] || modprobe zram 2> /dev/null || true
+  [ -e "$ctl/hot_add" ] || bench_die "no zram (modprobe zram; /sys/class/zram-control)"
+  id=$(cat "$ctl/hot_add") || bench_die "zram hot_add failed"
+  dev=/dev/zram$id
+  bench_on_exit bench_zram_remove "$id"
+  echo "$size" > "/sys/block/zram$id/disksize" || bench_die "zram$id: cannot set disksize $size"
+  for _ in $(seq 50); do [ -b "$dev" ] && break; sleep 0.1; done
+  [ -b "$dev" ] || bench_die "no $dev after hot_add"
+  case $fill in
+    urandom) dd if=/dev/urandom of="$dev" bs=1M count=$(($(blockdev --getsize64 "$dev") / 1048576))       oflag=direct status=none ;;
+    none) ;;
+    *) bench_die "bench_zram: fill must be urandom or none, not $fill" ;;
+  esac
+  printf -v "$var" '%s' "$dev"
+}
+
+bench_zram_remove() {
+  echo 1 > "/sys/block/zram$1/reset" 2> /dev/null || true
+  echo "$1" > /sys/class/zram-control/hot_remove 2> /dev/null || true
+}
+
 bench_tracer_reset() {
   local T=$BENCH_TRACEFS
   echo 0 > "$T/tracing_on" 2> /dev/null || true

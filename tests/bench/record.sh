@@ -12,8 +12,13 @@
 #   Kernel ns/request is corrected for other devices' I/O on a shared machine:
 #   a second recorder on an idle loop device measures the early-exit cost of
 #   each program, which is subtracted for the runs that were not ours.
+#   DEVICE=zram measures the bio-level capture instead (docs/capture.md): the
+#   measured and the idle device are zram devices of their own (1 GiB and
+#   64 MiB, bio-based), and the modes are none, blkrr and lean (the floor,
+#   bpftrace's block_rq_* one-liner and the blk tracer see no requests there).
 # Usage (root): tests/bench/record.sh [BLKRR_BINARY]
-#   env: ROUNDS=3 SECONDS_PER_RUN=5; PER_REQUEST_ONLY=1 skips the IOPS runs
+#   env: ROUNDS=3 SECONDS_PER_RUN=5; PER_REQUEST_ONLY=1 skips the IOPS runs;
+#   DEVICE=loop (default) or zram
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/bench/lib.sh
@@ -39,8 +44,12 @@ stop_tracers() {
   sysctl -q kernel.bpf_stats_enabled=0
 }
 bench_on_exit stop_tracers
-bench_loop loop 1G urandom
-bench_loop idle 64M none
+DEVICE=${DEVICE:-loop}
+case $DEVICE in
+  loop) bench_loop loop 1G urandom; bench_loop idle 64M none; what="1 GiB loop over /dev/shm" ;;
+  zram) bench_zram loop 1G; bench_zram idle 64M none; what="1 GiB zram, bio level" ;;
+  *) bench_die "DEVICE must be loop or zram, not $DEVICE" ;;
+esac
 
 fio_iops() {  # fio_iops [extra fio args] -> "iops clat_mean_us"
   fio --name=bench --filename="$loop" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
@@ -92,9 +101,10 @@ run_mode() {  # run_mode MODE [fio args] -> prints "iops clat"
 
 if [ -z "${PER_REQUEST_ONLY:-}" ]; then
 modes=(none blkrr lean floor bpftrace blktracer)
+[ "$DEVICE" = zram ] && modes=(none blkrr lean)
 SECS_SAVED=$SECS; SECS=2; fio_iops >/dev/null; SECS=$SECS_SAVED  # warm-up
 declare -A res
-echo "# fio 4k randread qd32 libaio on $loop (1 GiB over /dev/shm), ${SECS}s per run, $ROUNDS rounds, modes alternated"
+echo "# fio 4k randread qd32 libaio on $loop ($what), ${SECS}s per run, $ROUNDS rounds, modes alternated"
 for r in $(seq "$ROUNDS"); do
   for m in "${modes[@]}"; do
     v=$(run_mode "$m")
